@@ -1,0 +1,1 @@
+// The KeywordIndex module. See README.md for the data flow.

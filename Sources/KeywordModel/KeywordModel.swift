@@ -1,0 +1,1 @@
+// The KeywordModel module. See README.md for the data flow.

@@ -1,0 +1,1 @@
+// The KeywordServer module. See README.md for the data flow.

@@ -1,0 +1,63 @@
+// The contract between the suggestion engine (model + keyword index) and its users (HTTP, CLI).
+
+/// One token of a product name and how much attention it received for a keyword.
+public struct TokenWeight: Sendable, Equatable, Codable {
+    public var token: String
+    public var weight: Float
+    public init(token: String, weight: Float) {
+        self.token = token
+        self.weight = weight
+    }
+}
+
+/// One suggested keyword with its score (higher is better).
+public struct Suggestion: Sendable, Equatable, Codable {
+    public var keyword: String
+    public var score: Float
+    /// Per-token attention weights; present only when an explanation was asked for.
+    public var weights: [TokenWeight]?
+    public init(keyword: String, score: Float, weights: [TokenWeight]? = nil) {
+        self.keyword = keyword
+        self.score = score
+        self.weights = weights
+    }
+}
+
+/// The answer for one product name.
+public struct SuggestionResult: Sendable, Equatable {
+    public var name: String
+    /// Surfaces of the tokens the model used; filled when an explanation was asked for.
+    public var tokens: [String]?
+    public var suggestions: [Suggestion]
+    public init(name: String, tokens: [String]? = nil, suggestions: [Suggestion]) {
+        self.name = name
+        self.tokens = tokens
+        self.suggestions = suggestions
+    }
+}
+
+/// The current keyword list and a version string that changes whenever the list changes.
+public struct KeywordListSnapshot: Sendable, Equatable {
+    public var keywords: [String]
+    public var version: String
+    public init(keywords: [String], version: String) {
+        self.keywords = keywords
+        self.version = version
+    }
+}
+
+/// What the HTTP server and the CLI need from a loaded model.
+///
+/// Implementations must be safe to call from many threads at once.
+public protocol SuggestionEngine: Sendable {
+    /// The model's version string, as reported by the API.
+    var modelVersion: String { get }
+    /// Ranks the current keywords for `name` and returns the best `k`.
+    func suggest(_ name: String, k: Int, explain: Bool) -> SuggestionResult
+    /// The current keyword list.
+    func keywordList() -> KeywordListSnapshot
+    /// Adds and removes keywords, persisting the change before returning.
+    func updateKeywords(add: [String], remove: [String]) throws -> KeywordListSnapshot
+    /// Re-reads persisted keyword changes made by another replica.
+    func reloadKeywords() throws -> KeywordListSnapshot
+}

@@ -1,0 +1,1 @@
+// The KeywordText module. See README.md for the data flow.

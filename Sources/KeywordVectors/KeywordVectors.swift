@@ -1,0 +1,1 @@
+// The KeywordVectors module. See README.md for the data flow.

@@ -1,0 +1,89 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The root command: it declares every subcommand, in the order help lists them.
+enum Root {
+    static let version = "0.1.0"
+    static var subcommands: [any Command.Type] { [
+        ServeCommand.self,
+        SuggestCommand.self,
+        EvalCommand.self,
+        TrainCommand.self,
+        TokenizeCommand.self,
+        PrintWordVectorsCommand.self,
+        NearestNeighboursCommand.self,
+        BenchCommand.self,
+    ] }
+    static let configuration = CommandConfiguration(
+        name: "kwsuggest",
+        abstract: "Suggests ingredient keywords for grocery product names.",
+        usage: "kwsuggest <subcommand>",
+        options: [OptionSpec(names: ["--version"], valueName: nil, help: "Show the version.")]
+    )
+
+    static func main(_ argv: [String]) -> ExitCode {
+        let arguments = Array(argv.dropFirst())
+        guard let first = arguments.first else {
+            print(Help.text(for: configuration, subcommands: subcommands.map { $0.configuration }), terminator: "")
+            return .success
+        }
+        switch first {
+        case "-h", "--help":
+            print(Help.text(for: configuration, subcommands: subcommands.map { $0.configuration }), terminator: "")
+            return .success
+        case "--version":
+            print(version)
+            return .success
+        case "help":
+            guard arguments.count > 1 else {
+                print(Help.text(for: configuration, subcommands: subcommands.map { $0.configuration }), terminator: "")
+                return .success
+            }
+            guard let command = subcommands.first(where: { $0.configuration.name == arguments[1] }) else {
+                printError(Help.usageError("Unknown subcommand '\(arguments[1])'", for: configuration))
+                return .usageError
+            }
+            print(Help.text(for: command.configuration), terminator: "")
+            return .success
+        default:
+            break
+        }
+        guard let command = subcommands.first(where: { $0.configuration.name == first }) else {
+            let message = first.hasPrefix("-") ? "Unknown option '\(first)'" : "Unknown subcommand '\(first)'"
+            printError(Help.usageError(message, for: configuration))
+            return .usageError
+        }
+        return execute(command, Array(arguments.dropFirst()))
+    }
+
+    static func execute(_ command: any Command.Type, _ arguments: [String]) -> ExitCode {
+        let configuration = command.configuration
+        let beforeTerminator = arguments.prefix { $0 != "--" }
+        if beforeTerminator.contains("-h") || beforeTerminator.contains("--help") {
+            print(Help.text(for: configuration), terminator: "")
+            return .success
+        }
+        do {
+            let parsed = try ArgumentScanner(configuration: configuration).scan(arguments)
+            let instance = try command.init(arguments: parsed)
+            try instance.validate()
+            try instance.run()
+            return .success
+        } catch let error as CommandError {
+            if error.code == .usageError {
+                printError(Help.usageError(error.message, for: configuration))
+            } else {
+                printError("Error: \(error.message)")
+            }
+            return error.code
+        } catch {
+            printError("Error: \(error)")
+            return .failure
+        }
+    }
+}
+
+let code = Root.main(CommandLine.arguments)
+fflush(nil)
+exit(code.rawValue)
