@@ -1,0 +1,149 @@
+// The keyword overlay: additions and removals made through the API, persisted beside the model.
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// Keyword changes on top of the model's own keyword list.
+///
+/// `added` keywords are served in addition to the model's list; `removed` keywords are hidden even when the
+/// model ships them. A keyword is never in both lists (see `applying(add:remove:)`).
+public struct KeywordOverlay: Codable, Sendable, Equatable {
+    public var added: [String]
+    public var removed: [String]
+
+    public init(added: [String] = [], removed: [String] = []) {
+        self.added = added
+        self.removed = removed
+    }
+
+    /// The overlay after adding `add` and then removing `remove`; a later change wins over an earlier one.
+    ///
+    /// Order is kept (first insertion wins); duplicates are dropped.
+    /// - Complexity: O(a + r + n) for n keywords already in the overlay.
+    public func applying(add: [String], remove: [String]) -> KeywordOverlay {
+        var added = self.added
+        var removed = self.removed
+        for keyword in add {
+            removed.removeAll { $0 == keyword }
+            if !added.contains(keyword) { added.append(keyword) }
+        }
+        for keyword in remove {
+            added.removeAll { $0 == keyword }
+            if !removed.contains(keyword) { removed.append(keyword) }
+        }
+        return KeywordOverlay(added: added, removed: removed)
+    }
+}
+
+/// A failure to read or write the overlay file. The message names the file.
+public struct KeywordOverlayError: Error, CustomStringConvertible, Equatable {
+    public var path: String
+    public var message: String
+    public var description: String { "\(path): \(message)" }
+    public init(path: String, message: String) {
+        self.path = path
+        self.message = message
+    }
+}
+
+/// Reads and atomically writes one overlay file (JSON: `{"added": [...], "removed": [...]}`).
+///
+/// `save` writes a temporary file in the same directory, fsyncs it, renames it over the target and fsyncs the
+/// directory, so after a crash or `kill -9` the file holds either the old or the new overlay, never a mix.
+/// The default location is `<model dir>/keywords.overlay.json` (see `defaultPath(modelDirectory:)`).
+/// Stateless apart from the path, so it is safe to share between threads; concurrent `save` calls from
+/// several processes are last-writer-wins.
+public final class KeywordOverlayStore: Sendable {
+    public let path: String
+
+    public init(path: String) {
+        self.path = path
+    }
+
+    /// The overlay file used when no explicit path is given.
+    public static func defaultPath(modelDirectory: String) -> String {
+        (modelDirectory as NSString).appendingPathComponent("keywords.overlay.json")
+    }
+
+    /// Reads the overlay. A missing file is an empty overlay; a file that is not an overlay is an error.
+    public func load() throws -> KeywordOverlay {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch let error as CocoaError where error.code == .fileReadNoSuchFile {
+            return KeywordOverlay()
+        } catch {
+            if access(path, F_OK) != 0 && errno == ENOENT { return KeywordOverlay() }
+            throw KeywordOverlayError(path: path, message: "cannot read: \(error.localizedDescription)")
+        }
+        do {
+            return try JSONDecoder().decode(KeywordOverlay.self, from: data)
+        } catch let DecodingError.dataCorrupted(context) {
+            throw KeywordOverlayError(path: path, message: "not valid JSON (\(context.debugDescription))")
+        } catch let DecodingError.keyNotFound(key, _) {
+            throw KeywordOverlayError(path: path, message: "missing field '\(key.stringValue)'")
+        } catch let DecodingError.typeMismatch(_, context) {
+            let field = context.codingPath.map(\.stringValue).joined(separator: ".")
+            throw KeywordOverlayError(path: path, message: "wrong type at '\(field)': \(context.debugDescription)")
+        } catch {
+            throw KeywordOverlayError(path: path, message: "not a keyword overlay: \(error)")
+        }
+    }
+
+    /// Writes the overlay atomically and durably (temp file, fsync, rename, fsync of the directory).
+    public func save(_ overlay: KeywordOverlay) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        var data = try encoder.encode(overlay)
+        data.append(0x0A)
+        let directory = (path as NSString).deletingLastPathComponent
+        let directoryPath = directory.isEmpty ? "." : directory
+        let base = (path as NSString).lastPathComponent
+        let temporary = (directoryPath as NSString).appendingPathComponent(".\(base).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp")
+
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw failure("open", temporary) }
+        var closed = false
+        defer {
+            if !closed { close(fd) }
+        }
+        do {
+            try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+                guard let base = raw.baseAddress else { return }
+                var offset = 0
+                while offset < raw.count {
+                    let written = write(fd, base + offset, raw.count - offset)
+                    if written < 0 {
+                        if errno == EINTR { continue }
+                        throw failure("write", temporary)
+                    }
+                    offset += written
+                }
+            }
+            guard fsync(fd) == 0 else { throw failure("fsync", temporary) }
+            closed = true
+            guard close(fd) == 0 else { throw failure("close", temporary) }
+            guard rename(temporary, path) == 0 else { throw failure("rename", temporary) }
+        } catch {
+            unlink(temporary)
+            throw error
+        }
+        let directoryFD = open(directoryPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard directoryFD >= 0 else { throw failure("open directory", directoryPath) }
+        defer { close(directoryFD) }
+        guard fsync(directoryFD) == 0 else { throw failure("fsync directory", directoryPath) }
+    }
+
+    /// The file's modification time, or nil when it does not exist. Used to notice writes by other replicas.
+    public func modificationTime() -> (sec: Int, nsec: Int)? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return (Int(info.st_mtim.tv_sec), Int(info.st_mtim.tv_nsec))
+    }
+
+    private func failure(_ call: String, _ file: String) -> KeywordOverlayError {
+        let code = errno
+        return KeywordOverlayError(path: path, message: "\(call) \(file) failed: \(String(cString: strerror(code))) (errno \(code))")
+    }
+}

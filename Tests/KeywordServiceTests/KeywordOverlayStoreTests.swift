@@ -1,0 +1,84 @@
+import Foundation
+import KeywordService
+import XCTest
+
+final class KeywordOverlayStoreTests: XCTestCase {
+    private var directory: String = ""
+
+    override func setUpWithError() throws {
+        directory = NSTemporaryDirectory() + "overlay-tests-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    private func makeStore(_ name: String = "keywords.overlay.json") -> KeywordOverlayStore {
+        KeywordOverlayStore(path: directory + "/" + name)
+    }
+
+    func testMissingFileIsEmptyOverlay() throws {
+        let store = makeStore()
+        XCTAssertEqual(try store.load(), KeywordOverlay(added: [], removed: []))
+        XCTAssertNil(store.modificationTime())
+    }
+
+    func testSaveThenLoadRoundTrips() throws {
+        let store = makeStore()
+        let overlay = KeywordOverlay(added: ["にんじん", "ごぼう"], removed: ["豚肉"])
+        try store.save(overlay)
+        XCTAssertEqual(try store.load(), overlay)
+        XCTAssertNotNil(store.modificationTime())
+    }
+
+    func testSaveLeavesNoTemporaryFiles() throws {
+        let store = makeStore()
+        try store.save(KeywordOverlay(added: ["a"], removed: []))
+        try store.save(KeywordOverlay(added: ["b"], removed: []))
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory)
+        XCTAssertEqual(names, ["keywords.overlay.json"])
+    }
+
+    func testCorruptFileNamesTheFile() throws {
+        let store = makeStore()
+        try Data("{\"added\": [1, 2".utf8).write(to: URL(fileURLWithPath: store.path))
+        XCTAssertThrowsError(try store.load()) { error in
+            XCTAssertTrue("\(error)".contains(store.path), "\(error)")
+        }
+    }
+
+    func testWrongShapeNamesTheField() throws {
+        let store = makeStore()
+        try Data("{\"added\": \"x\", \"removed\": []}".utf8).write(to: URL(fileURLWithPath: store.path))
+        XCTAssertThrowsError(try store.load()) { error in
+            XCTAssertTrue("\(error)".contains("added"), "\(error)")
+        }
+    }
+
+    func testSaveIntoMissingDirectoryFails() {
+        let store = KeywordOverlayStore(path: directory + "/missing/keywords.overlay.json")
+        XCTAssertThrowsError(try store.save(KeywordOverlay()))
+    }
+
+    func testModificationTimeChangesOnSave() throws {
+        let store = makeStore()
+        try store.save(KeywordOverlay(added: ["a"], removed: []))
+        let first = try XCTUnwrap(store.modificationTime())
+        usleep(20_000)
+        try store.save(KeywordOverlay(added: ["b"], removed: []))
+        let second = try XCTUnwrap(store.modificationTime())
+        XCTAssertTrue(second.sec > first.sec || (second.sec == first.sec && second.nsec != first.nsec))
+    }
+
+    func testApplyingLaterChangeWins() {
+        let overlay = KeywordOverlay(added: ["a"], removed: ["b"])
+            .applying(add: ["b", "c", "c"], remove: ["a"])
+        XCTAssertEqual(overlay, KeywordOverlay(added: ["b", "c"], removed: ["a"]))
+    }
+
+    func testDefaultPathSitsBesideModel() {
+        XCTAssertEqual(KeywordOverlayStore.defaultPath(modelDirectory: "models/default"),
+                       "models/default/keywords.overlay.json")
+    }
+}
