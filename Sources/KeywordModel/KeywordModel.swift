@@ -1,1 +1,0 @@
-// The KeywordModel module. See README.md for the data flow.

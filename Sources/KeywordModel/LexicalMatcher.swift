@@ -1,0 +1,228 @@
+// Exact-match evidence between a product name and every keyword, computed from the keyword's text alone.
+
+/// The exact-match features the scorer weighs next to the learned cosine. All are in [0, 1].
+public enum LexicalFeature: Int, CaseIterable, Sendable {
+    /// The keyword's token rows occur contiguously in the name's rows (so 人参 / にんじん / ニンジン match).
+    case rows
+    /// The keyword's folded text occurs in the name's folded text.
+    case text
+    /// Matched (rows or text) and not strictly inside a longer matched keyword (新玉ねぎ beats 玉ねぎ).
+    case maximal
+    /// A variety or brand name from the varieties table occurs in the name and maps to this keyword.
+    case variety
+    /// Share of the keyword's distinct rows that occur anywhere in the name.
+    case overlap
+    /// For a text match, min(keyword length, 6) / 6: longer matches are stronger evidence.
+    case length
+
+    public static let count = allCases.count
+}
+
+/// One entry of the varieties table, prepared: a variety/brand name and the keyword it stands for.
+public struct VarietyEntry: Sendable {
+    public var variety: LexicalText
+    public var target: LexicalText
+    public init(variety: LexicalText, target: LexicalText) {
+        self.variety = variety
+        self.target = target
+    }
+}
+
+/// Reusable per-thread buffers for `LexicalMatcher.match`; after a call, `touched` lists the keywords with any
+/// evidence and `features[k * LexicalFeature.count + f]` holds their feature values (zero for all others).
+public struct LexicalScratch: Sendable {
+    public fileprivate(set) var touched: [Int32] = []
+    public fileprivate(set) var features: [Float]
+    fileprivate var isTouched: [Bool]
+    fileprivate var overlapCount: [Int32]
+    fileprivate var textSpan: [Int32]
+    fileprivate var rowSpan: [Int32]
+
+    public init(keywordCount: Int) {
+        features = [Float](repeating: 0, count: keywordCount * LexicalFeature.count)
+        isTouched = [Bool](repeating: false, count: keywordCount)
+        overlapCount = [Int32](repeating: 0, count: keywordCount)
+        textSpan = [Int32](repeating: -1, count: keywordCount * 2)
+        rowSpan = [Int32](repeating: -1, count: keywordCount * 2)
+        touched.reserveCapacity(keywordCount)
+    }
+
+    public var keywordCount: Int { isTouched.count }
+
+    /// The feature vector of keyword `k` (zeros when untouched).
+    public func featureValues(of k: Int) -> ArraySlice<Float> {
+        features[(k * LexicalFeature.count)..<((k + 1) * LexicalFeature.count)]
+    }
+
+    fileprivate mutating func clear() {
+        for k32 in touched {
+            let k = Int(k32)
+            isTouched[k] = false
+            overlapCount[k] = 0
+            textSpan[2 * k] = -1; textSpan[2 * k + 1] = -1
+            rowSpan[2 * k] = -1; rowSpan[2 * k + 1] = -1
+            for f in 0..<LexicalFeature.count { features[k * LexicalFeature.count + f] = 0 }
+        }
+        touched.removeAll(keepingCapacity: true)
+    }
+
+    @inline(__always) fileprivate mutating func touch(_ k: Int) {
+        if !isTouched[k] {
+            isTouched[k] = true
+            touched.append(Int32(k))
+        }
+    }
+
+    @inline(__always) fileprivate mutating func set(_ k: Int, _ feature: LexicalFeature, _ value: Float) {
+        touch(k)
+        let at = k * LexicalFeature.count + feature.rawValue
+        features[at] = max(features[at], value)
+    }
+}
+
+/// Finds, for one name, every keyword with exact-match evidence, in time linear in the name's length.
+///
+/// Built once per keyword list. Keys are folded keyword texts, keyword row sequences, folded variety names
+/// (mapped onto the keywords whose folded text or rows equal the variety's target) and single rows.
+public struct LexicalMatcher: Sendable {
+    public let keywordCount: Int
+    private let texts: SequenceTable
+    private let rowSequences: SequenceTable
+    private let varieties: SequenceTable
+    private let singleRows: [Int32: [Int32]]
+    private let distinctRows: [Int32]
+    private let textLength: [Int32]
+
+    /// - Complexity: O(total length of keywords and varieties).
+    public init(keywords: [LexicalText], varieties: [VarietyEntry] = []) {
+        keywordCount = keywords.count
+        var textEntries: [([UInt32], Int32)] = []
+        var rowEntries: [([UInt32], Int32)] = []
+        var single: [Int32: [Int32]] = [:]
+        var distinct: [Int32] = []
+        var byText: [[UInt32]: [Int32]] = [:]
+        var byRows: [[Int32]: [Int32]] = [:]
+        for (k, keyword) in keywords.enumerated() {
+            let id = Int32(k)
+            textEntries.append((keyword.folded, id))
+            byText[keyword.folded, default: []].append(id)
+            let valid = !keyword.rows.isEmpty && keyword.rows.allSatisfy { $0 >= 0 }
+            if valid {
+                rowEntries.append((keyword.rows.map { UInt32(bitPattern: $0) }, id))
+                byRows[keyword.rows, default: []].append(id)
+            }
+            var seen: [Int32] = []
+            for row in keyword.rows where row >= 0 && !seen.contains(row) {
+                seen.append(row)
+                single[row, default: []].append(id)
+            }
+            distinct.append(Int32(seen.count))
+        }
+        var varietyEntries: [([UInt32], Int32)] = []
+        for entry in varieties {
+            var targets = byText[entry.target.folded] ?? []
+            if !entry.target.rows.isEmpty, entry.target.rows.allSatisfy({ $0 >= 0 }) {
+                for k in byRows[entry.target.rows] ?? [] where !targets.contains(k) { targets.append(k) }
+            }
+            for k in targets { varietyEntries.append((entry.variety.folded, k)) }
+        }
+        texts = SequenceTable(textEntries)
+        rowSequences = SequenceTable(rowEntries)
+        self.varieties = SequenceTable(varietyEntries)
+        singleRows = single
+        distinctRows = distinct
+        textLength = keywords.map { Int32($0.folded.count) }
+    }
+
+    /// Fills `scratch` with the features of every keyword that has evidence in `name`.
+    /// - Complexity: O(length · longest key + postings touched); allocates nothing once `scratch` is warm.
+    public func match(_ name: LexicalText, into scratch: inout LexicalScratch) {
+        precondition(scratch.keywordCount == keywordCount, "scratch was made for another keyword list")
+        scratch.clear()
+        name.folded.withUnsafeBufferPointer { folded in
+            scan(folded, texts) { k, start, length in
+                scratch.set(k, .text, 1)
+                scratch.set(k, .length, Float(min(length, 6)) / 6)
+                scratch.textSpan[2 * k] = Int32(start)
+                scratch.textSpan[2 * k + 1] = Int32(start + length)
+            }
+            scan(folded, varieties) { k, _, _ in scratch.set(k, .variety, 1) }
+        }
+        var rowBuffer = name.rows
+        rowBuffer.withUnsafeMutableBufferPointer { rows in
+            rows.withMemoryRebound(to: UInt32.self) { bits in
+                scan(UnsafeBufferPointer(bits), rowSequences) { k, start, length in
+                    scratch.set(k, .rows, 1)
+                    scratch.rowSpan[2 * k] = Int32(start)
+                    scratch.rowSpan[2 * k + 1] = Int32(start + length)
+                }
+            }
+        }
+        for (i, row) in name.rows.enumerated() where row >= 0 {
+            var repeated = false
+            for j in 0..<i where name.rows[j] == row { repeated = true; break }
+            if repeated { continue }
+            guard let list = singleRows[row] else { continue }
+            for k32 in list {
+                let k = Int(k32)
+                scratch.touch(k)
+                scratch.overlapCount[k] += 1
+            }
+        }
+        let count = scratch.touched.count
+        for t in 0..<count {
+            let k = Int(scratch.touched[t])
+            let rows = distinctRows[k]
+            if rows > 0 && scratch.overlapCount[k] > 0 {
+                scratch.features[k * LexicalFeature.count + LexicalFeature.overlap.rawValue] =
+                    Float(scratch.overlapCount[k]) / Float(rows)
+            }
+            let hasText = scratch.textSpan[2 * k] >= 0, hasRows = scratch.rowSpan[2 * k] >= 0
+            guard hasText || hasRows else { continue }
+            var covered = false
+            for u in 0..<count where !covered {
+                let other = Int(scratch.touched[u])
+                if other == k { continue }
+                if hasText && scratch.textSpan[2 * other] >= 0
+                    && strictlyCovers(scratch.textSpan, other, k) { covered = true }
+                if hasRows && scratch.rowSpan[2 * other] >= 0
+                    && strictlyCovers(scratch.rowSpan, other, k) { covered = true }
+            }
+            if !covered { scratch.features[k * LexicalFeature.count + LexicalFeature.maximal.rawValue] = 1 }
+        }
+    }
+
+    /// Convenience for tests and training: the sparse features of one name.
+    public func features(of name: LexicalText) -> [(keyword: Int, values: [Float])] {
+        var scratch = LexicalScratch(keywordCount: keywordCount)
+        match(name, into: &scratch)
+        return scratch.touched.sorted().map { (Int($0), Array(scratch.featureValues(of: Int($0)))) }
+    }
+
+    /// Folded text length of keyword `k` (for the lexical baseline's longest-first order).
+    public func textLength(of k: Int) -> Int { Int(textLength[k]) }
+
+    @inline(__always)
+    private func strictlyCovers(_ spans: [Int32], _ outer: Int, _ inner: Int) -> Bool {
+        let os = spans[2 * outer], oe = spans[2 * outer + 1], ins = spans[2 * inner], ine = spans[2 * inner + 1]
+        return os <= ins && oe >= ine && (oe - os) > (ine - ins)
+    }
+
+    @inline(__always)
+    private func scan(_ buffer: UnsafeBufferPointer<UInt32>, _ table: SequenceTable,
+                      _ found: (Int, Int, Int) -> Void) {
+        let n = buffer.count
+        guard table.maxLength > 0 else { return }
+        for start in 0..<n {
+            var hash = SequenceTable.offset
+            let limit = min(table.maxLength, n - start)
+            if limit < 1 { continue }
+            for length in 1...limit {
+                hash = SequenceTable.step(hash, buffer[start + length - 1])
+                guard table.lengths[length],
+                      let range = table.lookup(buffer, start: start, length: length, hash: hash) else { continue }
+                for p in range { found(Int(table.postings[p]), start, length) }
+            }
+        }
+    }
+}

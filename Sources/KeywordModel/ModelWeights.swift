@@ -1,0 +1,121 @@
+// All trainable parameters in one flat vector, their initialisation, and the checkpoint files.
+import Foundation
+
+/// The model's parameters: a config and one flat Float64 vector laid out by `ParameterLayout`.
+public struct ModelWeights: Sendable, Equatable {
+    public var config: ModelConfig
+    public var values: [Double]
+    public var layout: ParameterLayout { ParameterLayout(config) }
+
+    public init(config: ModelConfig, values: [Double]) {
+        precondition(values.count == ParameterLayout(config).count, "parameter count does not match the config")
+        self.config = config
+        self.values = values
+    }
+
+    /// Seeded initialisation: W a scaled Gaussian projection (so the untrained encoder roughly preserves
+    /// cosines), small convolution kernels, τ = 5, feature weights 0.
+    public init(config: ModelConfig, seed: UInt64) {
+        let layout = ParameterLayout(config)
+        var values = [Double](repeating: 0, count: layout.count)
+        var generator = SeededGenerator(seed: seed)
+        func fill(_ e: EncoderLayout) {
+            let projectionScale = 1 / Double(e.input).squareRoot()
+            for i in e.projection..<e.projectionBias { values[i] = generator.normal() * projectionScale }
+            for i in e.oov..<e.convolution { values[i] = generator.normal() * 0.1 }
+            let convolutionScale = 0.1 / Double(e.hidden).squareRoot()
+            for i in e.convolution..<e.convolutionBias { values[i] = generator.normal() * convolutionScale }
+        }
+        fill(layout.name)
+        if !config.sharedEncoder { fill(layout.keyword) }
+        values[layout.temperature] = 5
+        self.init(config: config, values: values)
+    }
+
+    public var temperature: Double { values[layout.temperature] }
+    public var featureWeights: [Double] {
+        let l = layout
+        return Array(values[l.features..<(l.features + l.featureCount)])
+    }
+}
+
+/// A checkpoint problem; the message names the file.
+public struct CheckpointError: Error, CustomStringConvertible {
+    public var description: String
+}
+
+/// Reads and writes `encoder.json` (config and metadata) and `encoder.bin` (float32 little-endian values).
+public enum Checkpoint {
+    public static let formatVersion = 1
+    public static let headerName = "encoder.json"
+    public static let valuesName = "encoder.bin"
+
+    struct Header: Codable {
+        var format: Int
+        var config: ModelConfig
+        var parameterCount: Int
+        var blocks: [String: [Int]]
+    }
+
+    /// Writes the two files into `directory`.
+    public static func save(_ weights: ModelWeights, directory: String) throws {
+        let layout = weights.layout
+        var blocks: [String: [Int]] = [:]
+        for block in layout.blocks { blocks[block.name] = [block.range.lowerBound, block.range.upperBound] }
+        let header = Header(format: formatVersion, config: weights.config, parameterCount: layout.count, blocks: blocks)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        var json = try encoder.encode(header)
+        json.append(0x0A)
+        try json.write(to: URL(fileURLWithPath: directory).appendingPathComponent(headerName), options: .atomic)
+        var data = Data(capacity: layout.count * 4)
+        for value in weights.values {
+            var bits = Float(value).bitPattern.littleEndian
+            withUnsafeBytes(of: &bits) { data.append(contentsOf: $0) }
+        }
+        try data.write(to: URL(fileURLWithPath: directory).appendingPathComponent(valuesName), options: .atomic)
+    }
+
+    /// Reads the two files from `directory`; errors name the file.
+    public static func load(directory: String) throws -> ModelWeights {
+        let headerPath = URL(fileURLWithPath: directory).appendingPathComponent(headerName).path
+        let valuesPath = URL(fileURLWithPath: directory).appendingPathComponent(valuesName).path
+        guard let json = FileManager.default.contents(atPath: headerPath) else {
+            throw CheckpointError(description: "\(headerPath): cannot read the encoder header")
+        }
+        let header: Header
+        do {
+            header = try JSONDecoder().decode(Header.self, from: json)
+        } catch {
+            throw CheckpointError(description: "\(headerPath): not an encoder header (\(error))")
+        }
+        guard header.format == formatVersion else {
+            throw CheckpointError(description: "\(headerPath): format \(header.format) is not supported (expected \(formatVersion))")
+        }
+        guard header.config.inputDimension > 0, header.config.hiddenDimension > 0, header.config.featureCount >= 0,
+              header.config.hiddenDimension <= 4096, header.config.inputDimension <= 65536 else {
+            throw CheckpointError(description: "\(headerPath): implausible dimensions")
+        }
+        let layout = ParameterLayout(header.config)
+        guard layout.count == header.parameterCount else {
+            throw CheckpointError(description: "\(headerPath): parameterCount \(header.parameterCount) does not match the config (\(layout.count))")
+        }
+        guard let data = FileManager.default.contents(atPath: valuesPath) else {
+            throw CheckpointError(description: "\(valuesPath): cannot read the encoder weights")
+        }
+        guard data.count == layout.count * 4 else {
+            throw CheckpointError(description: "\(valuesPath): \(data.count) bytes, expected \(layout.count * 4)")
+        }
+        var values = [Double](repeating: 0, count: layout.count)
+        data.withUnsafeBytes { raw in
+            for i in 0..<layout.count {
+                let bits = raw.loadUnaligned(fromByteOffset: i * 4, as: UInt32.self)
+                values[i] = Double(Float(bitPattern: UInt32(littleEndian: bits)))
+            }
+        }
+        guard values.allSatisfy({ $0.isFinite }) else {
+            throw CheckpointError(description: "\(valuesPath): contains a non-finite weight")
+        }
+        return ModelWeights(config: header.config, values: values)
+    }
+}
