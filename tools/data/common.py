@@ -1,0 +1,57 @@
+"""Paths and small helpers shared by the data tools."""
+import json
+import os
+import unicodedata
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+SHARED = os.path.abspath(os.path.join(ROOT, "..", "shared", "data"))
+FOODS_TSV = os.path.join(SHARED, "food-composition-2020", "foods.tsv")
+SYNONYMS_TXT = os.path.join(SHARED, "sudachi-synonyms", "synonyms.txt")
+DATA = os.path.join(ROOT, "data")
+SRC = os.path.join(DATA, "src")
+MODEL = os.path.join(ROOT, "models", "default")
+
+
+def path(*parts):
+    return os.path.join(ROOT, *parts)
+
+
+def read_foods():
+    """Rows of the food composition table: (group_id, group_name, food_id, food_name)."""
+    rows = []
+    with open(FOODS_TSV, encoding="utf-8") as f:
+        next(f)
+        for line in f:
+            g, gn, fid, name = line.rstrip("\n").split("\t")
+            rows.append((g, gn, fid, name))
+    return rows
+
+
+def read_tsv(p, columns):
+    """Non-comment, non-empty lines of a TSV file split into `columns` fields (error names file:line)."""
+    out = []
+    with open(p, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            line = line.rstrip("\n")
+            if not line.strip() or line.startswith("#"):
+                continue
+            parts = line.split("\t")
+            if len(parts) != columns:
+                raise SystemExit(f"{p}:{n}: expected {columns} tab-separated fields, got {len(parts)}: {line!r}")
+            out.append(parts)
+    return out
+
+
+def write_lines(p, lines):
+    os.makedirs(os.path.dirname(p), exist_ok=True)
+    with open(p, "w", encoding="utf-8", newline="\n") as f:
+        for line in lines:
+            f.write(line + "\n")
+
+
+def write_jsonl(p, records):
+    write_lines(p, [json.dumps(r, ensure_ascii=False) for r in records])
+
+
+def nfkc(s):
+    return unicodedata.normalize("NFKC", s)
