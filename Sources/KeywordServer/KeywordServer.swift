@@ -1,1 +1,0 @@
-// The KeywordServer module. See README.md for the data flow.

@@ -1,0 +1,464 @@
+// One epoll event loop on its own thread: reads, parses, answers quick requests inline, writes, and
+// enforces timeouts. Blocking handlers go to the worker pool and come back through the loop's inbox.
+import CSystem
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// State every loop shares with the server.
+final class ServerCore: Sendable {
+    let configuration: ServerConfiguration
+    let responder: any HTTPResponder
+    let metrics: ServerMetrics
+    let pool: WorkerPool
+    let openConnections = Atomic<Int>(0)
+    let nextConnectionID = Atomic<UInt64>(1)
+    let nextRequestID = Atomic<UInt64>(1)
+    let requestIDPrefix: String
+
+    init(configuration: ServerConfiguration, responder: any HTTPResponder, metrics: ServerMetrics) {
+        self.configuration = configuration
+        self.responder = responder
+        self.metrics = metrics
+        pool = WorkerPool(count: configuration.blockingWorkers, name: "kwsuggest-worker")
+        let random = UInt32.random(in: 0...UInt32.max)
+        requestIDPrefix = String(random, radix: 16)
+    }
+
+    func makeRequestID() -> String {
+        let number = nextRequestID.add(1, ordering: .relaxed).newValue
+        return requestIDPrefix + "-" + String(number, radix: 16)
+    }
+}
+
+/// An epoll loop. All mutable state except `inbox` is touched only on the loop's own thread,
+/// which is why it is `@unchecked Sendable`: other threads may only call `post(_:)`.
+final class EventLoop: @unchecked Sendable {
+    enum Message {
+        /// Take over an accepted connection.
+        case adopt(Int32)
+        /// A worker finished a blocking request.
+        case completed(Completion)
+        /// Stop accepting, finish in-flight requests, then exit.
+        case drain
+    }
+
+    struct Completion {
+        var connectionID: UInt64
+        var fd: Int32
+        var request: HTTPRequest
+        var label: String
+        var response: HTTPResponse
+        var started: UInt64
+        var keepAlive: Bool
+        var requestID: String
+    }
+
+    let index: Int
+    private let core: ServerCore
+    private let epoll: Int32
+    private let wakeFD: Int32
+    private let inbox = Mutex<[Message]>([])
+    /// Loops to hand accepted connections to (set once before the threads start; only loop 0 accepts).
+    nonisolated(unsafe) var peers: [EventLoop] = []
+    nonisolated(unsafe) var listeners: [Int32] = []
+
+    private var connections: [Int32: HTTPConnection] = [:]
+    private var writer = ResponseWriter()
+    private var log: AccessLog
+    private var readBuffer: UnsafeMutableRawBufferPointer
+    private var draining = false
+    private var drainDeadline: UInt64 = 0
+    private var nextPeer = 0
+    private var now: UInt64 = 0
+    private var nextTimerCheck: UInt64 = 0
+    private let resolution: UInt64
+
+    private static let readInterest = UInt32(EPOLLIN.rawValue | EPOLLRDHUP.rawValue)
+    private static let writeInterest = UInt32(EPOLLOUT.rawValue)
+    /// Stop reading while this much output waits for a slow reader.
+    private static let outputHighWater = 256 * 1024
+
+    init(index: Int, core: ServerCore) throws {
+        self.index = index
+        self.core = core
+        epoll = try Syscall.epollCreate()
+        do {
+            wakeFD = try Syscall.eventCreate()
+            try Syscall.epollControl(epoll, EPOLL_CTL_ADD, wakeFD, events: UInt32(EPOLLIN.rawValue))
+        } catch {
+            Syscall.close(epoll)
+            throw error
+        }
+        log = AccessLog(fd: core.configuration.accessLogFD, enabled: core.configuration.accessLog)
+        readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+        resolution = UInt64(core.configuration.timerResolution * 1e9)
+    }
+
+    deinit {
+        readBuffer.deallocate()
+        Syscall.close(wakeFD)
+        Syscall.close(epoll)
+    }
+
+    /// Called from any thread.
+    func post(_ message: Message) {
+        inbox.withLock { $0.append(message) }
+        Syscall.eventSignal(wakeFD)
+    }
+
+    func registerListeners(_ fds: [Int32]) throws {
+        listeners = fds
+        for fd in fds { try Syscall.epollControl(epoll, EPOLL_CTL_ADD, fd, events: UInt32(EPOLLIN.rawValue)) }
+    }
+
+    // MARK: The loop
+
+    /// Runs until a drain completes.
+    func run() {
+        let capacity: Int32 = 256
+        let events = UnsafeMutablePointer<epoll_event>.allocate(capacity: Int(capacity))
+        defer { events.deallocate() }
+        now = Syscall.monotonicNanoseconds()
+        nextTimerCheck = now + resolution
+        while true {
+            let waitMs = Int32(max(1, min(1000, (nextTimerCheck > now ? nextTimerCheck - now : 0) / 1_000_000 + 1)))
+            let count = Syscall.epollWait(epoll, events, capacity: capacity, timeoutMilliseconds: waitMs)
+            now = Syscall.monotonicNanoseconds()
+            for position in 0..<Int(count) {
+                let event = events[position]
+                let fd = event.data.fd
+                if fd == wakeFD {
+                    Syscall.eventDrain(wakeFD)
+                    processInbox()
+                } else if listeners.contains(fd) {
+                    acceptAll(fd)
+                } else if let connection = connections[fd] {
+                    if event.events & Self.writeInterest != 0 { flush(connection) }
+                    if connections[fd] === connection, event.events & ~Self.writeInterest != 0 { readable(connection) }
+                }
+            }
+            if now >= nextTimerCheck {
+                checkDeadlines()
+                nextTimerCheck = now + resolution
+            }
+            log.flush()
+            if draining {
+                if connections.isEmpty { break }
+                if now >= drainDeadline {
+                    for connection in Array(connections.values) { close(connection) }
+                    break
+                }
+            }
+        }
+        log.flush()
+    }
+
+    private func processInbox() {
+        let messages = inbox.withLock { messages -> [Message] in
+            let taken = messages
+            messages.removeAll(keepingCapacity: true)
+            return taken
+        }
+        for message in messages {
+            switch message {
+            case .adopt(let fd): adopt(fd, rejected: false)
+            case .completed(let completion): complete(completion)
+            case .drain: beginDrain()
+            }
+        }
+    }
+
+    // MARK: Accepting
+
+    private func acceptAll(_ listener: Int32) {
+        var accepted = 0
+        while accepted < 256 {
+            let client: Int32?
+            do {
+                client = try Syscall.accept(listener)
+            } catch {
+                // EMFILE/ENFILE and the like: try again on the next loop turn.
+                break
+            }
+            guard let fd = client else { break }
+            accepted += 1
+            try? Syscall.setOption(fd, level: Int32(IPPROTO_TCP), name: TCP_NODELAY, value: 1)
+            let open = core.openConnections.add(1, ordering: .relaxed).newValue
+            if open > core.configuration.maxConnections {
+                core.metrics.connectionRejected()
+                if open > core.configuration.maxConnections + 256 {
+                    // Far beyond the limit: do not even spend a response on it.
+                    core.openConnections.subtract(1, ordering: .relaxed)
+                    Syscall.close(fd)
+                } else {
+                    adopt(fd, rejected: true)
+                }
+                continue
+            }
+            let target = peers.isEmpty ? self : peers[nextPeer % peers.count]
+            nextPeer &+= 1
+            if target === self { adopt(fd, rejected: false) } else { target.post(.adopt(fd)) }
+        }
+    }
+
+    /// Starts serving `fd`, which is already counted in `openConnections`.
+    private func adopt(_ fd: Int32, rejected: Bool) {
+        let id = core.nextConnectionID.add(1, ordering: .relaxed).newValue
+        let connection = HTTPConnection(fd: fd, id: id, limits: core.configuration.limits, now: now,
+                                        interest: Self.readInterest)
+        do {
+            try Syscall.epollControl(epoll, EPOLL_CTL_ADD, fd, events: Self.readInterest)
+        } catch {
+            core.openConnections.subtract(1, ordering: .relaxed)
+            Syscall.close(fd)
+            return
+        }
+        connections[fd] = connection
+        core.metrics.connectionOpened()
+        if rejected || draining {
+            let response = core.responder.respond(to: HTTPParseError(
+                status: .serviceUnavailable, code: rejected ? "server_full" : "shutting_down",
+                message: rejected ? "too many open connections; retry later" : "the server is shutting down"))
+            writer.write(response, omitBody: false, close: true, into: &connection.outbound)
+            connection.state = .closingAfterFlush
+            log.record(method: "-", path: "-", status: response.status.code, seconds: 0, requestID: core.makeRequestID())
+            core.metrics.record(shard: index, route: "(rejected)", method: "-", status: response.status.code, seconds: 0)
+            flush(connection)
+        }
+    }
+
+    // MARK: Reading and dispatching
+
+    private func readable(_ connection: HTTPConnection) {
+        var reads = 0
+        while reads < 16 {
+            reads += 1
+            switch Syscall.read(connection.fd, into: readBuffer) {
+            case .bytes(let count):
+                if case .lingering = connection.state { continue }
+                if connection.unparsedBytes == 0 && !connection.parser.hasPartialRequest {
+                    connection.requestStartedAt = now
+                }
+                connection.lastReadAt = now
+                connection.inbound.append(contentsOf: UnsafeRawBufferPointer(rebasing: readBuffer[0..<count]))
+                if count < readBuffer.count { reads = 16 }
+            case .wouldBlock:
+                reads = 16
+            case .closed:
+                close(connection)
+                return
+            }
+            // Never buffer more than one maximal request ahead.
+            if connection.unparsedBytes > core.configuration.limits.maxHeaderBytes + core.configuration.limits.maxBodyBytes * 2 + 65536 {
+                break
+            }
+        }
+        process(connection)
+    }
+
+    private func process(_ connection: HTTPConnection) {
+        while connection.state == .active, connection.outbound.count - connection.sent < Self.outputHighWater {
+            switch connection.parser.parse(connection.inbound, from: connection.start) {
+            case .needMore:
+                if connection.parser.wantsContinue {
+                    connection.outbound.append(contentsOf: "HTTP/1.1 100 Continue\r\n\r\n".utf8)
+                    connection.parser.continueSent()
+                }
+                flush(connection)
+                return
+            case .failure(let error):
+                var response = core.responder.respond(to: error)
+                core.responder.decorate(&response, for: nil)
+                let requestID = core.makeRequestID()
+                response.headers.add("X-Request-Id", requestID)
+                writer.write(response, omitBody: false, close: true, into: &connection.outbound)
+                connection.state = .closingAfterFlush
+                let seconds = Double(Syscall.monotonicNanoseconds() - connection.requestStartedAt) / 1e9
+                log.record(method: "-", path: "-", status: response.status.code, seconds: seconds, requestID: requestID)
+                core.metrics.record(shard: index, route: "(invalid)", method: "-", status: response.status.code, seconds: seconds)
+            case .request(let request, let consumed):
+                connection.start += consumed
+                connection.compact()
+                dispatch(request, on: connection)
+                if connection.unparsedBytes > 0 { connection.requestStartedAt = now }
+            }
+        }
+        flush(connection)
+    }
+
+    private func dispatch(_ request: HTTPRequest, on connection: HTTPConnection) {
+        let started = Syscall.monotonicNanoseconds()
+        let route = core.responder.match(request)
+        core.metrics.requestStarted()
+        let keepAlive = request.wantsKeepAlive && !draining
+        let requestID = Self.validRequestID(request.headers["X-Request-Id"]) ?? core.makeRequestID()
+        if route.isBlocking {
+            connection.state = .waiting
+            let (id, fd, loop) = (connection.id, connection.fd, self)
+            core.pool.submit {
+                let response = route.handler(request)
+                loop.post(.completed(Completion(connectionID: id, fd: fd, request: request, label: route.label,
+                                                response: response, started: started, keepAlive: keepAlive,
+                                                requestID: requestID)))
+            }
+            updateInterest(connection)
+            return
+        }
+        let response = route.handler(request)
+        finish(Completion(connectionID: connection.id, fd: connection.fd, request: request, label: route.label,
+                          response: response, started: started, keepAlive: keepAlive, requestID: requestID),
+               on: connection)
+    }
+
+    private func complete(_ completion: Completion) {
+        guard let connection = connections[completion.fd], connection.id == completion.connectionID else {
+            // The client left while its request ran.
+            core.metrics.requestFinished()
+            return
+        }
+        connection.state = .active
+        finish(completion, on: connection)
+        process(connection)
+    }
+
+    private func finish(_ completion: Completion, on connection: HTTPConnection) {
+        var response = completion.response
+        core.responder.decorate(&response, for: completion.request)
+        response.headers.add("X-Request-Id", completion.requestID)
+        let close = !completion.keepAlive || draining
+        writer.write(response, omitBody: completion.request.method == .head, close: close, into: &connection.outbound)
+        if close { connection.state = .closingAfterFlush }
+        let seconds = Double(Syscall.monotonicNanoseconds() - completion.started) / 1e9
+        core.metrics.requestFinished()
+        core.metrics.record(shard: index, route: completion.label, method: completion.request.method.rawValue,
+                            status: response.status.code, seconds: seconds)
+        log.record(method: completion.request.method.rawValue, path: completion.request.path,
+                   status: response.status.code, seconds: seconds, requestID: completion.requestID)
+        connection.idleSince = now
+    }
+
+    /// A client-sent request id is echoed only when it is short and plain, so it cannot inject anything.
+    static func validRequestID(_ value: String?) -> String? {
+        guard let value, !value.isEmpty, value.utf8.count <= 128 else { return nil }
+        let allowed = value.utf8.allSatisfy { byte in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ".") || byte == UInt8(ascii: ":")
+        }
+        return allowed ? value : nil
+    }
+
+    // MARK: Writing
+
+    private func flush(_ connection: HTTPConnection) {
+        while connection.hasUnsentOutput {
+            let result = connection.outbound.withUnsafeBytes { raw in
+                Syscall.send(connection.fd, UnsafeRawBufferPointer(rebasing: raw[connection.sent...]))
+            }
+            switch result {
+            case .bytes(let count):
+                connection.sent += count
+                connection.lastWriteAt = now
+            case .wouldBlock:
+                updateInterest(connection)
+                return
+            case .closed:
+                close(connection)
+                return
+            }
+        }
+        connection.outbound.removeAll(keepingCapacity: connection.outbound.capacity <= 64 * 1024)
+        connection.sent = 0
+        if connection.state == .closingAfterFlush {
+            Syscall.shutdownWrite(connection.fd)
+            connection.state = .lingering(until: now + 2_000_000_000)
+        }
+        updateInterest(connection)
+    }
+
+    private func updateInterest(_ connection: HTTPConnection) {
+        var wanted: UInt32 = 0
+        if connection.hasUnsentOutput { wanted |= Self.writeInterest }
+        switch connection.state {
+        case .active, .lingering:
+            if connection.outbound.count - connection.sent < Self.outputHighWater { wanted |= Self.readInterest }
+        case .waiting, .closingAfterFlush:
+            break
+        }
+        guard wanted != connection.interest else { return }
+        connection.interest = wanted
+        do {
+            try Syscall.epollControl(epoll, EPOLL_CTL_MOD, connection.fd, events: wanted)
+        } catch {
+            close(connection)
+        }
+    }
+
+    private func close(_ connection: HTTPConnection) {
+        guard connections.removeValue(forKey: connection.fd) != nil else { return }
+        Syscall.close(connection.fd)
+        core.openConnections.subtract(1, ordering: .relaxed)
+        core.metrics.connectionClosed()
+    }
+
+    // MARK: Timeouts and draining
+
+    private func checkDeadlines() {
+        let configuration = core.configuration
+        let header = UInt64(configuration.headerTimeout * 1e9)
+        let body = UInt64(configuration.bodyIdleTimeout * 1e9)
+        let idle = UInt64(configuration.keepAliveTimeout * 1e9)
+        let write = UInt64(configuration.writeTimeout * 1e9)
+        for connection in Array(connections.values) {
+            switch connection.state {
+            case .waiting:
+                continue
+            case .lingering(let until):
+                if now >= until { close(connection) }
+                continue
+            case .active, .closingAfterFlush:
+                break
+            }
+            if connection.hasUnsentOutput {
+                if now - connection.lastWriteAt > write { close(connection) }
+                continue
+            }
+            if connection.parser.isReadingBody {
+                if now - connection.lastReadAt > body { timeOut(connection, "the request body stalled") }
+            } else if connection.parser.hasPartialRequest || connection.unparsedBytes > 0 {
+                if now - connection.requestStartedAt > header { timeOut(connection, "the request headers took too long") }
+            } else if draining || now - max(connection.idleSince, connection.lastReadAt) > idle {
+                close(connection)
+            }
+        }
+    }
+
+    private func timeOut(_ connection: HTTPConnection, _ message: String) {
+        let response = core.responder.respond(to: HTTPParseError(status: .requestTimeout, code: "request_timeout",
+                                                                 message: message))
+        let requestID = core.makeRequestID()
+        var decorated = response
+        decorated.headers.add("X-Request-Id", requestID)
+        writer.write(decorated, omitBody: false, close: true, into: &connection.outbound)
+        connection.state = .closingAfterFlush
+        log.record(method: "-", path: "-", status: 408, seconds: Double(now - connection.requestStartedAt) / 1e9,
+                   requestID: requestID)
+        core.metrics.record(shard: index, route: "(timeout)", method: "-", status: 408, seconds: 0)
+        flush(connection)
+    }
+
+    private func beginDrain() {
+        guard !draining else { return }
+        draining = true
+        drainDeadline = now + UInt64(core.configuration.drainTimeout * 1e9)
+        for fd in listeners {
+            _ = try? Syscall.epollControl(epoll, EPOLL_CTL_DEL, fd, events: 0)
+            Syscall.close(fd)
+        }
+        listeners = []
+        for connection in Array(connections.values) where connection.isIdle {
+            close(connection)
+        }
+    }
+}
