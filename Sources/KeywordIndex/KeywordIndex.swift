@@ -1,1 +1,281 @@
-// The KeywordIndex module. See README.md for the data flow.
+// The keyword matrix: keyword encodings computed once, and all keywords scored for a name in one pass.
+import KeywordModel
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One keyword as the index needs it: its display string and its prepared text (folded + token rows).
+public struct KeywordEntry: Sendable, Equatable {
+    public var keyword: String
+    public var text: LexicalText
+    public init(keyword: String, text: LexicalText) {
+        self.keyword = keyword
+        self.text = text
+    }
+}
+
+/// Scores every keyword for a product name: cosine of the attention-pooled name states with the keyword's
+/// mean state, plus learned exact-match evidence, minus an optional hubness penalty.
+///
+/// Keyword-side encodings (`unitMeans`: mean of unit word states, the attention query; `directions`: unit
+/// mean state) live in two contiguous K × hidden Float32 matrices built at init. Per request, the name is
+/// encoded once; then for each keyword k, with `U` the unit name states, `H` the states and `G = H Hᵀ`:
+/// `α = softmax(τ · U m_k)`, `score = (α · H d_k) / √(αᵀ G α)`. Work space comes from a pool, so a warm
+/// index allocates nothing per request apart from the returned array.
+public final class KeywordIndex: Sendable {
+    public let entries: [KeywordEntry]
+    public let model: InferenceModel
+    public let options: ScoringOptions
+    let vectors: InputVectors
+    let matcher: LexicalMatcher
+    let unitMeans: [Float]
+    let directions: [Float]
+    let hubPenalty: [Float]
+    private let pool: ScratchPool
+
+    public var count: Int { entries.count }
+    public var keywords: [String] { entries.map(\.keyword) }
+
+    /// Encodes every keyword. Keywords already encoded in `reusing` (same model) are copied, not re-encoded.
+    /// - Complexity: O(K · m · hidden · (input + 3 · hidden)) for new keywords; O(K²·hidden) more with hubness on.
+    public init(model: InferenceModel, vectors: InputVectors, entries: [KeywordEntry], varieties: [VarietyEntry] = [],
+                options: ScoringOptions = ScoringOptions(), reusing previous: KeywordIndex? = nil) {
+        self.entries = entries
+        self.model = model
+        self.options = options
+        self.vectors = vectors
+        matcher = LexicalMatcher(keywords: entries.map(\.text), varieties: varieties)
+        let h = model.hidden, count = entries.count
+        var unitMeans = [Float](repeating: 0, count: count * h)
+        var directions = [Float](repeating: 0, count: count * h)
+        var previousRow: [[Int32]: Int] = [:]
+        if let previous, previous.model.hidden == h {
+            for (i, entry) in previous.entries.enumerated() { previousRow[entry.text.rows] = i }
+        }
+        let maxTokens = max(1, entries.map(\.text.rows.count).max() ?? 1)
+        var projected = [Float](repeating: 0, count: maxTokens * h)
+        var states = projected
+        for (k, entry) in entries.enumerated() {
+            if let previous, let i = previousRow[entry.text.rows] {
+                for q in 0..<h {
+                    unitMeans[k * h + q] = previous.unitMeans[i * h + q]
+                    directions[k * h + q] = previous.directions[i * h + q]
+                }
+                continue
+            }
+            let m = entry.text.rows.count
+            guard m > 0 else { continue }
+            entry.text.rows.withUnsafeBufferPointer { rows in
+                projected.withUnsafeMutableBufferPointer { p in
+                    states.withUnsafeMutableBufferPointer { s in
+                        model.keyword.encode(rows, vectors: vectors, projected: p.baseAddress!, states: s.baseAddress!)
+                    }
+                }
+            }
+            var mean = [Float](repeating: 0, count: h)
+            for j in 0..<m {
+                var sq: Float = 1e-12
+                for q in 0..<h { sq += states[j * h + q] * states[j * h + q] }
+                let norm = sq.squareRoot()
+                for q in 0..<h {
+                    unitMeans[k * h + q] += states[j * h + q] / norm / Float(m)
+                    mean[q] += states[j * h + q] / Float(m)
+                }
+            }
+            var sq: Float = 1e-12
+            for q in 0..<h { sq += mean[q] * mean[q] }
+            let norm = sq.squareRoot()
+            for q in 0..<h { directions[k * h + q] = mean[q] / norm }
+        }
+        self.unitMeans = unitMeans
+        self.directions = directions
+        hubPenalty = options.hubness > 0
+            ? KeywordIndex.neighbourMeans(directions, count: count, hidden: h, neighbours: options.hubNeighbours)
+            : [Float](repeating: 0, count: count)
+        let maxNameTokens = options.maxNameTokens
+        pool = ScratchPool { IndexScratch(keywords: count, hidden: h, maxTokens: maxNameTokens) }
+    }
+
+    /// The best `k` keywords for `name`, best first (ties: lower index first).
+    /// - Complexity: O(K · n · hidden + K log k).
+    public func search(_ name: LexicalText, k: Int) -> [ScoredKeyword] {
+        pool.with { scratch in
+            scoreAll(name, scratch)
+            return KeywordIndex.top(scratch.scores, k: k, heap: &scratch.heap)
+        }
+    }
+
+    /// Every keyword's score for `name`, in index order.
+    public func scores(_ name: LexicalText) -> [Float] {
+        pool.with { scratch in
+            scoreAll(name, scratch)
+            return scratch.scores
+        }
+    }
+
+    /// The attention weight of each name token for keyword `index` (uniform when attention is off).
+    public func attention(_ name: LexicalText, keyword index: Int) -> [Float] {
+        pool.with { scratch in
+            let n = encodeName(name, scratch)
+            guard n > 0, index >= 0, index < count else { return [] }
+            attentionWeights(n: n, keyword: index, scratch)
+            return Array(scratch.alpha[0..<n])
+        }
+    }
+
+    // MARK: - Scoring
+
+    private func encodeName(_ name: LexicalText, _ scratch: IndexScratch) -> Int {
+        let n = min(name.rows.count, options.maxNameTokens)
+        guard n > 0 else { return 0 }
+        let h = model.hidden
+        name.rows.withUnsafeBufferPointer { all in
+            let rows = UnsafeBufferPointer(rebasing: all[0..<n])
+            scratch.projected.withUnsafeMutableBufferPointer { p in
+                scratch.states.withUnsafeMutableBufferPointer { s in
+                    model.name.encode(rows, vectors: vectors, projected: p.baseAddress!, states: s.baseAddress!)
+                }
+            }
+        }
+        for i in 0..<n {
+            var sq: Float = 1e-12
+            for q in 0..<h { sq += scratch.states[i * h + q] * scratch.states[i * h + q] }
+            let inverse = 1 / sq.squareRoot()
+            for q in 0..<h { scratch.units[i * h + q] = scratch.states[i * h + q] * inverse }
+        }
+        scratch.states.withUnsafeBufferPointer { s in
+            for i in 0..<n {
+                for j in i..<n {
+                    let g = FloatKernels.dot(s.baseAddress! + i * h, s.baseAddress! + j * h, h)
+                    scratch.gram[i * n + j] = g
+                    scratch.gram[j * n + i] = g
+                }
+            }
+        }
+        return n
+    }
+
+    private func attentionWeights(n: Int, keyword k: Int, _ scratch: IndexScratch) {
+        let h = model.hidden
+        guard options.attention else {
+            for i in 0..<n { scratch.alpha[i] = 1 / Float(n) }
+            return
+        }
+        let tau = model.temperature
+        unitMeans.withUnsafeBufferPointer { m in
+            scratch.units.withUnsafeBufferPointer { u in
+                var largest = -Float.infinity
+                for i in 0..<n {
+                    let logit = tau * FloatKernels.dot(u.baseAddress! + i * h, m.baseAddress! + k * h, h)
+                    scratch.alpha[i] = logit
+                    largest = max(largest, logit)
+                }
+                var total: Float = 0
+                for i in 0..<n {
+                    let e = expf(scratch.alpha[i] - largest)
+                    scratch.alpha[i] = e
+                    total += e
+                }
+                for i in 0..<n { scratch.alpha[i] /= total }
+            }
+        }
+    }
+
+    private func scoreAll(_ name: LexicalText, _ scratch: IndexScratch) {
+        let n = encodeName(name, scratch)
+        let h = model.hidden, count = self.count
+        let useEvidence = options.evidence
+        if useEvidence {
+            matcher.match(name, into: &scratch.lexical)
+            for k32 in scratch.lexical.touched {
+                let k = Int(k32)
+                var bonus: Float = 0
+                for f in 0..<LexicalFeature.count {
+                    bonus += model.featureWeights[f] * scratch.lexical.features[k * LexicalFeature.count + f]
+                }
+                scratch.bonus[k] = bonus
+            }
+        }
+        let beta = options.hubness
+        directions.withUnsafeBufferPointer { d in
+            scratch.states.withUnsafeBufferPointer { s in
+                scratch.scores.withUnsafeMutableBufferPointer { scores in
+                    for k in 0..<count {
+                        var score: Float = 0
+                        if n > 0 {
+                            attentionWeights(n: n, keyword: k, scratch)
+                            var numerator: Float = 0, quadratic: Float = 1e-12
+                            for i in 0..<n {
+                                let a = scratch.alpha[i]
+                                numerator += a * FloatKernels.dot(s.baseAddress! + i * h, d.baseAddress! + k * h, h)
+                                var row: Float = 0
+                                for j in 0..<n { row += scratch.gram[i * n + j] * scratch.alpha[j] }
+                                quadratic += a * row
+                            }
+                            score = numerator / quadratic.squareRoot()
+                        }
+                        scores[k] = score + scratch.bonus[k] - beta * hubPenalty[k]
+                    }
+                }
+            }
+        }
+        if useEvidence {
+            for k32 in scratch.lexical.touched { scratch.bonus[Int(k32)] = 0 }
+        }
+    }
+
+    /// Indices of the `k` largest scores, best first; ties go to the lower index.
+    static func top(_ scores: [Float], k: Int, heap: inout [ScoredKeyword]) -> [ScoredKeyword] {
+        let k = min(k, scores.count)
+        guard k > 0 else { return [] }
+        heap.removeAll(keepingCapacity: true)
+        // Min-heap on (score, -index): the root is the worst kept entry.
+        @inline(__always) func worse(_ a: ScoredKeyword, _ b: ScoredKeyword) -> Bool {
+            a.score < b.score || (a.score == b.score && a.index > b.index)
+        }
+        for (i, score) in scores.enumerated() {
+            let candidate = ScoredKeyword(index: i, score: score)
+            if heap.count < k {
+                heap.append(candidate)
+                var c = heap.count - 1
+                while c > 0 {
+                    let p = (c - 1) / 2
+                    if worse(heap[c], heap[p]) { heap.swapAt(c, p); c = p } else { break }
+                }
+            } else if worse(heap[0], candidate) {
+                heap[0] = candidate
+                var p = 0
+                while true {
+                    let l = 2 * p + 1, r = l + 1
+                    var m = p
+                    if l < k && worse(heap[l], heap[m]) { m = l }
+                    if r < k && worse(heap[r], heap[m]) { m = r }
+                    if m == p { break }
+                    heap.swapAt(p, m)
+                    p = m
+                }
+            }
+        }
+        return heap.sorted { worse($1, $0) }
+    }
+
+    /// For each keyword, the mean cosine of its direction to its `neighbours` nearest other keywords
+    /// (among at most the first 4,096, to bound the cost for huge lists).
+    static func neighbourMeans(_ directions: [Float], count: Int, hidden h: Int, neighbours: Int) -> [Float] {
+        let reference = min(count, 4096)
+        var result = [Float](repeating: 0, count: count)
+        guard reference > 1, neighbours > 0 else { return result }
+        var sims = [Float](repeating: 0, count: reference)
+        var heap: [ScoredKeyword] = []
+        directions.withUnsafeBufferPointer { d in
+            for k in 0..<count {
+                for j in 0..<reference {
+                    sims[j] = j == k ? -Float.infinity : FloatKernels.dot(d.baseAddress! + k * h, d.baseAddress! + j * h, h)
+                }
+                let best = top(sims, k: min(neighbours, reference - 1), heap: &heap)
+                result[k] = best.reduce(0) { $0 + $1.score } / Float(max(1, best.count))
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,105 @@
+// The trained encoder in Float32 for inference, plus the "untrained" identity encoder.
+import KeywordModel
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One side's encoder in Float32 (see `EncoderLayout` for the equations), or the identity on word vectors.
+public struct FloatEncoder: Sendable {
+    public let input: Int
+    public let hidden: Int
+    public let isIdentity: Bool
+    let projection: [Float]
+    let projectionBias: [Float]
+    let oov: [Float]
+    let convolution: [Float]
+    let convolutionBias: [Float]
+
+    init(_ weights: ModelWeights, _ e: EncoderLayout) {
+        let v = weights.values
+        input = e.input
+        hidden = e.hidden
+        isIdentity = false
+        projection = v[e.projection..<e.projectionBias].map(Float.init)
+        projectionBias = v[e.projectionBias..<e.oov].map(Float.init)
+        oov = v[e.oov..<e.convolution].map(Float.init)
+        convolution = v[e.convolution..<e.convolutionBias].map(Float.init)
+        convolutionBias = v[e.convolutionBias..<e.end].map(Float.init)
+    }
+
+    init(identity dimension: Int) {
+        input = dimension
+        hidden = dimension
+        isIdentity = true
+        projection = []; projectionBias = []; convolution = []; convolutionBias = []
+        oov = [Float](repeating: 0, count: dimension)
+    }
+
+    /// Writes the n × hidden states of `rows` into `states`, using `projected` (n × hidden) as work space.
+    /// - Complexity: O(n · hidden · (input + 3 · hidden)).
+    func encode(_ rows: UnsafeBufferPointer<Int32>, vectors: InputVectors,
+                projected: UnsafeMutablePointer<Float>, states: UnsafeMutablePointer<Float>) {
+        let n = rows.count, h = hidden, d = input
+        vectors.storage.withUnsafeBufferPointer { table in
+            guard let tableBase = table.baseAddress else { return }
+            for t in 0..<n {
+                let row = rows[t]
+                let x = isIdentity ? states + t * h : projected + t * h
+                if vectors.contains(row) && d == vectors.dimension {
+                    let v = tableBase + Int(row) * d
+                    if isIdentity {
+                        for q in 0..<h { x[q] = v[q] }
+                    } else {
+                        projection.withUnsafeBufferPointer { w in
+                            for o in 0..<h { x[o] = projectionBias[o] + FloatKernels.dot(w.baseAddress! + o * d, v, d) }
+                        }
+                    }
+                } else {
+                    for q in 0..<h { x[q] = oov[q] }
+                }
+            }
+        }
+        if isIdentity { return }
+        convolution.withUnsafeBufferPointer { kernel in
+            let k = kernel.baseAddress!
+            for t in 0..<n {
+                let out = states + t * h
+                for o in 0..<h { out[o] = convolutionBias[o] }
+                for tap in 0..<3 {
+                    let s = t + tap - 1
+                    if s < 0 || s >= n { continue }
+                    let x = projected + s * h
+                    for o in 0..<h { out[o] += FloatKernels.dot(k + tap * h * h + o * h, x, h) }
+                }
+                let x = projected + t * h
+                for o in 0..<h { out[o] = x[o] + tanhf(out[o]) }
+            }
+        }
+    }
+}
+
+/// Everything inference needs: both encoders, the attention temperature and the exact-match weights
+/// (already divided by the training scale, so a score is "cosine + evidence").
+public struct InferenceModel: Sendable {
+    public let name: FloatEncoder
+    public let keyword: FloatEncoder
+    public var temperature: Float
+    public var featureWeights: [Float]
+    public var hidden: Int { name.hidden }
+
+    public init(_ weights: ModelWeights) {
+        let layout = weights.layout
+        name = FloatEncoder(weights, layout.name)
+        keyword = FloatEncoder(weights, layout.keyword)
+        temperature = Float(weights.temperature)
+        featureWeights = weights.featureWeights.map { Float($0 / weights.config.scale) }
+    }
+
+    /// The "untrained" baseline: raw word vectors on both sides, the article's attention with τ = 5, no evidence.
+    public init(identity dimension: Int, temperature: Float = 5) {
+        name = FloatEncoder(identity: dimension)
+        keyword = name
+        self.temperature = temperature
+        featureWeights = [Float](repeating: 0, count: LexicalFeature.count)
+    }
+}

@@ -1,0 +1,55 @@
+// Reusable per-request work space, handed out to one thread at a time.
+import Foundation
+import KeywordModel
+
+/// Buffers for scoring one name; sized once for a keyword count and a maximum name length.
+final class IndexScratch {
+    var projected: [Float]
+    var states: [Float]
+    var units: [Float]
+    var gram: [Float]
+    var alpha: [Float]
+    var values: [Float]
+    var scores: [Float]
+    var bonus: [Float]
+    var heap: [ScoredKeyword]
+    var lexical: LexicalScratch
+
+    init(keywords: Int, hidden: Int, maxTokens: Int) {
+        projected = [Float](repeating: 0, count: maxTokens * hidden)
+        states = projected
+        units = projected
+        gram = [Float](repeating: 0, count: maxTokens * maxTokens)
+        alpha = [Float](repeating: 0, count: maxTokens)
+        values = alpha
+        scores = [Float](repeating: 0, count: keywords)
+        bonus = scores
+        heap = []
+        heap.reserveCapacity(64)
+        lexical = LexicalScratch(keywordCount: keywords)
+    }
+}
+
+/// A lock-protected stack of scratch objects: a request takes one, uses it alone, and gives it back.
+final class ScratchPool: @unchecked Sendable {
+    private let lock = NSLock()
+    private var free: [IndexScratch] = []
+    private let make: @Sendable () -> IndexScratch
+
+    init(make: @escaping @Sendable () -> IndexScratch) {
+        self.make = make
+    }
+
+    func with<R>(_ body: (IndexScratch) -> R) -> R {
+        lock.lock()
+        let scratch = free.popLast()
+        lock.unlock()
+        let taken = scratch ?? make()
+        defer {
+            lock.lock()
+            free.append(taken)
+            lock.unlock()
+        }
+        return body(taken)
+    }
+}

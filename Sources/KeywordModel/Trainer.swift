@@ -1,0 +1,117 @@
+// Mini-batch training with Adam, hard negatives from the current ranking, and a seeded RNG.
+import Foundation
+
+/// Training hyper-parameters. Defaults are those of the shipped model.
+public struct TrainingOptions: Sendable {
+    public var epochs = 8
+    public var batchSize = 32
+    public var learningRate = 2e-3
+    /// Hard negatives per name, re-mined from the full ranking at the start of every epoch.
+    public var hardNegatives = 8
+    /// Random keywords added to each batch's shared candidate set.
+    public var randomNegatives = 64
+    public var seed: UInt64 = 1
+    /// Worker threads; results are deterministic for a seed and a thread count.
+    public var threads = 2
+    public var attention = true
+    /// Gradients are clipped to this global L2 norm.
+    public var clipNorm = 5.0
+    /// Backward pass skips candidates whose |∂loss/∂logit| is below this.
+    public var skipBelow = 1e-6
+
+    public init() {}
+}
+
+/// What happened in one epoch.
+public struct EpochReport: Sendable {
+    public var epoch: Int
+    public var loss: Double
+    public var seconds: Double
+}
+
+/// Trains `ModelWeights` on labelled names against a keyword universe.
+public struct Trainer: Sendable {
+    public let vectors: InputVectors
+    public let keywords: [LexicalText]
+    public let examples: [TrainingExample]
+    public let options: TrainingOptions
+
+    public init(vectors: InputVectors, keywords: [LexicalText], examples: [TrainingExample], options: TrainingOptions) {
+        self.vectors = vectors
+        self.keywords = keywords
+        self.examples = examples.filter { !$0.keywords.isEmpty }
+        self.options = options
+    }
+
+    /// Runs `options.epochs` epochs from `initial`, calling `onEpoch` after each.
+    public func train(from initial: ModelWeights, onEpoch: (EpochReport, ModelWeights) -> Void = { _, _ in }) -> ModelWeights {
+        var weights = initial
+        var generator = SeededGenerator(seed: options.seed &* 0x2545_F491_4F6C_DD1D &+ 17)
+        let objective = BatchObjective(vectors: vectors, keywords: keywords, attention: options.attention,
+                                       threads: options.threads, skipBelow: options.skipBelow)
+        var adam = Adam(count: weights.values.count, learningRate: options.learningRate)
+        var order = Array(examples.indices)
+        for epoch in 1...max(1, options.epochs) {
+            let started = Date()
+            let hard = options.hardNegatives > 0
+                ? HardNegativeMiner.mine(weights, vectors: vectors, keywords: keywords, examples: examples,
+                                         count: options.hardNegatives, attention: options.attention,
+                                         threads: options.threads)
+                : [[Int]](repeating: [], count: examples.count)
+            for i in stride(from: order.count - 1, to: 0, by: -1) { order.swapAt(i, generator.below(i + 1)) }
+            var totalLoss = 0.0, batches = 0
+            var start = 0
+            while start < order.count {
+                let indices = order[start..<min(order.count, start + options.batchSize)]
+                start += options.batchSize
+                let batch = indices.map { examples[$0] }
+                var seen = Set<Int>()
+                var candidates: [Int] = []
+                func add(_ k: Int) { if seen.insert(k).inserted { candidates.append(k) } }
+                for e in indices {
+                    examples[e].keywords.forEach(add)
+                    hard[e].forEach(add)
+                }
+                for _ in 0..<options.randomNegatives where !keywords.isEmpty { add(generator.below(keywords.count)) }
+                let (loss, gradient) = objective.evaluate(weights, batch: batch, candidates: candidates)
+                adam.step(&weights.values, gradient: gradient, clipNorm: options.clipNorm)
+                totalLoss += loss
+                batches += 1
+            }
+            let report = EpochReport(epoch: epoch, loss: totalLoss / Double(max(1, batches)),
+                                     seconds: Date().timeIntervalSince(started))
+            onEpoch(report, weights)
+        }
+        return weights
+    }
+}
+
+/// Adam (Kingma & Ba) with global-norm gradient clipping.
+struct Adam {
+    var m: [Double]
+    var v: [Double]
+    var t = 0
+    let learningRate: Double
+    let beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8
+
+    init(count: Int, learningRate: Double) {
+        m = [Double](repeating: 0, count: count)
+        v = [Double](repeating: 0, count: count)
+        self.learningRate = learningRate
+    }
+
+    mutating func step(_ values: inout [Double], gradient: [Double], clipNorm: Double) {
+        t += 1
+        var norm = 0.0
+        for g in gradient { norm += g * g }
+        norm = norm.squareRoot()
+        let clip = norm > clipNorm && norm > 0 ? clipNorm / norm : 1
+        let correction1 = 1 - pow(beta1, Double(t)), correction2 = 1 - pow(beta2, Double(t))
+        for i in 0..<values.count {
+            let g = gradient[i] * clip
+            m[i] = beta1 * m[i] + (1 - beta1) * g
+            v[i] = beta2 * v[i] + (1 - beta2) * g * g
+            values[i] -= learningRate * (m[i] / correction1) / ((v[i] / correction2).squareRoot() + epsilon)
+        }
+    }
+}

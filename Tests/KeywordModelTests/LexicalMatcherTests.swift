@@ -1,0 +1,57 @@
+import XCTest
+import KeywordModel
+
+final class LexicalMatcherTests: XCTestCase {
+    func feature(_ list: [(keyword: Int, values: [Float])], _ k: Int, _ f: LexicalFeature) -> Float {
+        list.first { $0.keyword == k }?.values[f.rawValue] ?? 0
+    }
+
+    func testFoldingMakesKatakanaHiraganaAndFullWidthAgree() {
+        XCTAssertEqual(LexicalText.fold("ニンジン"), LexicalText.fold("にんじん"))
+        XCTAssertEqual(LexicalText.fold("ＡＢＣ ラ・フランス"), LexicalText.fold("abcらふらんす"))
+    }
+
+    func testLongestTextMatchIsMaximalAndShorterIsNot() {
+        let keywords = [LexicalText(text: "玉ねぎ", rows: [5]), LexicalText(text: "新玉ねぎ", rows: [6, 5]),
+                        LexicalText(text: "にんじん", rows: [7])]
+        let matcher = LexicalMatcher(keywords: keywords)
+        let found = matcher.features(of: LexicalText(text: "淡路島産 新玉ねぎ 3玉", rows: [1, 6, 5, 2]))
+        XCTAssertEqual(feature(found, 0, .text), 1)
+        XCTAssertEqual(feature(found, 1, .text), 1)
+        XCTAssertEqual(feature(found, 1, .maximal), 1)
+        XCTAssertEqual(feature(found, 0, .maximal), 0, "玉ねぎ sits inside 新玉ねぎ")
+        XCTAssertEqual(feature(found, 1, .rows), 1)
+        XCTAssertEqual(feature(found, 2, .overlap), 0)
+    }
+
+    func testRowsMatchSpellingVariantsAndVarietiesMapThroughRows() {
+        // にんじん's row is 7; the name writes 人参 (row 7 too) and a variety maps メークイン to じゃがいも via rows.
+        let keywords = [LexicalText(text: "にんじん", rows: [7]), LexicalText(text: "じゃがいも", rows: [9])]
+        let varieties = [VarietyEntry(variety: LexicalText(text: "メークイン", rows: [9]),
+                                      target: LexicalText(text: "ジャガ芋", rows: [9]))]
+        let matcher = LexicalMatcher(keywords: keywords, varieties: varieties)
+        let found = matcher.features(of: LexicalText(text: "人参とメークインのセット", rows: [7, 3, 9, 4]))
+        XCTAssertEqual(feature(found, 0, .rows), 1)
+        XCTAssertEqual(feature(found, 0, .text), 0)
+        XCTAssertEqual(feature(found, 1, .variety), 1)
+        XCTAssertEqual(feature(found, 1, .overlap), 1)
+    }
+
+    func testPartialRowOverlap() {
+        let keywords = [LexicalText(text: "豚バラ肉", rows: [10, 11, 12])]
+        let found = LexicalMatcher(keywords: keywords).features(of: LexicalText(text: "豚バラ", rows: [10, 11]))
+        XCTAssertEqual(feature(found, 0, .overlap), 2.0 / 3.0, accuracy: 1e-6)
+        XCTAssertEqual(feature(found, 0, .rows), 0)
+    }
+
+    func testScratchIsClearedBetweenNames() {
+        let keywords = [LexicalText(text: "えび", rows: [1]), LexicalText(text: "かに", rows: [2])]
+        let matcher = LexicalMatcher(keywords: keywords)
+        var scratch = LexicalScratch(keywordCount: 2)
+        matcher.match(LexicalText(text: "えび", rows: [1]), into: &scratch)
+        XCTAssertEqual(scratch.touched, [0])
+        matcher.match(LexicalText(text: "かに", rows: [2]), into: &scratch)
+        XCTAssertEqual(scratch.touched, [1])
+        XCTAssertEqual(Array(scratch.featureValues(of: 0)), [Float](repeating: 0, count: LexicalFeature.count))
+    }
+}
