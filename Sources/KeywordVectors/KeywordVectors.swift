@@ -1,1 +1,0 @@
-// The KeywordVectors module. See README.md for the data flow.

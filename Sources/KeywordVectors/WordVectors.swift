@@ -1,0 +1,113 @@
+/// Word vectors loaded from a fastText `.vec` or `.bin` file or from kwsuggest's `.kwv` format.
+///
+/// Rows live in one contiguous `Float` matrix (`rowCount × dimension`, row-major). A vocabulary
+/// maps keys to rows; in `.kwv` many keys share a row. For fastText `.bin` models the matrix is
+/// the input matrix (`nwords + bucket` rows: words, then hashed character n-grams) and
+/// `vector(for:)` computes fastText's word vector, subwords included.
+///
+/// Immutable after loading, so it can be shared freely between tasks.
+public final class WordVectors: Sendable {
+    /// Which kind of file the vectors came from.
+    public enum Format: String, Sendable {
+        case fastTextText = "fastText .vec"
+        case fastTextBinary = "fastText .bin"
+        case native = ".kwv"
+    }
+
+    public let format: Format
+    /// Numbers per row.
+    public let dimension: Int
+    /// Rows in the matrix (for `.bin`: words + n-gram buckets).
+    public let rowCount: Int
+    let matrix: FloatMatrix
+    let keys: KeyTable
+    let subwords: FastTextSubwords?
+
+    init(format: Format, matrix: FloatMatrix, keys: KeyTable, subwords: FastTextSubwords?) {
+        self.format = format
+        self.matrix = matrix
+        self.keys = keys
+        self.subwords = subwords
+        dimension = matrix.columns
+        rowCount = matrix.rows
+    }
+
+    /// Number of vocabulary keys.
+    public var keyCount: Int { keys.count }
+
+    /// Loads a file, choosing the format by its first bytes: the `.kwv` magic, the fastText
+    /// binary magic, or else fastText text (`.vec`).
+    /// - Throws: `VectorFileError` naming the file and the line or byte offset.
+    /// - Complexity: O(file size); `.bin` output matrices are skipped, not read.
+    public static func load(path: String) throws -> WordVectors {
+        let prefix: [UInt8]
+        do {
+            let reader = try FileReader(path: path)
+            if reader.size == 0 { throw VectorFileError(path: path, kind: .emptyFile, location: .file, message: "file is empty") }
+            prefix = try reader.readBytes(min(8, reader.size), what: "the format magic")
+        }
+        if NativeVectorFormat.matches(prefix) { return try NativeVectorFormat.load(path: path) }
+        if FastTextBinaryFormat.matches(prefix) { return try FastTextBinaryFormat.load(path: path) }
+        if path.hasSuffix(".kwv") { return try NativeVectorFormat.load(path: path) }
+        if path.hasSuffix(".bin") || path.hasSuffix(".ftz") { return try FastTextBinaryFormat.load(path: path) }
+        return try FastTextTextFormat.load(path: path)
+    }
+
+    /// The row of a vocabulary key (for `.bin`: the word's id in the fastText dictionary).
+    /// - Complexity: O(key length) expected.
+    public func row(forKey key: String) -> Int? {
+        keys.index(of: key).map { keys.row(ofKey: $0) }
+    }
+
+    /// Every key that maps to `row`, label first.
+    /// - Complexity: O(number of keys of the row).
+    public func keys(forRow row: Int) -> [String] {
+        keys.keyIndices(forRow: row).map { keys.key(at: $0) }
+    }
+
+    /// The key that names `row` in listings: its first key; nil for rows no key maps to
+    /// (such as fastText n-gram buckets).
+    public func label(forRow row: Int) -> String? {
+        keys.firstKeyIndex(forRow: row).map { keys.key(at: $0) }
+    }
+
+    /// A float32 view of one row. `row` must be in `0 ..< rowCount`.
+    /// - Complexity: O(1).
+    @inlinable
+    public func withRow<R>(_ row: Int, _ body: (UnsafeBufferPointer<Float>) throws -> R) rethrows -> R {
+        try _withRow(row, body)
+    }
+
+    @usableFromInline
+    func _withRow<R>(_ row: Int, _ body: (UnsafeBufferPointer<Float>) throws -> R) rethrows -> R {
+        try matrix.withRow(row, body)
+    }
+
+    /// A float32 view of the whole matrix, row-major (`rowCount × dimension`).
+    /// - Complexity: O(1).
+    public func withMatrix<R>(_ body: (UnsafeBufferPointer<Float>) throws -> R) rethrows -> R {
+        try matrix.withAll(body)
+    }
+
+    /// The vector of `word`.
+    ///
+    /// For fastText `.bin` models this is exactly fastText's `getWordVector`: the mean of the
+    /// word's own row (when in the vocabulary) and its character n-gram rows; an unknown word
+    /// gets the mean of its n-gram rows, and the zero vector when it has none. For `.vec` and
+    /// `.kwv` it is the key's row, or nil when the key is absent.
+    /// - Complexity: O(dimension × n-grams) for `.bin`, O(dimension) otherwise.
+    public func vector(for word: String) -> [Float]? {
+        if let subwords {
+            let ids = subwords.rows(for: Array(word.utf8), wordId: keys.index(of: word))
+            var sum = [Float](repeating: 0, count: dimension)
+            for id in ids { matrix.addRow(id, to: &sum) }
+            if !ids.isEmpty {
+                let scale = Float(1.0 / Double(ids.count))
+                for index in 0 ..< dimension { sum[index] *= scale }
+            }
+            return sum
+        }
+        guard let row = row(forKey: word) else { return nil }
+        return matrix.withRow(row) { Array($0) }
+    }
+}
