@@ -1,0 +1,171 @@
+"""Build data/varieties.tsv (and its copy models/default/varieties.tsv): name → keyword, with a source.
+
+Sources, highest priority first (a name keeps the row of the first source that gives it):
+  hand              data/src/varieties-hand.tsv, written and checked by eye
+  food-composition  the head word of table rows in raw-food groups (まあじ → あじ, ブラックタイガー → えび,
+                    たいせいようさけ → サーモン, うし [和牛肉] → 牛肉), keyword from fc_rules.py
+  jmdict            data/src/varieties-jmdict.tsv (extract_jmdict.py: JMdict glosses "variety of …")
+  chive             data/src/varieties-chive.tsv (picked by eye from chiVe row-sharing candidates)
+  sudachi           Sudachi synonym groups that contain exactly one keyword: the other members → that keyword
+A row is dropped when its name is itself a keyword, is shorter than two characters, or (sudachi only)
+is plain ASCII or would map to two different keywords.
+"""
+import collections
+import re
+import sys
+
+import build_keywords
+import common
+import fc_rules
+
+RAW_GROUPS = {"2", "4", "5", "6", "7", "8", "9", "10", "11", "12"}
+GENERIC_HEADS = {"加工品", "缶詰", "漬物", "その他", "ゆで", "生", "乾", "つくだ煮", "きんとき"}
+# Sudachi categories whose groups name foods (others hold companies, people, places, …).
+SUDACHI_CATEGORIES = {"()", "(動植物)", "(料理)", "(食品)"}
+# Sudachi members that are hypernyms or unrelated senses rather than names of the keyword's food.
+SUDACHI_SKIP = {"肉", "魚", "野菜", "果物", "フルーツ", "卵", "玉", "たま", "タマ", "米国", "ライス",
+                "ウィンナコーヒー", "ウインナコーヒー", "ソフト", "サンド", "スナック", "クラブ", "パオ", "フォア",
+                "ペア", "ペアー", "ティー", "おかず", "御数", "副食", "副食物", "つくり", "作り", "造り", "あめ",
+                "アメ", "乾物", "いちょう", "イチョウ", "公孫樹", "もち", "モチ", "あん", "揚げ", "あげ", "グレープ"}
+# Keywords whose Sudachi groups are another sense of the word (水曜, 押韻, 梃子, ハム音, 変える).
+SUDACHI_SKIP_KEYWORDS = {"水", "かえる", "ライム", "レバー", "ハム"}
+ASCII = re.compile(r"^[\x00-\x7f]+$")
+
+
+HEAD_OVERRIDE = {"ながいも": "長芋"}
+
+
+def from_food_composition():
+    """Head word → the keyword found in most of that head's rows (so うし → 牛肉, だいこん → 大根)."""
+    lists = collections.defaultdict(list)
+    for head, kws in _heads():
+        lists[head].append(kws)
+    out = []
+    for head, ls in lists.items():
+        if head in HEAD_OVERRIDE:
+            out.append((head, HEAD_OVERRIDE[head]))
+            continue
+        count = collections.Counter(k for kws in ls for k in kws)
+        order = {k: i for i, k in enumerate(k for kws in ls for k in kws)}
+        best = max(count, key=lambda k: (count[k], -order[k]))
+        out.append((head, best))
+    return out
+
+
+def _heads():
+    out = []
+    for g, _gn, _fid, name in common.read_foods():
+        g = str(int(g))
+        if g not in RAW_GROUPS:
+            continue
+        kws, _ = fc_rules.keywords_for(g, name)
+        s = fc_rules.clean(name)
+        m = re.match(r"^\([^)]*\)\s*(.*)$", s)
+        rest = m.group(1) if m else s
+        toks = rest.split()
+        if not toks:
+            continue
+        head = toks[0]
+        if head not in GENERIC_HEADS and "、" not in head:
+            out.append((head, kws))
+        q = re.search(r"\[([^\]]+牛肉)\]", s)
+        if q:
+            out.append((q.group(1), ["牛肉"]))
+    return out
+
+
+def from_sudachi(keywords):
+    groups = collections.defaultdict(list)
+    with open(common.SYNONYMS_TXT, encoding="utf-8") as f:
+        for line in f:
+            p = line.rstrip("\n").split(",")
+            if len(p) < 9:
+                continue
+            groups[p[0]].append((p[7], p[8]))
+    targets = collections.defaultdict(set)
+    for members in groups.values():
+        if not any(cat in SUDACHI_CATEGORIES for cat, _ in members):
+            continue
+        kws = {s for _, s in members if s in keywords}
+        if len(kws) != 1:
+            continue
+        kw = next(iter(kws))
+        if kw in SUDACHI_SKIP_KEYWORDS:
+            continue
+        for cat, s in members:
+            if cat in SUDACHI_CATEGORIES and s != kw and not ASCII.match(s) and s not in SUDACHI_SKIP:
+                targets[s].add(kw)
+    return [(s, next(iter(k))) for s, k in sorted(targets.items()) if len(k) == 1]
+
+
+def from_chive():
+    rows = common.read_tsv(common.path("data", "src", "varieties-chive.tsv"), 3)
+    import chive
+    d = chive.vocab_dir()
+    if d is None:
+        print("chive: ja-ginza not installed; using the picked pairs without re-checking", file=sys.stderr)
+        return [(n, k) for n, k, _ in rows]
+    c = chive.Chive(d)
+    surfaces = sudachi_surfaces()
+    out = []
+    for n, k, anchor in rows:
+        if not c.share_row(n, {anchor} | surfaces.get(anchor, set())):
+            raise SystemExit(f"varieties-chive.tsv: {n} does not share a chiVe row with {anchor}")
+        out.append((n, k))
+    return out
+
+
+def sudachi_surfaces():
+    groups = collections.defaultdict(list)
+    with open(common.SYNONYMS_TXT, encoding="utf-8") as f:
+        for line in f:
+            p = line.rstrip("\n").split(",")
+            if len(p) >= 9:
+                groups[p[0]].append(p[8])
+    out = collections.defaultdict(set)
+    for ms in groups.values():
+        for m in ms:
+            out[m].update(ms)
+    return out
+
+
+def build():
+    keywords = build_keywords.load()
+    sources = [
+        ("hand", [tuple(r) for r in common.read_tsv(common.path("data", "src", "varieties-hand.tsv"), 2)]),
+        ("food-composition", from_food_composition()),
+        ("jmdict", [(n, k) for n, k, _ in common.read_tsv(common.path("data", "src", "varieties-jmdict.tsv"), 3)]),
+        ("chive", from_chive()),
+        ("sudachi", from_sudachi(keywords)),
+    ]
+    chosen = {}
+    dropped = collections.Counter()
+    for src, pairs in sources:
+        for name, kw in pairs:
+            if kw not in keywords:
+                if src == "hand":
+                    raise SystemExit(f"varieties-hand.tsv: keyword {kw!r} (for {name}) is not in keywords.txt")
+                dropped[src + ": keyword not in list"] += 1
+                continue
+            if name in keywords or len(name) < 2:
+                dropped[src + ": name is a keyword or too short"] += 1
+                continue
+            if name not in chosen:
+                chosen[name] = (kw, src)
+    rows = sorted(chosen.items())
+    lines = ["name\tkeyword\tsource"] + [f"{n}\t{k}\t{s}" for n, (k, s) in rows]
+    common.write_lines(common.path("data", "varieties.tsv"), lines)
+    common.write_lines(common.path("models", "default", "varieties.tsv"), lines)
+    counts = collections.Counter(s for _, (_, s) in rows)
+    return rows, counts, dropped
+
+
+def load():
+    """[(name, keyword, source)] as last built."""
+    return [tuple(r) for r in common.read_tsv(common.path("data", "varieties.tsv"), 3)[1:]]
+
+
+if __name__ == "__main__":
+    rows, counts, dropped = build()
+    print(f"varieties: {len(rows)} {dict(counts)}", file=sys.stderr)
+    print(f"dropped: {dict(dropped)}", file=sys.stderr)
