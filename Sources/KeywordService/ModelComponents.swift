@@ -1,0 +1,63 @@
+// A loaded model directory, and how it turns a keyword list into a keyword index.
+import KeywordIndex
+import KeywordModel
+
+/// Everything read from a model directory, ready to build keyword indexes.
+public struct ModelComponents: Sendable {
+    public var directory: String
+    public var analyzer: any TextAnalyzer
+    public var vectors: InputVectors
+    /// The trained encoder; nil for a directory without one (only the "untrained" ablation can run then).
+    public var weights: ModelWeights?
+    /// The model's own keyword list (keywords.txt).
+    public var keywords: [String]
+    /// Variety / brand name → keyword.
+    public var varieties: [(variety: String, keyword: String)]
+    public var manifest: ModelManifest?
+
+    public init(directory: String, analyzer: any TextAnalyzer, vectors: InputVectors, weights: ModelWeights?,
+                keywords: [String], varieties: [(variety: String, keyword: String)], manifest: ModelManifest?) {
+        self.directory = directory
+        self.analyzer = analyzer
+        self.vectors = vectors
+        self.weights = weights
+        self.keywords = keywords
+        self.varieties = varieties
+        self.manifest = manifest
+    }
+
+    public var modelVersion: String { manifest?.modelVersion ?? "unversioned" }
+
+    /// The inference model: the trained encoder, or the identity on word vectors when `untrained`.
+    public func inferenceModel(untrained: Bool) throws -> InferenceModel {
+        if untrained { return InferenceModel(identity: vectors.dimension) }
+        guard let weights else {
+            throw ModelDirectoryError(path: directory, message: "no trained encoder (encoder.json / encoder.bin)")
+        }
+        guard weights.config.inputDimension == vectors.dimension else {
+            throw ModelDirectoryError(path: directory, message: "encoder expects \(weights.config.inputDimension)-d vectors, vectors.kwv has \(vectors.dimension)")
+        }
+        return InferenceModel(weights)
+    }
+
+    /// Keyword entries for `keywords`, analysed with the keyword-side pipeline.
+    public func entries(_ keywords: [String]) -> [KeywordEntry] {
+        keywords.map { KeywordEntry(keyword: $0, text: analyzer.analyzeKeyword($0).lexical) }
+    }
+
+    /// The varieties table prepared for matching (variety text folded; target analysed as a keyword).
+    public func varietyEntries() -> [VarietyEntry] {
+        varieties.map { entry in
+            VarietyEntry(variety: analyzer.analyzeKeyword(entry.variety).lexical,
+                         target: analyzer.analyzeKeyword(entry.keyword).lexical)
+        }
+    }
+
+    /// An index over `keywords`.
+    /// - Complexity: O(K) keyword encodings (fewer when `reusing` already holds some).
+    public func makeIndex(keywords: [String], options: ScoringOptions = ScoringOptions(), untrained: Bool = false,
+                          varieties prepared: [VarietyEntry]? = nil, reusing previous: KeywordIndex? = nil) throws -> KeywordIndex {
+        KeywordIndex(model: try inferenceModel(untrained: untrained), vectors: vectors, entries: entries(keywords),
+                     varieties: prepared ?? varietyEntries(), options: options, reusing: previous)
+    }
+}

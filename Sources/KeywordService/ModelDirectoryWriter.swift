@@ -1,0 +1,43 @@
+// Writes a trained model directory: encoder files, manifest, and the base directory's other files.
+import Foundation
+import KeywordModel
+
+public enum ModelDirectoryWriter {
+    /// Files that belong to one trained model and are never copied from the base directory.
+    static let ownFiles: Set<String> = [Checkpoint.headerName, Checkpoint.valuesName, "manifest.json", "MODEL.md",
+                                        "keywords.overlay.json"]
+
+    /// Creates `directory` if needed, copies every other regular file of `base` into it (unless they are the
+    /// same directory or the file already exists), then writes the encoder and the manifest.
+    public static func write(_ weights: ModelWeights, manifest: ModelManifest, to directory: String, base: String) throws {
+        let files = FileManager.default
+        do {
+            try files.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        } catch {
+            throw ModelDirectoryError(path: directory, message: "cannot create the directory (\(error.localizedDescription))")
+        }
+        let same = URL(fileURLWithPath: directory).standardizedFileURL.resolvingSymlinksInPath()
+            == URL(fileURLWithPath: base).standardizedFileURL.resolvingSymlinksInPath()
+        if !same {
+            let names = (try? files.contentsOfDirectory(atPath: base)) ?? []
+            for name in names.sorted() where !ownFiles.contains(name) && !name.hasPrefix(".") {
+                let source = (base as NSString).appendingPathComponent(name)
+                let target = (directory as NSString).appendingPathComponent(name)
+                var isDirectory: ObjCBool = false
+                guard files.fileExists(atPath: source, isDirectory: &isDirectory), !isDirectory.boolValue else { continue }
+                if files.fileExists(atPath: target) { try? files.removeItem(atPath: target) }
+                do {
+                    try files.copyItem(atPath: source, toPath: target)
+                } catch {
+                    throw ModelDirectoryError(path: target, message: "cannot copy from \(source) (\(error.localizedDescription))")
+                }
+            }
+        }
+        do {
+            try Checkpoint.save(weights, directory: directory)
+            try manifest.save(path: (directory as NSString).appendingPathComponent("manifest.json"))
+        } catch let error as CheckpointError {
+            throw ModelDirectoryError(path: directory, message: error.description)
+        }
+    }
+}

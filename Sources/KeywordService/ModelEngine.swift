@@ -1,0 +1,127 @@
+// The SuggestionEngine behind the HTTP server and the CLI: a model plus a live, editable keyword list.
+import Foundation
+import KeywordIndex
+import KeywordModel
+
+/// Serves suggestions from one loaded model. The keyword list is the model's `keywords.txt` with the
+/// overlay file's additions and removals applied; changing it re-encodes only new keywords and swaps the
+/// index atomically, so concurrent `suggest` calls see either the old or the new list, never a mix.
+public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
+    public let components: ModelComponents
+    public let store: KeywordOverlayStore
+    public let options: ScoringOptions
+    private let preparedVarieties: [VarietyEntry]
+
+    private struct State {
+        var index: KeywordIndex
+        var snapshot: KeywordListSnapshot
+        var overlay: KeywordOverlay
+    }
+    /// Guards `state` (held only to read or swap the reference).
+    private let stateLock = NSLock()
+    /// Serialises keyword updates and reloads (held while re-encoding and writing the overlay).
+    private let updateLock = NSLock()
+    private var state: State
+
+    /// - Parameters:
+    ///   - overlayPath: the overlay file; default `<model dir>/keywords.overlay.json`.
+    ///   - applyOverlay: false to start from `components.keywords` exactly (the overlay file is not read then,
+    ///     though later updates still write it).
+    public init(components: ModelComponents, overlayPath: String? = nil, options: ScoringOptions = ScoringOptions(),
+                applyOverlay: Bool = true) throws {
+        self.components = components
+        self.options = options
+        store = KeywordOverlayStore(path: overlayPath ?? KeywordOverlayStore.defaultPath(modelDirectory: components.directory))
+        preparedVarieties = components.varietyEntries()
+        let overlay = applyOverlay ? try store.load() : KeywordOverlay()
+        let keywords = ModelEngine.apply(overlay, to: components.keywords)
+        let index = try components.makeIndex(keywords: keywords, options: options, varieties: preparedVarieties)
+        state = State(index: index, snapshot: ModelEngine.snapshot(keywords), overlay: overlay)
+    }
+
+    public var modelVersion: String { components.modelVersion }
+
+    /// The current index (for benchmarks and evaluation).
+    public var index: KeywordIndex { current().index }
+
+    /// - Complexity: O(K · n · hidden) for K keywords and n name tokens.
+    public func suggest(_ name: String, k: Int, explain: Bool) -> SuggestionResult {
+        let index = current().index
+        let analyzed = components.analyzer.analyzeName(name)
+        let lexical = analyzed.lexical
+        let found = index.search(lexical, k: max(0, k))
+        let tokens = Array(analyzed.surfaces.prefix(index.options.maxNameTokens))
+        let suggestions = found.map { scored -> Suggestion in
+            var suggestion = Suggestion(keyword: index.entries[scored.index].keyword, score: scored.score)
+            if explain {
+                let weights = index.attention(lexical, keyword: scored.index)
+                suggestion.weights = zip(tokens, weights).map { TokenWeight(token: $0, weight: $1) }
+            }
+            return suggestion
+        }
+        return SuggestionResult(name: name, tokens: explain ? tokens : nil, suggestions: suggestions)
+    }
+
+    public func keywordList() -> KeywordListSnapshot { current().snapshot }
+
+    public func updateKeywords(add: [String], remove: [String]) throws -> KeywordListSnapshot {
+        updateLock.lock()
+        defer { updateLock.unlock() }
+        let clean = { (list: [String]) in list.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty } }
+        let overlay = current().overlay.applying(add: clean(add), remove: clean(remove))
+        try store.save(overlay)
+        return try install(overlay)
+    }
+
+    public func reloadKeywords() throws -> KeywordListSnapshot {
+        updateLock.lock()
+        defer { updateLock.unlock() }
+        return try install(try store.load())
+    }
+
+    private func install(_ overlay: KeywordOverlay) throws -> KeywordListSnapshot {
+        let old = current()
+        let keywords = ModelEngine.apply(overlay, to: components.keywords)
+        if keywords == old.snapshot.keywords {
+            stateLock.lock()
+            state.overlay = overlay
+            stateLock.unlock()
+            return old.snapshot
+        }
+        let index = try components.makeIndex(keywords: keywords, options: options, varieties: preparedVarieties,
+                                             reusing: old.index)
+        let next = State(index: index, snapshot: ModelEngine.snapshot(keywords), overlay: overlay)
+        stateLock.lock()
+        state = next
+        stateLock.unlock()
+        return next.snapshot
+    }
+
+    private func current() -> State {
+        stateLock.lock()
+        defer { stateLock.unlock() }
+        return state
+    }
+
+    /// Base list minus removals plus additions, order kept, duplicates dropped.
+    static func apply(_ overlay: KeywordOverlay, to base: [String]) -> [String] {
+        let removed = Set(overlay.removed)
+        var seen = Set<String>()
+        var result: [String] = []
+        for keyword in base + overlay.added where !removed.contains(keyword) {
+            if seen.insert(keyword).inserted { result.append(keyword) }
+        }
+        return result
+    }
+
+    /// A version that changes whenever the list changes: count and an FNV-1a hash of the list.
+    static func snapshot(_ keywords: [String]) -> KeywordListSnapshot {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for keyword in keywords {
+            for byte in keyword.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+            hash = (hash ^ 0x0A) &* 0x0000_0100_0000_01B3
+        }
+        let hex = String(hash, radix: 16)
+        return KeywordListSnapshot(keywords: keywords, version: "\(keywords.count)-\(String(repeating: "0", count: 16 - hex.count))\(hex)")
+    }
+}

@@ -1,0 +1,87 @@
+// manifest.json: what a model directory holds, where it came from, and how good it was.
+import Foundation
+
+/// The model directory's manifest. Unknown fields are ignored when reading.
+public struct ModelManifest: Codable, Sendable, Equatable {
+    public struct Metrics: Codable, Sendable, Equatable {
+        public var n: Int
+        public var accuracyAt1: Double
+        public var accuracyAt5: Double
+        public var mrr: Double
+        enum CodingKeys: String, CodingKey {
+            case n
+            case accuracyAt1 = "accuracy_at_1"
+            case accuracyAt5 = "accuracy_at_5"
+            case mrr
+        }
+        public init(n: Int, accuracyAt1: Double, accuracyAt5: Double, mrr: Double) {
+            self.n = n
+            self.accuracyAt1 = accuracyAt1
+            self.accuracyAt5 = accuracyAt5
+            self.mrr = mrr
+        }
+    }
+
+    public var formatVersion: Int
+    public var modelVersion: String
+    /// Where the sources and their licences are described (relative to the model directory).
+    public var sources: String
+    public var trainingData: String?
+    public var trainingDataSHA256: String?
+    public var seed: UInt64?
+    public var epochs: Int?
+    public var trainingSeconds: Double?
+    public var devMetrics: [String: Metrics]?
+
+    enum CodingKeys: String, CodingKey {
+        case formatVersion = "format_version"
+        case modelVersion = "model_version"
+        case sources
+        case trainingData = "training_data"
+        case trainingDataSHA256 = "training_data_sha256"
+        case seed, epochs
+        case trainingSeconds = "training_seconds"
+        case devMetrics = "dev_metrics"
+    }
+
+    public init(formatVersion: Int = 1, modelVersion: String, sources: String = "MODEL.md") {
+        self.formatVersion = formatVersion
+        self.modelVersion = modelVersion
+        self.sources = sources
+    }
+
+    public static func load(path: String) throws -> ModelManifest {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ModelDirectoryError(path: path, message: "cannot read the manifest")
+        }
+        do {
+            return try JSONDecoder().decode(ModelManifest.self, from: data)
+        } catch {
+            throw ModelDirectoryError(path: path, message: "not a model manifest (\(error))")
+        }
+    }
+
+    public func save(path: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        var data = try encoder.encode(self)
+        data.append(0x0A)
+        try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+    }
+}
+
+/// A problem with a file of the model directory; the description names the file (and line, when known).
+public struct ModelDirectoryError: Error, CustomStringConvertible, Equatable {
+    public var path: String
+    public var line: Int?
+    public var message: String
+    public init(path: String, line: Int? = nil, message: String) {
+        self.path = path
+        self.line = line
+        self.message = message
+    }
+    public var description: String {
+        if let line { return "\(path):\(line): \(message)" }
+        return "\(path): \(message)"
+    }
+}
