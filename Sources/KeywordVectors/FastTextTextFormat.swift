@@ -162,8 +162,10 @@ enum FastTextTextFormat {
         static let powersOfTen: [Float] = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10]
 
         static func slowNumber(_ bytes: ArraySlice<UInt8>) -> Float? {
-            guard bytes.count < 64, let first = bytes.first,
-                  first == 0x2D || first == 0x2B || first == 0x2E || (first >= 0x30 && first <= 0x39) else { return nil }
+            // Decimal only: digits, sign, point, exponent (strtof would also take hex, "inf", "nan").
+            guard bytes.count < 64, !bytes.isEmpty, bytes.allSatisfy({ byte in
+                (byte >= 0x30 && byte <= 0x39) || byte == 0x2B || byte == 0x2D || byte == 0x2E || byte == 0x65 || byte == 0x45
+            }) else { return nil }
             var text = Array(bytes)
             text.append(0)
             return text.withUnsafeBufferPointer { buffer -> Float? in

@@ -1,0 +1,55 @@
+import XCTest
+@testable import KeywordVectors
+
+final class NativeFormatTests: XCTestCase {
+    let rows: [Float] = [1, 2, 3, -0.5, 0.25, 1e-3, 0, 65504, -2.5]
+
+    func testFloat32RoundTripIsExactAndKeysShareRows() throws {
+        let bytes = NativeVectorFormat.encode(dimension: 3, rows: rows, keys: ["人参", "にんじん", "玉葱", "zero"],
+                                              keyRows: [0, 0, 1, 2], precision: .float32)
+        let vectors = try WordVectors.load(path: try Fixture.temporaryFile(bytes, extension: "kwv"))
+        XCTAssertEqual(vectors.format, .native)
+        XCTAssertEqual(vectors.dimension, 3)
+        XCTAssertEqual(vectors.rowCount, 3)
+        XCTAssertEqual(vectors.keyCount, 4)
+        XCTAssertEqual(vectors.row(forKey: "人参"), 0)
+        XCTAssertEqual(vectors.row(forKey: "にんじん"), 0)
+        XCTAssertEqual(vectors.row(forKey: "玉葱"), 1)
+        XCTAssertNil(vectors.row(forKey: "玉ねぎ"))
+        XCTAssertEqual(vectors.keys(forRow: 0), ["人参", "にんじん"])
+        XCTAssertEqual(vectors.label(forRow: 2), "zero")
+        XCTAssertEqual(vectors.vector(for: "玉葱"), [-0.5, 0.25, 1e-3])
+        vectors.withMatrix { XCTAssertEqual(Array($0), rows) }
+    }
+
+    func testFloat16RoundTripWithinHalfPrecision() throws {
+        let bytes = NativeVectorFormat.encode(dimension: 3, rows: rows, keys: ["a", "b", "c"], keyRows: [0, 1, 2], precision: .float16)
+        XCTAssertEqual(bytes.count, 64 + 9 * 2 + 3 * 4 + 6)
+        let vectors = try WordVectors.load(path: try Fixture.temporaryFile(bytes, extension: "kwv"))
+        vectors.withMatrix { stored in
+            for (value, original) in zip(stored, rows) {
+                // binary16 keeps 11 significant bits: relative error ≤ 2^-11 (normal range).
+                XCTAssertEqual(value, original, accuracy: abs(original) * 0x1p-11 + 0x1p-24)
+            }
+        }
+    }
+
+    func testHalfConversionMatchesFloat16ForEveryBitPattern() {
+        for bits in 0 ... UInt16.max {
+            let ours = NativeVectorFormat.halfToFloat(bits)
+            let reference = Float(Float16(bitPattern: bits))
+            if reference.isNaN { XCTAssertTrue(ours.isNaN); continue }
+            XCTAssertEqual(ours.bitPattern, reference.bitPattern, "bits \(bits)")
+            XCTAssertEqual(NativeVectorFormat.floatToHalf(reference), bits, "bits \(bits)")
+        }
+        // Ties round to even, as NumPy does.
+        XCTAssertEqual(NativeVectorFormat.floatToHalf(1 + 0x1p-11), Float16(1).bitPattern)
+        XCTAssertEqual(NativeVectorFormat.floatToHalf(1 + 3 * 0x1p-11), Float16(1 + 0x1p-9).bitPattern)
+    }
+
+    func testHeaderIsSixtyFourBytesWithMagic() {
+        let bytes = NativeVectorFormat.encode(dimension: 1, rows: [1], keys: ["k"], keyRows: [0], precision: .float32)
+        XCTAssertEqual(Array(bytes[0 ..< 8]), Array("KWVECTRS".utf8))
+        XCTAssertEqual(bytes.count, 64 + 4 + 4 + 2)
+    }
+}
