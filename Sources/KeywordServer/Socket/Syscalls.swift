@@ -182,6 +182,24 @@ enum Syscall {
         _ = Glibc.signal(SIGPIPE, SIG_IGN)
     }
 
+    /// Waits until `fd` is readable or `milliseconds` pass; true when readable.
+    static func waitReadable(_ fd: Int32, milliseconds: Int32) -> Bool {
+        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return Glibc.poll(&descriptor, 1, milliseconds) > 0
+    }
+
+    /// Reads one byte from a non-blocking descriptor, nil when none is waiting.
+    static func readByte(_ fd: Int32) -> UInt8? {
+        var byte: UInt8 = 0
+        return Glibc.read(fd, &byte, 1) == 1 ? byte : nil
+    }
+
+    /// Writes a zero byte to a pipe to wake its reader without naming a signal.
+    static func eventlessWake(_ fd: Int32) {
+        var byte: UInt8 = 0
+        _ = Glibc.write(fd, &byte, 1)
+    }
+
     /// Monotonic time in nanoseconds.
     static func monotonicNanoseconds() -> UInt64 {
         var time = timespec()

@@ -1,0 +1,46 @@
+// Holds the engine while it loads in the background, so the server can listen before the model is ready.
+import KeywordService
+import Synchronization
+
+/// Loading → ready (with an engine) or failed (with a reason). Thread-safe.
+public final class EngineState: Sendable {
+    public enum Phase: Sendable {
+        case loading
+        case ready(any SuggestionEngine)
+        case failed(String)
+    }
+
+    private let phase: Mutex<Phase>
+    private let loadSeconds = Mutex<Double?>(nil)
+
+    public init() {
+        phase = Mutex(.loading)
+    }
+
+    /// An already-ready state (for tests and in-process use).
+    public init(engine: any SuggestionEngine) {
+        phase = Mutex(.ready(engine))
+    }
+
+    public var current: Phase { phase.withLock { $0 } }
+
+    /// The engine once ready, else nil.
+    public var engine: (any SuggestionEngine)? {
+        phase.withLock { phase in
+            if case .ready(let engine) = phase { return engine }
+            return nil
+        }
+    }
+
+    public func setReady(_ engine: any SuggestionEngine, loadSeconds seconds: Double? = nil) {
+        phase.withLock { $0 = .ready(engine) }
+        loadSeconds.withLock { $0 = seconds }
+    }
+
+    public func setFailed(_ reason: String) {
+        phase.withLock { $0 = .failed(reason) }
+    }
+
+    /// Seconds the model took to load, if known.
+    public var modelLoadSeconds: Double? { loadSeconds.withLock { $0 } }
+}

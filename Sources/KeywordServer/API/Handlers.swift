@@ -1,0 +1,248 @@
+// The API's handlers: each turns a request into a response or throws an APIError.
+import KeywordService
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+final class Handlers: Sendable {
+    let configuration: APIConfiguration
+    let state: EngineState
+    let metrics: ServerMetrics
+    private let healthBody: [UInt8] = Array(#"{"status":"ok"}"#.utf8)
+    private let pageBody: [UInt8] = Array(AdminPage.html.utf8)
+    private let openAPIBody: [UInt8] = Array(OpenAPIDocument.json.utf8)
+
+    init(configuration: APIConfiguration, state: EngineState, metrics: ServerMetrics) {
+        self.configuration = configuration
+        self.state = state
+        self.metrics = metrics
+    }
+
+    private var limits: APILimits { configuration.limits }
+
+    private func engine() throws(APIError) -> any SuggestionEngine {
+        switch state.current {
+        case .ready(let engine): return engine
+        case .loading: throw APIError.notReady
+        case .failed: throw APIError(.serviceUnavailable, "model_unavailable", "the model failed to load; see the server log")
+        }
+    }
+
+    // MARK: Static routes
+
+    func health() -> HTTPResponse { .json(.ok, healthBody) }
+
+    func ready() -> HTTPResponse {
+        switch state.current {
+        case .ready(let engine):
+            var json = JSONWriter()
+            json.object { json in
+                json.field("status", string: "ready")
+                json.field("model", string: engine.modelVersion)
+            }
+            return .json(.ok, json.bytes)
+        case .loading:
+            return APIError.notReady.response
+        case .failed:
+            return APIError(.serviceUnavailable, "model_unavailable", "the model failed to load; see the server log").response
+        }
+    }
+
+    func adminPage() -> HTTPResponse {
+        var headers = HTTPHeaders()
+        headers.add("Content-Type", "text/html; charset=utf-8")
+        headers.add("Cache-Control", "no-cache")
+        headers.add("Content-Security-Policy", "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'unsafe-inline'")
+        return HTTPResponse(status: .ok, headers: headers, body: pageBody)
+    }
+
+    func openAPI() -> HTTPResponse { .json(.ok, openAPIBody) }
+
+    func metricsText() -> HTTPResponse {
+        var text = metrics.render()
+        text += "# HELP kwsuggest_model_ready 1 once the model is loaded.\n# TYPE kwsuggest_model_ready gauge\n"
+        switch state.current {
+        case .ready(let engine):
+            text += "kwsuggest_model_ready 1\n"
+            text += "# HELP kwsuggest_model_info The loaded model.\n# TYPE kwsuggest_model_info gauge\n"
+            text += "kwsuggest_model_info{version=\"\(ServerMetrics.label(engine.modelVersion))\"} 1\n"
+            let list = engine.keywordList()
+            text += "# HELP kwsuggest_keywords Keywords currently served.\n# TYPE kwsuggest_keywords gauge\n"
+            text += "kwsuggest_keywords{version=\"\(ServerMetrics.label(list.version))\"} \(list.keywords.count)\n"
+            if let seconds = state.modelLoadSeconds {
+                text += "# HELP kwsuggest_model_load_seconds Time the model took to load.\n# TYPE kwsuggest_model_load_seconds gauge\n"
+                text += "kwsuggest_model_load_seconds \(seconds)\n"
+            }
+        case .loading, .failed:
+            text += "kwsuggest_model_ready 0\n"
+        }
+        var headers = HTTPHeaders()
+        headers.add("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+        return HTTPResponse(status: .ok, headers: headers, body: Array(text.utf8))
+    }
+
+    // MARK: Suggestions
+
+    func suggestFromBody(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+        let fields = try RequestDecoding.object(request)
+        let input = SuggestInput(name: try RequestDecoding.name(fields["name"], limits: limits),
+                                 k: try RequestDecoding.k(fields["k"], limits: limits),
+                                 explain: try RequestDecoding.flag(fields["explain"], field: "explain"))
+        return try suggest(input)
+    }
+
+    func suggestFromQuery(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+        let query = try RequestDecoding.query(request.query)
+        guard let rawName = query["name"] else { throw .badRequest("missing_name", "add ?name=<product name>") }
+        var k = limits.defaultK
+        if let text = query["k"] {
+            guard let number = Int(text) else { throw .badRequest("invalid_k", "'k' must be an integer from 1 to \(limits.maxK)") }
+            k = try RequestDecoding.k(number, limits: limits)
+        }
+        var explain = false
+        if let text = query["explain"] {
+            switch text.lowercased() {
+            case "", "1", "true", "yes": explain = true
+            case "0", "false", "no": explain = false
+            default: throw .badRequest("invalid_explain", "'explain' must be true or false")
+            }
+        }
+        return try suggest(SuggestInput(name: try RequestDecoding.name(rawName, limits: limits), k: k, explain: explain))
+    }
+
+    private func suggest(_ input: SuggestInput) throws(APIError) -> HTTPResponse {
+        let engine = try engine()
+        let result = engine.suggest(input.name, k: input.k, explain: input.explain)
+        var json = JSONWriter(capacity: 256 + input.name.utf8.count)
+        json.object { json in
+            json.field("name", string: input.name)
+            if input.explain, let tokens = result.tokens {
+                json.field("tokens") { json in json.array { json in for token in tokens { json.string(token) } } }
+            }
+            json.field("suggestions") { json in Self.writeSuggestions(result.suggestions, explain: input.explain, into: &json) }
+            json.field("model", string: engine.modelVersion)
+        }
+        return .json(.ok, json.bytes)
+    }
+
+    static func writeSuggestions(_ suggestions: [Suggestion], explain: Bool, into json: inout JSONWriter) {
+        json.array { json in
+            for suggestion in suggestions {
+                json.object { json in
+                    json.field("keyword", string: suggestion.keyword)
+                    json.field("score") { $0.number(suggestion.score) }
+                    if explain, let weights = suggestion.weights {
+                        json.field("weights") { json in
+                            json.array { json in
+                                for weight in weights {
+                                    json.object { json in
+                                        json.field("token", string: weight.token)
+                                        json.field("weight") { $0.number(weight.weight) }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    func batch(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+        let fields = try RequestDecoding.object(request)
+        guard let namesValue = fields["names"] else { throw .badRequest("missing_names", "'names' is required") }
+        let rawNames = try RequestDecoding.strings(namesValue, field: "names")
+        guard rawNames.count <= limits.maxBatchNames else {
+            throw .badRequest("batch_too_large", "at most \(limits.maxBatchNames) names per batch")
+        }
+        var names: [String] = []
+        names.reserveCapacity(rawNames.count)
+        for (index, raw) in rawNames.enumerated() {
+            names.append(try RequestDecoding.name(raw, field: "names[\(index)]", limits: limits))
+        }
+        let k = try RequestDecoding.k(fields["k"], limits: limits)
+        let explain = try RequestDecoding.flag(fields["explain"], field: "explain")
+        let engine = try engine()
+        var json = JSONWriter(capacity: 64 + names.count * 200)
+        json.object { json in
+            json.field("results") { json in
+                json.array { json in
+                    for name in names {
+                        let result = engine.suggest(name, k: k, explain: explain)
+                        json.object { json in
+                            json.field("name", string: name)
+                            if explain, let tokens = result.tokens {
+                                json.field("tokens") { json in json.array { json in for token in tokens { json.string(token) } } }
+                            }
+                            json.field("suggestions") { json in Self.writeSuggestions(result.suggestions, explain: explain, into: &json) }
+                        }
+                    }
+                }
+            }
+            json.field("model", string: engine.modelVersion)
+        }
+        return .json(.ok, json.bytes)
+    }
+
+    // MARK: Keywords
+
+    func keywords() throws(APIError) -> HTTPResponse {
+        keywordResponse(try engine().keywordList())
+    }
+
+    private func keywordResponse(_ list: KeywordListSnapshot) -> HTTPResponse {
+        var json = JSONWriter(capacity: 64 + list.keywords.count * 16)
+        json.object { json in
+            json.field("keywords") { json in json.array { json in for keyword in list.keywords { json.string(keyword) } } }
+            json.field("count", int: list.keywords.count)
+            json.field("version", string: list.version)
+        }
+        return .json(.ok, json.bytes)
+    }
+
+    func updateKeywords(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+        try RequestDecoding.authorize(request, token: configuration.adminToken)
+        let fields = try RequestDecoding.object(request)
+        let add = try cleanKeywords(try RequestDecoding.strings(fields["add"], field: "add"), field: "add")
+        let remove = try cleanKeywords(try RequestDecoding.strings(fields["remove"], field: "remove"), field: "remove")
+        guard !add.isEmpty || !remove.isEmpty else {
+            throw .badRequest("empty_change", "give at least one keyword in 'add' or 'remove'")
+        }
+        guard add.count + remove.count <= limits.maxKeywordChanges else {
+            throw .badRequest("too_many_keywords", "at most \(limits.maxKeywordChanges) keywords per change")
+        }
+        let engine = try engine()
+        do {
+            return keywordResponse(try engine.updateKeywords(add: add, remove: remove))
+        } catch {
+            // The detail (a path, an errno) goes to the log, not to the client.
+            Syscall.writeAll(2, Array("{\"event\":\"keyword_update_failed\",\"error\":\(Self.quoted("\(error)"))}\n".utf8))
+            throw APIError(.internalServerError, "keyword_update_failed", "the keyword change could not be saved")
+        }
+    }
+
+    private func cleanKeywords(_ raw: [String], field: String) throws(APIError) -> [String] {
+        var result: [String] = []
+        for (index, keyword) in raw.enumerated() {
+            let trimmed = keyword.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !trimmed.isEmpty else { throw .badRequest("invalid_keyword", "'\(field)[\(index)]' is empty") }
+            guard trimmed.count <= limits.maxKeywordCharacters else {
+                throw .badRequest("invalid_keyword", "'\(field)[\(index)]' is longer than \(limits.maxKeywordCharacters) characters")
+            }
+            guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                throw .badRequest("invalid_keyword", "'\(field)[\(index)]' contains a control character")
+            }
+            result.append(trimmed)
+        }
+        return result
+    }
+
+    static func quoted(_ text: String) -> String {
+        var json = JSONWriter()
+        json.string(text)
+        return String(decoding: json.bytes, as: UTF8.self)
+    }
+}
+
+import Foundation

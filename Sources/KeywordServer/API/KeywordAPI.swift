@@ -1,0 +1,107 @@
+// The router: maps method + path to handlers, answers 404/405/OPTIONS, adds CORS headers.
+import KeywordService
+
+/// Settings of the API layer (the HTTP layer has `ServerConfiguration`).
+public struct APIConfiguration: Sendable {
+    public var cors = CORSPolicy()
+    /// When set, `POST /v1/keywords` needs `Authorization: Bearer <token>` (env `KWSUGGEST_ADMIN_TOKEN`).
+    public var adminToken: String?
+    public var limits = APILimits()
+    public init() {}
+}
+
+/// The kwsuggest HTTP API as an `HTTPResponder`. Usable without sockets: call `respond(to:)`.
+public final class KeywordAPI: HTTPResponder {
+    public typealias Handler = @Sendable (HTTPRequest) throws(APIError) -> HTTPResponse
+
+    struct Route {
+        var path: String
+        var methods: [HTTPMethod: (handler: Handler, blocking: Bool)]
+        var allowed: [HTTPMethod]
+    }
+
+    public let configuration: APIConfiguration
+    public let state: EngineState
+    public let metrics: ServerMetrics
+    private let routes: [String: Route]
+    let handlers: Handlers
+
+    public init(configuration: APIConfiguration, state: EngineState, metrics: ServerMetrics) {
+        self.configuration = configuration
+        self.state = state
+        self.metrics = metrics
+        let handlers = Handlers(configuration: configuration, state: state, metrics: metrics)
+        self.handlers = handlers
+        var table: [String: [HTTPMethod: (handler: Handler, blocking: Bool)]] = [:]
+        func add(_ method: HTTPMethod, _ path: String, blocking: Bool = false, _ handler: @escaping Handler) {
+            table[path, default: [:]][method] = (handler, blocking)
+        }
+        add(.get, "/") { _ throws(APIError) in handlers.adminPage() }
+        add(.get, "/healthz") { _ throws(APIError) in handlers.health() }
+        add(.get, "/readyz") { _ throws(APIError) in handlers.ready() }
+        add(.get, "/metrics") { _ throws(APIError) in handlers.metricsText() }
+        add(.get, "/openapi.json") { _ throws(APIError) in handlers.openAPI() }
+        add(.get, "/v1/suggest") { request throws(APIError) in try handlers.suggestFromQuery(request) }
+        add(.post, "/v1/suggest") { request throws(APIError) in try handlers.suggestFromBody(request) }
+        add(.post, "/v1/suggest/batch", blocking: true) { request throws(APIError) in try handlers.batch(request) }
+        add(.get, "/v1/keywords") { _ throws(APIError) in try handlers.keywords() }
+        add(.post, "/v1/keywords", blocking: true) { request throws(APIError) in try handlers.updateKeywords(request) }
+        var routes: [String: Route] = [:]
+        for (path, methods) in table {
+            var allowed = methods.keys.sorted { $0.rawValue < $1.rawValue }
+            if methods[.get] != nil { allowed.append(.head) }
+            allowed.append(.options)
+            routes[path] = Route(path: path, methods: methods, allowed: allowed)
+        }
+        self.routes = routes
+    }
+
+    /// - Complexity: O(1): one dictionary lookup by path, one by method.
+    public func match(_ request: HTTPRequest) -> RouteMatch {
+        guard let route = routes[request.path] else {
+            if request.method == .options && request.target == "*" {
+                return RouteMatch(label: "*") { _ in
+                    var headers = HTTPHeaders()
+                    headers.add("Allow", "GET, HEAD, POST, OPTIONS")
+                    return HTTPResponse(status: .noContent, headers: headers)
+                }
+            }
+            return RouteMatch(label: "(unmatched)") { request in
+                APIError(.notFound, "not_found", "no route for \(request.path.prefix(200))").response
+            }
+        }
+        if request.method == .options {
+            let cors = configuration.cors
+            let allowed = route.allowed
+            return RouteMatch(label: route.path) { request in cors.preflight(request, allow: allowed) }
+        }
+        let method = request.method == .head ? HTTPMethod.get : request.method
+        guard let entry = route.methods[method] else {
+            let allow = route.allowed.map(\.rawValue).joined(separator: ", ")
+            return RouteMatch(label: route.path) { request in
+                APIError(.methodNotAllowed, "method_not_allowed", "\(request.method) is not allowed on \(request.path)",
+                         headers: [("Allow", allow)]).response
+            }
+        }
+        let handler = entry.handler
+        return RouteMatch(label: route.path, isBlocking: entry.blocking) { request in
+            do throws(APIError) {
+                return try handler(request)
+            } catch {
+                return error.response
+            }
+        }
+    }
+
+    public func decorate(_ response: inout HTTPResponse, for request: HTTPRequest?) {
+        guard !configuration.cors.allowedOrigins.isEmpty else { return }
+        configuration.cors.decorate(&response, origin: request?.headers["Origin"])
+    }
+
+    /// Routes and answers a request in-process, without sockets (for tests and tools).
+    public func respond(to request: HTTPRequest) -> HTTPResponse {
+        var response = match(request).handler(request)
+        decorate(&response, for: request)
+        return response
+    }
+}

@@ -1,0 +1,196 @@
+// Turning request bodies and query strings into validated inputs, or into the right 4xx.
+
+/// Validated input of one suggestion request.
+public struct SuggestInput: Equatable, Sendable {
+    public var name: String
+    public var k: Int
+    public var explain: Bool
+}
+
+/// Limits the API enforces on its inputs.
+public struct APILimits: Sendable, Equatable {
+    /// Characters (grapheme clusters) in a name after trimming. Default 1000.
+    public var maxNameCharacters = 1000
+    /// Largest `k`. Default 50.
+    public var maxK = 50
+    /// `k` when not given. Default 5.
+    public var defaultK = 5
+    /// Names in one batch. Default 1000.
+    public var maxBatchNames = 1000
+    /// Keywords added plus removed in one `POST /v1/keywords`. Default 10,000.
+    public var maxKeywordChanges = 10_000
+    /// Characters in one keyword. Default 100.
+    public var maxKeywordCharacters = 100
+
+    public init() {}
+}
+
+enum RequestDecoding {
+    /// RFC 9110 §8.3: the body must be `application/json` (parameters allowed; a charset must be UTF-8).
+    static func requireJSON(_ request: HTTPRequest) throws(APIError) {
+        guard let type = request.headers["Content-Type"] else {
+            throw APIError(.unsupportedMediaType, "unsupported_media_type", "send the body as Content-Type: application/json")
+        }
+        let parts = type.split(separator: ";").map { $0.trimmingSpaces().lowercased() }
+        guard let media = parts.first, media == "application/json" else {
+            throw APIError(.unsupportedMediaType, "unsupported_media_type",
+                           "the body must be application/json, not '\(type.prefix(100))'")
+        }
+        for parameter in parts.dropFirst() where parameter.hasPrefix("charset=") {
+            let charset = parameter.dropFirst("charset=".count).trimmingCharacters(in: "\"")
+            guard charset == "utf-8" || charset == "utf8" else {
+                throw APIError(.unsupportedMediaType, "unsupported_media_type", "JSON bodies must be UTF-8")
+            }
+        }
+    }
+
+    /// Parses a JSON object body.
+    static func object(_ request: HTTPRequest) throws(APIError) -> [String: JSONValue] {
+        try requireJSON(request)
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(request.body)
+        } catch {
+            if error.isEncoding { throw .badRequest("invalid_utf8", "the body is not valid UTF-8 (byte \(error.offset))") }
+            throw .badRequest("malformed_json", "the body is not valid JSON: \(error)")
+        }
+        guard case .object(let fields) = value else { throw .badRequest("malformed_json", "the body must be a JSON object") }
+        return fields
+    }
+
+    static func name(_ value: JSONValue?, field: String = "name", limits: APILimits) throws(APIError) -> String {
+        guard let value else { throw .badRequest("missing_name", "'\(field)' is required") }
+        guard case .string(let raw) = value else { throw .badRequest("invalid_name", "'\(field)' must be a string") }
+        return try name(raw, field: field, limits: limits)
+    }
+
+    /// 1…maxNameCharacters characters after trimming whitespace; no NUL.
+    static func name(_ raw: String, field: String = "name", limits: APILimits) throws(APIError) -> String {
+        let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !trimmed.isEmpty else { throw .badRequest("empty_name", "'\(field)' is empty") }
+        guard !trimmed.unicodeScalars.contains("\u{0}") else {
+            throw .badRequest("invalid_name", "'\(field)' contains a NUL character")
+        }
+        // Count lazily: stop as soon as the limit is passed, so a huge name costs no more than the limit.
+        var count = 0
+        for _ in trimmed {
+            count += 1
+            if count > limits.maxNameCharacters {
+                throw .badRequest("name_too_long", "'\(field)' is longer than \(limits.maxNameCharacters) characters")
+            }
+        }
+        return trimmed
+    }
+
+    static func k(_ value: JSONValue?, limits: APILimits) throws(APIError) -> Int {
+        guard let value, value != .null else { return limits.defaultK }
+        guard case .number(let number) = value, number == number.rounded(), abs(number) < 1e9 else {
+            throw .badRequest("invalid_k", "'k' must be an integer from 1 to \(limits.maxK)")
+        }
+        return try k(Int(number), limits: limits)
+    }
+
+    static func k(_ number: Int, limits: APILimits) throws(APIError) -> Int {
+        guard number >= 1 && number <= limits.maxK else {
+            throw .badRequest("invalid_k", "'k' must be an integer from 1 to \(limits.maxK)")
+        }
+        return number
+    }
+
+    static func flag(_ value: JSONValue?, field: String) throws(APIError) -> Bool {
+        guard let value, value != .null else { return false }
+        guard case .bool(let flag) = value else { throw .badRequest("invalid_\(field)", "'\(field)' must be true or false") }
+        return flag
+    }
+
+    static func strings(_ value: JSONValue?, field: String) throws(APIError) -> [String] {
+        guard let value, value != .null else { return [] }
+        guard case .array(let items) = value else { throw .badRequest("invalid_\(field)", "'\(field)' must be an array of strings") }
+        var result: [String] = []
+        result.reserveCapacity(items.count)
+        for item in items {
+            guard case .string(let text) = item else { throw .badRequest("invalid_\(field)", "'\(field)' must be an array of strings") }
+            result.append(text)
+        }
+        return result
+    }
+
+    // MARK: Query strings
+
+    /// `a=1&b=x%20y` → pairs; `+` means space (HTML form encoding). Bad escapes and invalid UTF-8 → 400.
+    static func query(_ query: String?) throws(APIError) -> [String: String] {
+        guard let query, !query.isEmpty else { return [:] }
+        var result: [String: String] = [:]
+        for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let key = try percentDecode(parts[0])
+            let value = parts.count > 1 ? try percentDecode(parts[1]) : ""
+            result[key] = value
+        }
+        return result
+    }
+
+    static func percentDecode(_ text: Substring) throws(APIError) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        var iterator = text.utf8.makeIterator()
+        while let byte = iterator.next() {
+            switch byte {
+            case UInt8(ascii: "+"):
+                bytes.append(0x20)
+            case UInt8(ascii: "%"):
+                guard let high = iterator.next().flatMap(RequestParser.hexValue),
+                      let low = iterator.next().flatMap(RequestParser.hexValue) else {
+                    throw .badRequest("bad_percent_encoding", "the query has a malformed %-escape")
+                }
+                bytes.append(UInt8(high * 16 + low))
+            default:
+                bytes.append(byte)
+            }
+        }
+        if JSONParser.firstInvalidUTF8(bytes) != nil {
+            throw .badRequest("invalid_utf8", "the query is not valid UTF-8 after %-decoding")
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    // MARK: Authorisation
+
+    /// `Authorization: Bearer <token>` compared in constant time (no early exit on the first difference).
+    static func authorize(_ request: HTTPRequest, token: String?) throws(APIError) {
+        guard let token, !token.isEmpty else { return }
+        let unauthorized = APIError(.unauthorized, "unauthorized", "this change needs 'Authorization: Bearer <token>'",
+                                    headers: [("WWW-Authenticate", "Bearer")])
+        guard let header = request.headers["Authorization"] else { throw unauthorized }
+        let prefix = "bearer "
+        guard header.utf8.count > prefix.count, header.prefix(prefix.count).lowercased() == prefix else { throw unauthorized }
+        let given = header.dropFirst(prefix.count).trimmingSpaces()
+        guard constantTimeEqual(Array(given.utf8), Array(token.utf8)) else { throw unauthorized }
+    }
+
+    /// Compares every byte of the longer input, so the time depends only on the lengths.
+    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        let length = max(a.count, b.count)
+        var difference = UInt(bitPattern: a.count ^ b.count)
+        for index in 0..<length {
+            let x = index < a.count ? a[index] : 0
+            let y = index < b.count ? b[index] : 0
+            difference |= UInt(x ^ y)
+        }
+        return difference == 0
+    }
+}
+
+import Foundation
+
+extension String {
+    func trimmingCharacters(in text: String) -> String {
+        trimmingCharacters(in: CharacterSet(charactersIn: text))
+    }
+}
+
+extension Substring {
+    func trimmingCharacters(in text: String) -> String {
+        String(self).trimmingCharacters(in: CharacterSet(charactersIn: text))
+    }
+}

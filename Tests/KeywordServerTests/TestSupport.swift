@@ -1,0 +1,235 @@
+import Foundation
+import KeywordService
+@testable import KeywordServer
+import Synchronization
+import XCTest
+
+/// A deterministic engine: keywords containing a character of the name rank first; records calls.
+final class FakeEngine: SuggestionEngine {
+    let modelVersion: String
+    private let keywords: Mutex<[String]>
+    private let failUpdates: Bool
+    let reloads = Atomic<Int>(0)
+    /// Seconds each suggest call sleeps (to hold a request in flight).
+    let delay: Double
+
+    init(keywords: [String] = ["にんじん", "たまねぎ", "じゃがいも", "豚肉", "牛肉", "キャベツ", "トマト"],
+         version: String = "fake-1", failUpdates: Bool = false, delay: Double = 0) {
+        self.keywords = Mutex(keywords)
+        modelVersion = version
+        self.failUpdates = failUpdates
+        self.delay = delay
+    }
+
+    func suggest(_ name: String, k: Int, explain: Bool) -> SuggestionResult {
+        if delay > 0 { usleep(UInt32(delay * 1_000_000)) }
+        let list = keywords.withLock { $0 }
+        let ranked = list.enumerated().map { (offset, keyword) -> Suggestion in
+            let shared = Set(keyword).intersection(Set(name)).count
+            var suggestion = Suggestion(keyword: keyword, score: Float(shared) + 1 / Float(offset + 2))
+            if explain { suggestion.weights = [TokenWeight(token: name, weight: 1)] }
+            return suggestion
+        }.sorted { $0.score > $1.score }
+        return SuggestionResult(name: name, tokens: explain ? [name] : nil, suggestions: Array(ranked.prefix(k)))
+    }
+
+    func keywordList() -> KeywordListSnapshot {
+        let list = keywords.withLock { $0 }
+        return KeywordListSnapshot(keywords: list, version: "v\(list.count)")
+    }
+
+    struct Failure: Error {}
+
+    func updateKeywords(add: [String], remove: [String]) throws -> KeywordListSnapshot {
+        if failUpdates { throw Failure() }
+        keywords.withLock { list in
+            list.removeAll { remove.contains($0) }
+            for keyword in add where !list.contains(keyword) { list.append(keyword) }
+        }
+        return keywordList()
+    }
+
+    func reloadKeywords() throws -> KeywordListSnapshot {
+        reloads.add(1, ordering: .relaxed)
+        return keywordList()
+    }
+}
+
+func makeAPI(engine: (any SuggestionEngine)? = FakeEngine(), cors: [String] = [], token: String? = nil,
+             metrics: ServerMetrics = ServerMetrics()) -> KeywordAPI {
+    var configuration = APIConfiguration()
+    configuration.cors = CORSPolicy(allowedOrigins: cors)
+    configuration.adminToken = token
+    let state = engine.map { EngineState(engine: $0) } ?? EngineState()
+    return KeywordAPI(configuration: configuration, state: state, metrics: metrics)
+}
+
+func makeRequest(_ method: HTTPMethod = .get, _ target: String, headers: [(String, String)] = [], body: String? = nil,
+                 json: Bool = true) -> HTTPRequest {
+    var all = HTTPHeaders(headers)
+    if body != nil && json && all["Content-Type"] == nil { all.add("Content-Type", "application/json") }
+    return HTTPRequest(method: method, target: target, headers: all, body: Array((body ?? "").utf8))
+}
+
+func makeConfiguration(_ change: (inout ServerConfiguration) -> Void = { _ in }) -> ServerConfiguration {
+    var configuration = ServerConfiguration()
+    configuration.host = "127.0.0.1"
+    configuration.port = 0
+    configuration.eventLoops = 2
+    configuration.accessLog = false
+    configuration.drainTimeout = 5
+    change(&configuration)
+    return configuration
+}
+
+/// Decodes a JSON body with Foundation (an independent parser, to check ours).
+func jsonObject(_ response: HTTPResponse, file: StaticString = #filePath, line: UInt = #line) -> [String: Any] {
+    let value = try? JSONSerialization.jsonObject(with: Data(response.body))
+    guard let object = value as? [String: Any] else {
+        XCTFail("not a JSON object: \(response.bodyText)", file: file, line: line)
+        return [:]
+    }
+    return object
+}
+
+func errorCode(_ response: HTTPResponse) -> String? {
+    ((try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any])
+        .flatMap { $0["error"] as? [String: Any] }?["code"] as? String
+}
+
+/// A blocking TCP or socketpair client that reads raw responses with a deadline.
+final class RawClient {
+    let fd: Int32
+    private var buffer: [UInt8] = []
+
+    init(fd: Int32) {
+        self.fd = fd
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    }
+
+    convenience init(port: Int, host: String = "127.0.0.1") throws {
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var list: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, String(port), &hints, &list) == 0, let info = list else { throw ClientError("resolve") }
+        defer { freeaddrinfo(list) }
+        let fd = socket(info.pointee.ai_family, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw ClientError("socket") }
+        guard connect(fd, info.pointee.ai_addr, info.pointee.ai_addrlen) == 0 else {
+            close(fd)
+            throw ClientError("connect errno \(errno)")
+        }
+        var one: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+        self.init(fd: fd)
+    }
+
+    deinit { close(fd) }
+
+    struct ClientError: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    func send(_ text: String) { send(Array(text.utf8)) }
+
+    func send(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let count = Glibc.send(fd, raw.baseAddress! + offset, raw.count - offset, Int32(MSG_NOSIGNAL))
+                if count <= 0 { return }
+                offset += count
+            }
+        }
+    }
+
+    /// Reads until the peer closes or the timeout passes.
+    func readToEnd() -> String {
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = recv(fd, &chunk, chunk.count, 0)
+            if count <= 0 { break }
+            buffer.append(contentsOf: chunk[0..<count])
+        }
+        defer { buffer = [] }
+        return String(decoding: buffer, as: UTF8.self)
+    }
+
+    /// True when the peer has closed (read returns 0) within the receive timeout.
+    func isClosed() -> Bool {
+        var byte: UInt8 = 0
+        return recv(fd, &byte, 1, 0) == 0
+    }
+
+    /// Reads exactly one response (status line, headers, Content-Length body). nil on close/timeout.
+    func readResponse() -> ParsedResponse? {
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            if let response = ParsedResponse.take(from: &buffer) { return response }
+            let count = recv(fd, &chunk, chunk.count, 0)
+            if count <= 0 { return nil }
+            buffer.append(contentsOf: chunk[0..<count])
+        }
+    }
+}
+
+struct ParsedResponse {
+    var status: Int
+    var headers: [(String, String)]
+    var body: String
+
+    func header(_ name: String) -> String? {
+        headers.first { $0.0.lowercased() == name.lowercased() }?.1
+    }
+
+    var errorCode: String? {
+        ((try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any])
+            .flatMap { $0["error"] as? [String: Any] }?["code"] as? String
+    }
+
+    /// Takes one response off the front of `buffer` if it is complete. HEAD responses must use `takeHead`.
+    static func take(from buffer: inout [UInt8], bodyless: Bool = false) -> ParsedResponse? {
+        let separator: [UInt8] = [13, 10, 13, 10]
+        guard buffer.count >= 4, let end = (0...(buffer.count - 4)).first(where: { Array(buffer[$0..<($0 + 4)]) == separator }) else {
+            return nil
+        }
+        let head = String(decoding: buffer[0..<end], as: UTF8.self)
+        var lines = head.components(separatedBy: "\r\n")
+        let statusLine = lines.removeFirst()
+        let status = Int(statusLine.split(separator: " ")[1]) ?? 0
+        let headers = lines.map { line -> (String, String) in
+            let parts = line.split(separator: ":", maxSplits: 1)
+            return (String(parts[0]), parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : "")
+        }
+        let length = bodyless ? 0 : (headers.first { $0.0.lowercased() == "content-length" }.flatMap { Int($0.1) } ?? 0)
+        guard buffer.count >= end + 4 + length else { return nil }
+        let body = String(decoding: buffer[(end + 4)..<(end + 4 + length)], as: UTF8.self)
+        buffer.removeFirst(end + 4 + length)
+        return ParsedResponse(status: status, headers: headers, body: body)
+    }
+}
+
+/// A live server on loopback port 0 with a fake engine, stopped at the end of the test.
+final class LiveServer {
+    let server: HTTPServer
+    let api: KeywordAPI
+    var port: Int { server.port }
+
+    init(engine: (any SuggestionEngine)? = FakeEngine(), cors: [String] = [], token: String? = nil,
+         _ change: (inout ServerConfiguration) -> Void = { _ in }) throws {
+        let configuration = makeConfiguration(change)
+        let metrics = ServerMetrics(shards: configuration.eventLoops)
+        api = makeAPI(engine: engine, cors: cors, token: token, metrics: metrics)
+        server = try HTTPServer(configuration: configuration, responder: api, metrics: metrics)
+        try server.start()
+    }
+
+    func client() throws -> RawClient { try RawClient(port: port) }
+
+    func stop() {
+        server.shutdown()
+        server.wait()
+    }
+}
