@@ -16,6 +16,9 @@ final class DefaultModelTests: XCTestCase {
         XCTAssertEqual(vectors.row(forKey: "人参"), 3656)
         XCTAssertEqual(vectors.row(forKey: "ニンジ"), 3656)
         XCTAssertNil(vectors.row(forKey: "にんじん")) // not a normalised form
+        // A row's label is its own chiVe word; other keys were mapped onto it by GiNZA's pruning.
+        XCTAssertEqual(vectors.label(forRow: 3656), "人参")
+        XCTAssertEqual(vectors.label(forRow: try XCTUnwrap(vectors.row(forKey: "全箱"))), "牛肉")
         // Keys are normalised forms; every row has at least one key.
         for row in stride(from: 0, to: 20000, by: 997) { XCTAssertNotNil(vectors.label(forRow: row)) }
         let carrot = try XCTUnwrap(vectors.vector(for: "人参"))

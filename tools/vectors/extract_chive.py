@@ -11,8 +11,10 @@ Input (inside the wheel): ja_ginza/ja_ginza-5.3.0/vocab/
 
 Output: every row in its original order (row ids stay chiVe's row ids; other parts of kwsuggest
 refer to them), and every string whose key is in key2row as a key of its row. Within a row the
-first key is its display label: keys with non-ASCII characters first, then shorter, then by
-code point. The byte layout is documented in Sources/KeywordVectors/NativeVectorFormat.swift.
+first key is its display label: the row's own chiVe word. spaCy's prune_vectors writes the kept
+words first, in row order, so the first 20,000 entries of key2row (in file order) are rows
+0 … 19,999's own words; the keys remapped onto a row follow later. The other keys of a row
+follow its own word: keys with non-ASCII characters first, then shorter, then by code point. The byte layout is documented in Sources/KeywordVectors/NativeVectorFormat.swift.
 """
 import argparse
 import importlib.util
@@ -69,8 +71,17 @@ def main():
         groups[row].append(text)
     missing = len(key2row) - len(found)
     empty_rows = sum(1 for g in groups if not g)
-    for g in groups:
-        g.sort(key=lambda t: (t.isascii(), len(t), t))
+    # The row's own word: key2row's first `rows` entries are rows 0 … rows-1 in order.
+    entries = list(key2row.items())
+    own = {}
+    for row in range(rows):
+        key, value = entries[row]
+        if value == row:
+            own[row] = key
+    for row, g in enumerate(groups):
+        g.sort(key=lambda t: (spacy_key(t) != own.get(row), t.isascii(), len(t), t))
+    labelled = sum(1 for row, g in enumerate(groups) if g and spacy_key(g[0]) == own.get(row))
+    print(f"rows labelled by their own chiVe word: {labelled} of {rows}")
     keys = sum(len(g) for g in groups)
     print(f"keys with a known string: {keys}; keys in key2row without a string: {missing}; rows without a key: {empty_rows}")
 
