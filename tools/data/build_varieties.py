@@ -66,7 +66,9 @@ def _heads():
         if not toks:
             continue
         head = toks[0]
-        if head not in GENERIC_HEADS and "、" not in head:
+        # Two-letter hiragana heads (あさ, しい, はと, こい) are everyday words more often than foods.
+        short_kana = len(head) <= 2 and all("\u3041" <= c <= "\u309f" for c in head)
+        if head not in GENERIC_HEADS and "、" not in head and not short_kana:
             out.append((head, kws))
         q = re.search(r"\[([^\]]+牛肉)\]", s)
         if q:
