@@ -12,8 +12,8 @@ import sys
 
 import common
 
-# Headwords too ambiguous to use on their own (金時 is also a bean and a carrot).
-SKIP = {"金時", "きんとき", "公時"}
+# Headwords too ambiguous to use on their own (金時 is also a bean and a carrot; 太白 also a sesame oil).
+SKIP = {"金時", "きんとき", "公時", "太白", "たいはく"}
 
 GLOSS_RULES = [
     (r"sweet potato variety|variety of sweet potato|cultivars with red skin", "さつまいも"),
