@@ -10,8 +10,10 @@ import Synchronization
 public final class LexicalEngine: SuggestionEngine {
     private struct Entry: Sendable {
         var keyword: String
-        var normalized: [Character]
-        var bigrams: Set<String>
+        /// NFKC-normalised Unicode scalars.
+        var scalars: [UInt32]
+        /// Distinct character bigrams, each packed as two scalars in one integer.
+        var bigrams: [UInt64]
     }
 
     private struct State: Sendable {
@@ -62,42 +64,58 @@ public final class LexicalEngine: SuggestionEngine {
             keywords.append(keyword)
         }
         let entries = keywords.map { keyword -> Entry in
-            let normalized = Array(normalize(keyword))
-            return Entry(keyword: keyword, normalized: normalized, bigrams: bigrams(normalized))
+            let scalars = normalize(keyword)
+            return Entry(keyword: keyword, scalars: scalars, bigrams: Array(bigrams(scalars)))
         }
         var hasher = FNV1a()
         for keyword in keywords { hasher.add(keyword) }
         return State(entries: entries, snapshot: KeywordListSnapshot(keywords: keywords, version: hasher.hex), overlay: overlay)
     }
 
-    /// NFKC, lower-cased (for Latin letters), without spaces.
-    static func normalize(_ text: String) -> String {
-        text.precomposedStringWithCompatibilityMapping.lowercased().filter { !$0.isWhitespace }
+    /// NFKC, lower-cased (for Latin letters), without white space, as Unicode scalar values.
+    static func normalize(_ text: String) -> [UInt32] {
+        text.precomposedStringWithCompatibilityMapping.lowercased().unicodeScalars
+            .filter { !$0.properties.isWhitespace }.map(\.value)
     }
 
-    static func bigrams(_ characters: [Character]) -> Set<String> {
-        guard characters.count > 1 else { return Set(characters.map { String($0) }) }
-        var result = Set<String>()
-        for index in 0..<(characters.count - 1) { result.insert(String(characters[index]) + String(characters[index + 1])) }
+    /// Distinct adjacent pairs; a single character counts as one "pair" with itself.
+    static func bigrams(_ scalars: [UInt32]) -> Set<UInt64> {
+        guard scalars.count > 1 else { return Set(scalars.map { UInt64($0) << 32 | UInt64($0) }) }
+        var result = Set<UInt64>(minimumCapacity: scalars.count)
+        for index in 0..<(scalars.count - 1) { result.insert(UInt64(scalars[index]) << 32 | UInt64(scalars[index + 1])) }
         return result
     }
 
-    /// - Complexity: O(K · (n + m)) for K keywords, a name of n characters and keywords of m characters.
+    static func contains(_ haystack: [UInt32], _ needle: [UInt32]) -> Bool {
+        guard !needle.isEmpty, needle.count <= haystack.count else { return false }
+        outer: for start in 0...(haystack.count - needle.count) {
+            for offset in 0..<needle.count where haystack[start + offset] != needle[offset] { continue outer }
+            return true
+        }
+        return false
+    }
+
+    /// - Complexity: O(K · m) for K keywords of m characters (a containment check only when every bigram matches).
     public func suggest(_ name: String, k: Int, explain: Bool) -> SuggestionResult {
         let entries = state.withLock { $0.entries }
-        let normalizedName = Self.normalize(name)
-        let nameCharacters = Array(normalizedName)
-        let nameBigrams = Self.bigrams(nameCharacters)
-        let nameLength = max(1, nameCharacters.count)
+        let nameScalars = Self.normalize(name)
+        let nameBigrams = Self.bigrams(nameScalars)
+        let nameLength = max(1, nameScalars.count)
         var scored: [(index: Int, score: Float)] = []
-        scored.reserveCapacity(entries.count)
-        for (index, entry) in entries.enumerated() where !entry.normalized.isEmpty {
+        for (index, entry) in entries.enumerated() where !entry.scalars.isEmpty {
+            if entry.scalars.count == 1 {
+                // One character has no bigram: it either occurs in the name or gives no evidence.
+                guard nameScalars.contains(entry.scalars[0]) else { continue }
+                scored.append((index, 0.5 + 0.5 / Float(nameLength)))
+                continue
+            }
+            var shared = 0
+            for bigram in entry.bigrams where nameBigrams.contains(bigram) { shared += 1 }
+            guard shared > 0 else { continue }
             let score: Float
-            if normalizedName.contains(String(entry.normalized)) {
-                score = 0.5 + 0.5 * Float(min(entry.normalized.count, nameLength)) / Float(nameLength)
+            if shared == entry.bigrams.count && Self.contains(nameScalars, entry.scalars) {
+                score = 0.5 + 0.5 * Float(min(entry.scalars.count, nameLength)) / Float(nameLength)
             } else {
-                let shared = entry.bigrams.intersection(nameBigrams).count
-                guard shared > 0 else { continue }
                 score = 0.5 * Float(2 * shared) / Float(entry.bigrams.count + nameBigrams.count)
             }
             scored.append((index, score))
@@ -118,9 +136,10 @@ public final class LexicalEngine: SuggestionEngine {
     /// Each whitespace token's share of the keyword's bigrams it contains (normalised to sum 1 when any match).
     private static func weights(tokens: [String], keyword: Entry) -> [TokenWeight] {
         let raw = tokens.map { token -> Float in
-            let characters = Array(normalize(token))
-            if String(characters).contains(String(keyword.normalized)) { return 1 }
-            return Float(bigrams(characters).intersection(keyword.bigrams).count)
+            let scalars = normalize(token)
+            if contains(scalars, keyword.scalars) { return 1 }
+            let own = bigrams(scalars)
+            return Float(keyword.bigrams.filter { own.contains($0) }.count)
         }
         let total = raw.reduce(0, +)
         return zip(tokens, raw).map { TokenWeight(token: $0, weight: total > 0 ? $1 / total : 0) }
