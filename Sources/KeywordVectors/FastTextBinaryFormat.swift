@@ -58,6 +58,10 @@ enum FastTextBinaryFormat {
         guard size >= 0, wordCount >= 0, labelCount >= 0, wordCount + labelCount == size else {
             throw reader.error(.malformed, "inconsistent dictionary sizes: size \(size), nwords \(wordCount), nlabels \(labelCount)", at: sizeOffset)
         }
+        // Each entry takes at least 10 bytes (0 terminator, i64 count, i8 type).
+        guard size <= reader.remaining / 10 else {
+            throw reader.error(.truncated, "file is truncated: \(size) dictionary entries cannot fit in the \(reader.remaining) bytes left", at: sizeOffset)
+        }
         var bytes: [UInt8] = []
         var starts: [UInt32] = [0]
         starts.reserveCapacity(size + 1)

@@ -17,7 +17,7 @@ enum FastTextTextFormat {
     static func load(path: String) throws -> WordVectors {
         let reader = try FileReader(path: path)
         if reader.size == 0 { throw VectorFileError(path: path, kind: .emptyFile, location: .file, message: "file is empty") }
-        var parser = Parser(path: path)
+        var parser = Parser(path: path, fileSize: reader.size)
         var pending: [UInt8] = []
         while true {
             let chunk = try reader.readChunk(maximum: chunkSize)
@@ -41,9 +41,14 @@ enum FastTextTextFormat {
         var dimension = 0
         var matrix: FloatMatrix?
         var words: [String] = []
-        var field: [UInt8] = []
+        var fieldBuffer: [Range<Int>] = []
 
-        init(path: String) { self.path = path }
+        let fileSize: Int
+
+        init(path: String, fileSize: Int) {
+            self.path = path
+            self.fileSize = fileSize
+        }
 
         func fail(_ kind: VectorFileError.Kind, _ message: String, line: Int? = nil) -> VectorFileError {
             VectorFileError(path: path, kind: kind, location: .line(line ?? self.line), message: message)
@@ -51,11 +56,12 @@ enum FastTextTextFormat {
 
         static func isSeparator(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 }
 
-        /// Space-separated fields of `bytes[range]`, after dropping a trailing CR and spaces.
-        static func fields(_ bytes: [UInt8], _ range: Range<Int>) -> [Range<Int>] {
+        /// Space-separated fields of `bytes[range]`, after dropping a trailing CR and spaces,
+        /// into `result` (reused from line to line).
+        static func fields(_ bytes: [UInt8], _ range: Range<Int>, into result: inout [Range<Int>]) {
+            result.removeAll(keepingCapacity: true)
             var end = range.upperBound
             while end > range.lowerBound && (isSeparator(bytes[end - 1]) || bytes[end - 1] == 0x0D) { end -= 1 }
-            var result: [Range<Int>] = []
             var index = range.lowerBound
             while index < end {
                 while index < end && isSeparator(bytes[index]) { index += 1 }
@@ -63,12 +69,12 @@ enum FastTextTextFormat {
                 while index < end && !isSeparator(bytes[index]) { index += 1 }
                 if start < index { result.append(start ..< index) }
             }
-            return result
         }
 
         mutating func consume(_ bytes: [UInt8], _ range: Range<Int>) throws {
             line += 1
-            let fields = Self.fields(bytes, range)
+            Self.fields(bytes, range, into: &fieldBuffer)
+            let fields = fieldBuffer
             if line == 1 {
                 guard fields.count == 2, let rows = Self.integer(bytes[fields[0]]), let dimension = Self.integer(bytes[fields[1]]) else {
                     throw fail(.malformed, "expected the header 'N D' (word count and dimension)")
@@ -76,9 +82,12 @@ enum FastTextTextFormat {
                 guard dimension > 0 else { throw fail(.dimensionMismatch, "the header's dimension must be positive, found \(dimension)") }
                 declaredRows = rows
                 self.dimension = dimension
-                let matrix = FloatMatrix(rows: rows, columns: dimension)
+                // A row needs at least "w", " 0" per value and a newline, so a header that declares
+                // more rows than the file can hold does not get to allocate them (the file is then
+                // reported as truncated where it ends).
+                let matrix = FloatMatrix(rows: min(rows, fileSize / (2 * dimension + 2)), columns: dimension)
                 self.matrix = matrix
-                words.reserveCapacity(rows)
+                words.reserveCapacity(matrix.rows)
                 return
             }
             if fields.isEmpty { return } // blank line
@@ -86,18 +95,21 @@ enum FastTextTextFormat {
             guard words.count < declaredRows else {
                 throw fail(.malformed, "more rows than the header's \(declaredRows)")
             }
+            guard words.count < matrix.rows else {
+                throw fail(.truncated, "file is truncated: the header declares \(declaredRows) rows, the file cannot hold them")
+            }
             guard fields.count > dimension else {
                 throw fail(.dimensionMismatch, "expected a word and \(dimension) values, found \(fields.count - 1) values")
             }
             let firstNumber = fields.count - dimension
-            if firstNumber > 1, fields[1 ..< firstNumber].allSatisfy({ Self.number(bytes[$0]) != nil }) {
+            if firstNumber > 1, fields[1 ..< firstNumber].allSatisfy({ Self.number(bytes, $0) != nil }) {
                 throw fail(.dimensionMismatch, "expected \(dimension) values, found \(fields.count - 1)")
             }
-            let row = words.count
-            let base = row * dimension
+            let base = words.count * dimension
             try matrix.withMutableStorage { storage in
-                for (column, fieldRange) in fields[firstNumber...].enumerated() {
-                    guard let value = Self.number(bytes[fieldRange]) else {
+                for column in 0 ..< dimension {
+                    let fieldRange = fields[firstNumber + column]
+                    guard let value = Self.number(bytes, fieldRange) else {
                         let text = String(decoding: bytes[fieldRange].prefix(40), as: UTF8.self)
                         throw fail(.nonNumeric, "value \(column + 1) of '\(text)' is not a finite number")
                     }
@@ -129,8 +141,13 @@ enum FastTextTextFormat {
         /// exact fast path (integer mantissa ≤ 2^24 divided by a power of ten ≤ 10^10, both exact
         /// in Float, so the one division rounds correctly); anything else goes to `strtof`.
         static func number(_ bytes: ArraySlice<UInt8>) -> Float? {
-            var index = bytes.startIndex
-            let end = bytes.endIndex
+            number(Array(bytes), 0 ..< bytes.count)
+        }
+
+        @inline(__always)
+        static func number(_ bytes: [UInt8], _ range: Range<Int>) -> Float? {
+            var index = range.lowerBound
+            let end = range.upperBound
             var negative = false
             if index < end, bytes[index] == 0x2D || bytes[index] == 0x2B {
                 negative = bytes[index] == 0x2D
@@ -149,12 +166,12 @@ enum FastTextTextFormat {
                 } else if byte == 0x2E && !seenPoint {
                     seenPoint = true
                 } else {
-                    return slowNumber(bytes)
+                    return slowNumber(bytes[range])
                 }
                 index += 1
             }
             guard digits > 0 else { return nil }
-            guard digits <= 18, mantissa <= 1 << 24, fractionDigits < powersOfTen.count else { return slowNumber(bytes) }
+            guard digits <= 18, mantissa <= 1 << 24, fractionDigits < powersOfTen.count else { return slowNumber(bytes[range]) }
             let value = Float(mantissa) / powersOfTen[fractionDigits]
             return negative ? -value : value
         }

@@ -119,8 +119,6 @@ public enum NativeVectorFormat {
         bytes.reserveCapacity(keysEnd - keysStart)
         var starts: [UInt32] = [0]
         starts.reserveCapacity(keyCount + 1)
-        var keyStartOffsets: [Int] = []
-        keyStartOffsets.reserveCapacity(keyCount)
         var position = keysStart
         while position < keysEnd {
             guard starts.count <= keyCount else { throw fail(.malformed, position, "more keys than the header's \(keyCount)") }
@@ -128,7 +126,6 @@ public enum NativeVectorFormat {
                 throw fail(.truncated, keysEnd, "file is truncated inside a key: no terminating 0 byte")
             }
             guard zero > position else { throw fail(.malformed, position, "empty key") }
-            keyStartOffsets.append(position)
             bytes.append(contentsOf: file[position ..< zero])
             starts.append(UInt32(bytes.count))
             position = zero + 1
@@ -136,7 +133,8 @@ public enum NativeVectorFormat {
         guard starts.count == keyCount + 1 else { throw fail(.truncated, keysEnd, "found \(starts.count - 1) keys, the header says \(keyCount)") }
         let keys = KeyTable(bytes: bytes, starts: starts, rows: keyRows, rowCount: rowCount)
         if let duplicate = keys.firstDuplicate {
-            throw fail(.malformed, keyStartOffsets[duplicate], "duplicate key '\(keys.key(at: duplicate))'")
+            // Key i starts after i earlier keys' bytes and their i terminating zeros.
+            throw fail(.malformed, keysStart + Int(starts[duplicate]) + duplicate, "duplicate key '\(keys.key(at: duplicate))'")
         }
         return WordVectors(format: .native, matrix: matrix, keys: keys, subwords: nil)
     }
