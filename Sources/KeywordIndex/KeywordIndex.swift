@@ -28,8 +28,14 @@ public final class KeywordIndex: Sendable {
     public let options: ScoringOptions
     let vectors: InputVectors
     let matcher: LexicalMatcher
+    /// Blocked keyword matrices in internal order (see `slot`).
     let unitMeans: [Float]
     let directions: [Float]
+    /// Internal position → keyword index, and back. Keywords of at most one token come first: for them the
+    /// attention query equals the direction, so their leading `singleBlocks` blocks need one product, not two.
+    let order: [Int32]
+    let position: [Int32]
+    let singleBlocks: Int
     let hubPenalty: [Float]
     private let pool: ScratchPool
 
@@ -46,54 +52,74 @@ public final class KeywordIndex: Sendable {
         self.vectors = vectors
         matcher = LexicalMatcher(keywords: entries.map(\.text), varieties: varieties)
         let h = model.hidden, count = entries.count
-        var unitMeans = [Float](repeating: 0, count: count * h)
-        var directions = [Float](repeating: 0, count: count * h)
+        let single = entries.indices.filter { entries[$0].text.rows.count <= 1 }
+        let multiple = entries.indices.filter { entries[$0].text.rows.count > 1 }
+        order = (single + multiple).map { Int32($0) }
+        var position = [Int32](repeating: 0, count: count)
+        for (p, k) in order.enumerated() { position[Int(k)] = Int32(p) }
+        self.position = position
+        singleBlocks = single.count / FloatKernels.lanes
+        let padded = (count + FloatKernels.lanes - 1) / FloatKernels.lanes * FloatKernels.lanes
+        var unitMeans = [Float](repeating: 0, count: padded * h)
+        var directions = [Float](repeating: 0, count: padded * h)
         var previousRow: [[Int32]: Int] = [:]
         if let previous, previous.model.hidden == h {
-            for (i, entry) in previous.entries.enumerated() { previousRow[entry.text.rows] = i }
+            for (i, entry) in previous.entries.enumerated() { previousRow[entry.text.rows] = Int(previous.position[i]) }
         }
         let maxTokens = max(1, entries.map(\.text.rows.count).max() ?? 1)
         var projected = [Float](repeating: 0, count: maxTokens * h)
         var states = projected
-        for (k, entry) in entries.enumerated() {
+        var mean = [Float](repeating: 0, count: h)
+        for (p, k32) in order.enumerated() {
+            let entry = entries[Int(k32)]
             if let previous, let i = previousRow[entry.text.rows] {
                 for q in 0..<h {
-                    unitMeans[k * h + q] = previous.unitMeans[i * h + q]
-                    directions[k * h + q] = previous.directions[i * h + q]
+                    unitMeans[KeywordIndex.slot(p, q, h)] = previous.unitMeans[KeywordIndex.slot(i, q, h)]
+                    directions[KeywordIndex.slot(p, q, h)] = previous.directions[KeywordIndex.slot(i, q, h)]
                 }
                 continue
             }
             let m = entry.text.rows.count
             guard m > 0 else { continue }
             entry.text.rows.withUnsafeBufferPointer { rows in
-                projected.withUnsafeMutableBufferPointer { p in
-                    states.withUnsafeMutableBufferPointer { s in
-                        model.keyword.encode(rows, vectors: vectors, projected: p.baseAddress!, states: s.baseAddress!)
+                projected.withUnsafeMutableBufferPointer { pr in
+                    states.withUnsafeMutableBufferPointer { st in
+                        model.keyword.encode(rows, vectors: vectors, projected: pr.baseAddress!, states: st.baseAddress!)
                     }
                 }
             }
-            var mean = [Float](repeating: 0, count: h)
+            for q in 0..<h { mean[q] = 0 }
             for j in 0..<m {
                 var sq: Float = 1e-12
                 for q in 0..<h { sq += states[j * h + q] * states[j * h + q] }
                 let norm = sq.squareRoot()
                 for q in 0..<h {
-                    unitMeans[k * h + q] += states[j * h + q] / norm / Float(m)
+                    unitMeans[KeywordIndex.slot(p, q, h)] += states[j * h + q] / norm / Float(m)
                     mean[q] += states[j * h + q] / Float(m)
                 }
             }
             var sq: Float = 1e-12
             for q in 0..<h { sq += mean[q] * mean[q] }
             let norm = sq.squareRoot()
-            for q in 0..<h { directions[k * h + q] = mean[q] / norm }
+            for q in 0..<h { directions[KeywordIndex.slot(p, q, h)] = mean[q] / norm }
         }
         self.unitMeans = unitMeans
         self.directions = directions
+        var rows = [Float](repeating: 0, count: count * h)
+        if options.hubness > 0 {
+            for k in 0..<count { for q in 0..<h { rows[k * h + q] = directions[KeywordIndex.slot(Int(position[k]), q, h)] } }
+        }
         hubPenalty = options.hubness > 0
-            ? KeywordIndex.neighbourMeans(directions, count: count, hidden: h, neighbours: options.hubNeighbours)
+            ? KeywordIndex.neighbourMeans(rows, count: count, hidden: h, neighbours: options.hubNeighbours)
             : [Float](repeating: 0, count: count)
         let maxNameTokens = options.maxNameTokens
-        pool = ScratchPool { IndexScratch(keywords: count, hidden: h, maxTokens: maxNameTokens) }
+        pool = ScratchPool { IndexScratch(keywords: count, padded: padded, hidden: h, maxTokens: maxNameTokens) }
+    }
+
+    /// Where component `q` of the keyword at internal position `p` sits in the blocked keyword matrices
+    /// (blocks of 8 keywords, component-major inside a block, so one SIMD8 load reads 8 keywords' component).
+    @inline(__always) static func slot(_ p: Int, _ q: Int, _ h: Int) -> Int {
+        ((p / FloatKernels.lanes) * h + q) * FloatKernels.lanes + p % FloatKernels.lanes
     }
 
     /// The best `k` keywords for `name`, best first (ties: lower index first).
@@ -101,7 +127,7 @@ public final class KeywordIndex: Sendable {
     public func search(_ name: LexicalText, k: Int) -> [ScoredKeyword] {
         pool.with { scratch in
             scoreAll(name, scratch)
-            return KeywordIndex.top(scratch.scores, k: k, heap: &scratch.heap)
+            return KeywordIndex.top(scratch.scores, count: count, k: k, heap: &scratch.heap)
         }
     }
 
@@ -109,7 +135,7 @@ public final class KeywordIndex: Sendable {
     public func scores(_ name: LexicalText) -> [Float] {
         pool.with { scratch in
             scoreAll(name, scratch)
-            return scratch.scores
+            return Array(scratch.scores[0..<count])
         }
     }
 
@@ -162,23 +188,21 @@ public final class KeywordIndex: Sendable {
             return
         }
         let tau = model.temperature
-        unitMeans.withUnsafeBufferPointer { m in
-            scratch.units.withUnsafeBufferPointer { u in
-                var largest = -Float.infinity
-                for i in 0..<n {
-                    let logit = tau * FloatKernels.dot(u.baseAddress! + i * h, m.baseAddress! + k * h, h)
-                    scratch.alpha[i] = logit
-                    largest = max(largest, logit)
-                }
-                var total: Float = 0
-                for i in 0..<n {
-                    let e = expf(scratch.alpha[i] - largest)
-                    scratch.alpha[i] = e
-                    total += e
-                }
-                for i in 0..<n { scratch.alpha[i] /= total }
-            }
+        var largest = -Float.infinity
+        for i in 0..<n {
+            var a: Float = 0
+            let p = Int(position[k])
+            for q in 0..<h { a += scratch.units[i * h + q] * unitMeans[KeywordIndex.slot(p, q, h)] }
+            scratch.alpha[i] = tau * a
+            largest = max(largest, tau * a)
         }
+        var total: Float = 0
+        for i in 0..<n {
+            let e = expf(scratch.alpha[i] - largest)
+            scratch.alpha[i] = e
+            total += e
+        }
+        for i in 0..<n { scratch.alpha[i] /= total }
     }
 
     private func scoreAll(_ name: LexicalText, _ scratch: IndexScratch) {
@@ -197,27 +221,39 @@ public final class KeywordIndex: Sendable {
             }
         }
         let beta = options.hubness
-        directions.withUnsafeBufferPointer { d in
-            scratch.states.withUnsafeBufferPointer { s in
-                scratch.scores.withUnsafeMutableBufferPointer { scores in
-                    for k in 0..<count {
-                        var score: Float = 0
-                        if n > 0 {
-                            attentionWeights(n: n, keyword: k, scratch)
-                            var numerator: Float = 0, quadratic: Float = 1e-12
-                            for i in 0..<n {
-                                let a = scratch.alpha[i]
-                                numerator += a * FloatKernels.dot(s.baseAddress! + i * h, d.baseAddress! + k * h, h)
-                                var row: Float = 0
-                                for j in 0..<n { row += scratch.gram[i * n + j] * scratch.alpha[j] }
-                                quadratic += a * row
+        let blocks = (count + FloatKernels.lanes - 1) / FloatKernels.lanes
+        if n > 0 {
+            let tau = model.temperature, attention = options.attention, single = singleBlocks
+            let threads = count >= 16_384 ? 2 : 1
+            unitMeans.withUnsafeBufferPointer { m in
+                directions.withUnsafeBufferPointer { d in
+                    scratch.states.withUnsafeBufferPointer { s in
+                        scratch.units.withUnsafeBufferPointer { u in
+                            scratch.gram.withUnsafeBufferPointer { g in
+                                scratch.work.withUnsafeMutableBufferPointer { w in
+                                    scratch.internalScores.withUnsafeMutableBufferPointer { out in
+                                        FloatKernels.score(
+                                            blocks: blocks, singleBlocks: single, threads: threads, n: n, hidden: h,
+                                            temperature: tau, attention: attention,
+                                            states: s.baseAddress!, units: u.baseAddress!, gram: g.baseAddress!,
+                                            unitMeans: m.baseAddress!, directions: d.baseAddress!,
+                                            work: w.baseAddress!, out: out.baseAddress!)
+                                    }
+                                }
                             }
-                            score = numerator / quadratic.squareRoot()
                         }
-                        scores[k] = score + scratch.bonus[k] - beta * hubPenalty[k]
                     }
                 }
             }
+            for p in 0..<count { scratch.scores[Int(order[p])] = scratch.internalScores[p] }
+        } else {
+            for k in 0..<count { scratch.scores[k] = 0 }
+        }
+        if useEvidence {
+            for k32 in scratch.lexical.touched { scratch.scores[Int(k32)] += scratch.bonus[Int(k32)] }
+        }
+        if beta != 0 {
+            for k in 0..<count { scratch.scores[k] -= beta * hubPenalty[k] }
         }
         if useEvidence {
             for k32 in scratch.lexical.touched { scratch.bonus[Int(k32)] = 0 }
@@ -225,16 +261,17 @@ public final class KeywordIndex: Sendable {
     }
 
     /// Indices of the `k` largest scores, best first; ties go to the lower index.
-    static func top(_ scores: [Float], k: Int, heap: inout [ScoredKeyword]) -> [ScoredKeyword] {
-        let k = min(k, scores.count)
+    static func top(_ scores: [Float], count: Int? = nil, k: Int, heap: inout [ScoredKeyword]) -> [ScoredKeyword] {
+        let total = count ?? scores.count
+        let k = min(k, total)
         guard k > 0 else { return [] }
         heap.removeAll(keepingCapacity: true)
         // Min-heap on (score, -index): the root is the worst kept entry.
         @inline(__always) func worse(_ a: ScoredKeyword, _ b: ScoredKeyword) -> Bool {
             a.score < b.score || (a.score == b.score && a.index > b.index)
         }
-        for (i, score) in scores.enumerated() {
-            let candidate = ScoredKeyword(index: i, score: score)
+        for i in 0..<total {
+            let candidate = ScoredKeyword(index: i, score: scores[i])
             if heap.count < k {
                 heap.append(candidate)
                 var c = heap.count - 1
@@ -261,13 +298,13 @@ public final class KeywordIndex: Sendable {
 
     /// For each keyword, the mean cosine of its direction to its `neighbours` nearest other keywords
     /// (among at most the first 4,096, to bound the cost for huge lists).
-    static func neighbourMeans(_ directions: [Float], count: Int, hidden h: Int, neighbours: Int) -> [Float] {
+    static func neighbourMeans(_ rows: [Float], count: Int, hidden h: Int, neighbours: Int) -> [Float] {
         let reference = min(count, 4096)
         var result = [Float](repeating: 0, count: count)
         guard reference > 1, neighbours > 0 else { return result }
         var sims = [Float](repeating: 0, count: reference)
         var heap: [ScoredKeyword] = []
-        directions.withUnsafeBufferPointer { d in
+        rows.withUnsafeBufferPointer { d in
             for k in 0..<count {
                 for j in 0..<reference {
                     sims[j] = j == k ? -Float.infinity : FloatKernels.dot(d.baseAddress! + k * h, d.baseAddress! + j * h, h)

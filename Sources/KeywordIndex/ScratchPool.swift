@@ -11,11 +11,13 @@ final class IndexScratch {
     var alpha: [Float]
     var values: [Float]
     var scores: [Float]
+    var internalScores: [Float]
     var bonus: [Float]
+    var work: [SIMD8<Float>]
     var heap: [ScoredKeyword]
     var lexical: LexicalScratch
 
-    init(keywords: Int, hidden: Int, maxTokens: Int) {
+    init(keywords: Int, padded: Int, hidden: Int, maxTokens: Int) {
         projected = [Float](repeating: 0, count: maxTokens * hidden)
         states = projected
         units = projected
@@ -23,7 +25,9 @@ final class IndexScratch {
         alpha = [Float](repeating: 0, count: maxTokens)
         values = alpha
         scores = [Float](repeating: 0, count: keywords)
-        bonus = scores
+        internalScores = [Float](repeating: 0, count: max(padded, keywords))
+        bonus = [Float](repeating: 0, count: keywords)
+        work = [SIMD8<Float>](repeating: SIMD8<Float>(), count: 2 * 3 * maxTokens)
         heap = []
         heap.reserveCapacity(64)
         lexical = LexicalScratch(keywordCount: keywords)
