@@ -1,0 +1,151 @@
+import Foundation
+import XCTest
+
+/// Runs `kwsuggest serve` as a process: listening line, readiness, keyword persistence across a restart,
+/// overlay reload on SIGHUP, and exit 0 on SIGTERM.
+final class CLIServeTests: XCTestCase {
+    private var directory = ""
+
+    override func setUpWithError() throws {
+        directory = NSTemporaryDirectory() + "cli-serve-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try "にんじん\nたまねぎ\n豚バラ肉\nトマト\nじゃがいも\nキャベツ\n".write(toFile: directory + "/keywords.txt", atomically: true, encoding: .utf8)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// A running `serve` process and the port it printed.
+    final class Server {
+        let process = Process()
+        let output = Pipe()
+        let errors = Pipe()
+        var port = 0
+
+        init(arguments: [String]) throws {
+            process.executableURL = CLITests.binary
+            process.arguments = ["serve", "--port", "0"] + arguments
+            process.standardOutput = output
+            process.standardError = errors
+            try process.run()
+            var text = ""
+            let deadline = Date().addingTimeInterval(10)
+            while !text.contains("\n"), Date() < deadline {
+                let data = output.fileHandleForReading.availableData
+                if data.isEmpty { break }
+                text += String(decoding: data, as: UTF8.self)
+            }
+            guard text.hasPrefix("listening on http://127.0.0.1:"),
+                  let port = Int(text.split(separator: "\n")[0].split(separator: ":").last ?? "") else {
+                throw CLIServeError("unexpected first line: \(text)")
+            }
+            self.port = port
+        }
+
+        /// Sends SIGTERM and returns the exit status.
+        func stop() -> Int32 {
+            process.terminate()
+            process.waitUntilExit()
+            return process.terminationStatus
+        }
+    }
+
+    struct CLIServeError: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    /// One request over a fresh TCP connection; returns status and body.
+    private func request(_ port: Int, _ method: String, _ path: String, body: String? = nil) throws -> (Int, String) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw CLIServeError("connect failed") }
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var text = "\(method) \(path) HTTP/1.1\r\nHost: t\r\nConnection: close\r\n"
+        if let body { text += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n" }
+        text += "\r\n" + (body ?? "")
+        _ = Array(text.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        var received: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = recv(fd, &chunk, chunk.count, 0)
+            if count <= 0 { break }
+            received.append(contentsOf: chunk[0..<count])
+        }
+        let response = String(decoding: received, as: UTF8.self)
+        guard let split = response.range(of: "\r\n\r\n") else { throw CLIServeError("no response: \(response)") }
+        let status = Int(response.split(separator: " ")[1]) ?? 0
+        return (status, String(response[split.upperBound...]))
+    }
+
+    private func waitUntilReady(_ port: Int) throws {
+        for _ in 0..<100 {
+            if try request(port, "GET", "/readyz").0 == 200 { return }
+            usleep(50_000)
+        }
+        XCTFail("never became ready")
+    }
+
+    func testServeAnswersPersistsKeywordsAndExitsZeroOnSIGTERM() throws {
+        let server = try Server(arguments: ["--model", directory])
+        try waitUntilReady(server.port)
+        let (status, body) = try request(server.port, "POST", "/v1/suggest", body: #"{"name":"新物 にんじん 3本","k":1}"#)
+        XCTAssertEqual(status, 200)
+        XCTAssertTrue(body.contains(#""keyword":"にんじん""#), body)
+        let (added, list) = try request(server.port, "POST", "/v1/keywords", body: #"{"add":["ごぼう"]}"#)
+        XCTAssertEqual(added, 200, list)
+        XCTAssertEqual(server.stop(), 0)
+        let log = String(decoding: server.errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertTrue(log.contains(#""event":"draining""#), log)
+
+        // The addition survives a restart.
+        let again = try Server(arguments: ["--model", directory])
+        try waitUntilReady(again.port)
+        XCTAssertTrue(try request(again.port, "GET", "/v1/keywords").1.contains("ごぼう"))
+        XCTAssertEqual(again.stop(), 0)
+    }
+
+    func testOverlayChangedByAnotherReplicaIsReloadedOnSIGHUP() throws {
+        let overlay = directory + "/shared.overlay.json"
+        let server = try Server(arguments: ["--model", directory, "--overlay", overlay])
+        try waitUntilReady(server.port)
+        try #"{"added":["れんこん"],"removed":[]}"#.write(toFile: overlay, atomically: true, encoding: .utf8)
+        kill(server.process.processIdentifier, SIGHUP)
+        var seen = false
+        for _ in 0..<60 where !seen {
+            usleep(50_000)
+            seen = try request(server.port, "GET", "/v1/keywords").1.contains("れんこん")
+        }
+        XCTAssertTrue(seen)
+        XCTAssertEqual(server.stop(), 0)
+    }
+
+    func testMissingModelIsAClearErrorAndExitOne() throws {
+        let process = Process()
+        process.executableURL = CLITests.binary
+        process.arguments = ["serve", "--port", "0", "--model", directory + "/missing"]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = Pipe()
+        try process.run()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 1)
+        let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertTrue(text.contains("Error: cannot load the model"), text)
+    }
+
+    func testBadPortIsAUsageError() throws {
+        let outcome = try CLITests.run(["serve", "--port", "70000"])
+        XCTAssertEqual(outcome.status, 64)
+        XCTAssertTrue(outcome.stderr.hasPrefix("Error: The value '70000' is invalid for '--port <port>'"), outcome.stderr)
+    }
+}
