@@ -21,7 +21,7 @@ enum AdminPage {
   #suggestions button:hover { background: #e0f0ff; }
   #suggestions button small { color: #646970; margin-left: .35rem; }
   #status { color: #646970; font-size: .9rem; margin-top: .4rem; min-height: 1.2rem; }
-  #selftest { font-weight: 700; }
+  #selftest { font-weight: 700; white-space: pre-wrap; }
 </style>
 </head>
 <body>
