@@ -126,19 +126,24 @@ enum FastTextBinaryFormat {
         }
 
         // The vocabulary is the words (entries 0 ..< nwords); labels of supervised models follow
-        // them in the dictionary but have no input row of their own.
+        // them in the dictionary but have no input row of their own (`vector(for:)` still treats
+        // them as fastText does, through `labelIds`).
         let ids = (0 ..< wordCount).map { UInt32($0) }
         let keys = KeyTable(bytes: Array(bytes[0 ..< Int(starts[wordCount])]), starts: Array(starts[0 ... wordCount]),
                             rows: ids, rowCount: rowCount)
         var subwords = FastTextSubwords(wordCount: wordCount, minn: minn, maxn: maxn, bucket: bucket,
                                         prunedSize: prunedSize, pruned: pruned)
         var entryRows: [[Int32]] = []
-        entryRows.reserveCapacity(wordCount)
-        for index in 0 ..< wordCount {
-            var rows: [Int32] = [Int32(index)]
-            let word = Array(keys.keyBytes(at: index))
+        entryRows.reserveCapacity(size)
+        for index in 0 ..< size {
+            // fastText gives every entry its own id as first "subword"; for a label that id points
+            // into the bucket rows (past them when bucket < nlabels, which fastText does not check:
+            // such ids are dropped here).
+            var rows: [Int32] = index < rowCount ? [Int32(index)] : []
+            let word = Array(bytes[Int(starts[index]) ..< Int(starts[index + 1])])
             if word != FastTextSubwords.endOfSentence { subwords.appendNgramRows(of: word, to: &rows) }
             entryRows.append(rows)
+            if index >= wordCount { subwords.labelIds[word] = index }
         }
         subwords.entryRows = entryRows
         return WordVectors(format: .fastTextBinary, matrix: matrix, keys: keys, subwords: subwords)

@@ -11,6 +11,8 @@ struct FastTextSubwords: Sendable {
     var pruned: [Int32: Int32] = [:]
     /// `subwords[i]` for dictionary entry i (own id first), precomputed as fastText does on load.
     var entryRows: [[Int32]] = []
+    /// Dictionary ids of the labels of supervised models (entries nwords ..< size), by UTF-8 bytes.
+    var labelIds: [[UInt8]: Int] = [:]
 
     static let endOfSentence = Array("</s>".utf8)
 
@@ -28,7 +30,7 @@ struct FastTextSubwords: Sendable {
     /// Rows to average for `word`: the entry's precomputed list when it is in the dictionary,
     /// else its n-grams (none for `</s>`).
     func rows(for word: [UInt8], wordId: Int?) -> [Int] {
-        if let wordId, wordId < entryRows.count { return entryRows[wordId].map { Int($0) } }
+        if let id = wordId ?? labelIds[word], id < entryRows.count { return entryRows[id].map { Int($0) } }
         if word == Self.endOfSentence { return [] }
         var rows: [Int32] = []
         appendNgramRows(of: word, to: &rows)

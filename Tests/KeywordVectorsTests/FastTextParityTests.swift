@@ -23,6 +23,20 @@ final class FastTextParityTests: XCTestCase {
         }
     }
 
+    func testSupervisedModelMatchesReferenceIncludingLabels() throws {
+        let vectors = try WordVectors.load(path: Fixture.supervisedDirectory.appendingPathComponent("model.bin").path)
+        XCTAssertEqual(vectors.dimension, 20)
+        XCTAssertEqual(vectors.rowCount, vectors.keyCount + 500)
+        let expected = try Fixture.expected(in: Fixture.supervisedDirectory)
+        XCTAssertEqual(expected.filter { $0.word.hasPrefix("__label__") }.count, 5)
+        for (word, reference) in expected {
+            let vector = try XCTUnwrap(vectors.vector(for: word), word)
+            XCTAssertLessThanOrEqual(maxAbsDifference(vector, reference), binaryTolerance, word)
+        }
+        // Labels are not vocabulary keys.
+        XCTAssertNil(vectors.row(forKey: expected.last!.word))
+    }
+
     func testQueriesCoverEachKindOfWord() throws {
         let vectors = try WordVectors.load(path: Fixture.binPath)
         let words = try Fixture.expected().map(\.word)

@@ -4,15 +4,15 @@ import XCTest
 
 /// Fixture paths and temporary files for the vector tests.
 enum Fixture {
-    static var directory: URL {
-        Bundle.module.url(forResource: "Fixtures", withExtension: nil)!.appendingPathComponent("fasttext")
-    }
+    static var directory: URL { fixtures.appendingPathComponent("fasttext") }
+    static var supervisedDirectory: URL { fixtures.appendingPathComponent("fasttext-supervised") }
+    static var fixtures: URL { Bundle.module.url(forResource: "Fixtures", withExtension: nil)! }
 
     static var binPath: String { directory.appendingPathComponent("model.bin").path }
     static var vecPath: String { directory.appendingPathComponent("model.vec").path }
 
     /// `expected.txt`: fastText's vector for each query word, in file order.
-    static func expected() throws -> [(word: String, vector: [Float])] {
+    static func expected(in directory: URL = directory) throws -> [(word: String, vector: [Float])] {
         let text = try String(contentsOf: directory.appendingPathComponent("expected.txt"), encoding: .utf8)
         return text.split(separator: "\n").map { line in
             let parts = line.split(separator: "\t", maxSplits: 1)

@@ -5,6 +5,12 @@
     python3 tools/vectors/make_fasttext_fixture.py                      # the committed fixture
     python3 tools/vectors/make_fasttext_fixture.py --out /tmp/ft2 --dim 24 --minn 2 --maxn 5 \
         --bucket 3000 --model cbow                                      # a second model, by hand
+    python3 tools/vectors/make_fasttext_fixture.py --model supervised --dim 20 --minn 2 --maxn 3 \
+        --bucket 500 --word-ngrams 2 --epoch 3 --lr 0.05 --min-count 1 --repeat 3 --no-vec \
+        --out Tests/KeywordVectorsTests/Fixtures/fasttext-supervised   # labels in the dictionary
+
+A supervised model labels each line with the first two characters of its first word
+(`__label__魚類`); the label queries check fastText's treatment of labels in getWordVector.
 
 Corpus: the food names of the Standard Tables of Food Composition in Japan 2020
 (/work/shared/data/food-composition-2020/foods.tsv, split at white space, brackets loosened) plus the
@@ -21,13 +27,23 @@ Writes into --out:
     params.txt     the training parameters
 """
 import argparse
+import json
 import os
+import subprocess
+import sys
 import random
 import re
 import tempfile
 
 import fasttext
 import numpy as np
+
+TRAIN = """
+import json, sys, fasttext
+kind, corpus, settings, out = sys.argv[1], sys.argv[2], json.loads(sys.argv[3]), sys.argv[4]
+train = fasttext.train_supervised if kind == "supervised" else fasttext.train_unsupervised
+train(corpus, **settings).save_model(out)
+"""
 
 FOODS = "/work/shared/data/food-composition-2020/foods.tsv"
 SYNONYMS = "/work/shared/data/sudachi-synonyms/synonyms.txt"
@@ -74,7 +90,7 @@ def corpus_lines():
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", default="Tests/KeywordVectorsTests/Fixtures/fasttext")
-    parser.add_argument("--model", default="skipgram", choices=["skipgram", "cbow"])
+    parser.add_argument("--model", default="skipgram", choices=["skipgram", "cbow", "supervised"])
     parser.add_argument("--dim", type=int, default=16)
     parser.add_argument("--minn", type=int, default=1)
     parser.add_argument("--maxn", type=int, default=4)
@@ -82,45 +98,60 @@ def main():
     parser.add_argument("--min-count", type=int, default=2)
     parser.add_argument("--epoch", type=int, default=5)
     parser.add_argument("--lr", type=float, default=0.02, help="the default 0.05 hits 'Encountered NaN' on this small corpus")
+    parser.add_argument("--word-ngrams", type=int, default=1)
+    parser.add_argument("--threads", type=int, default=1, help="more than 1 dodges 'Encountered NaN' but is not reproducible")
+    parser.add_argument("--repeat", type=int, default=5, help="copies of the corpus to train on")
+    parser.add_argument("--no-vec", action="store_true", help="skip model.vec")
     parser.add_argument("--in-vocab", type=int, default=60, help="in-vocabulary query words")
     args = parser.parse_args()
 
     os.makedirs(args.out, exist_ok=True)
-    lines = corpus_lines() * 5
+    lines = corpus_lines() * args.repeat
+    if args.model == "supervised":
+        lines = [f"__label__{line.split()[0][:2]} {line}" for line in lines if line.strip()]
     with tempfile.NamedTemporaryFile("w", encoding="utf-8", suffix=".txt", delete=False) as f:
         f.write("\n".join(lines) + "\n")
         corpus = f.name
-    # With small dimensions this build of fastText sometimes diverges (values of 1e13, or
-    # "Encountered NaN"), and not reproducibly even with one thread; measured: dim 8 always, dim 16
-    # about one run in three. Train again until the input matrix is sane.
-    for attempt in range(20):
-        try:
-            model = fasttext.train_unsupervised(
-                corpus, model=args.model, dim=args.dim, minn=args.minn, maxn=args.maxn, bucket=args.bucket,
-                minCount=args.min_count, epoch=args.epoch, lr=args.lr, thread=1, verbose=0)
-        except RuntimeError as error:
-            print(f"attempt {attempt + 1}: {error}")
+    # This build of fastText sometimes diverges (values of 1e13, or "Encountered NaN"), not
+    # reproducibly even with one thread, and far more often inside a process that has already done
+    # other work (it seems to read memory it never initialised). So each attempt trains in a fresh
+    # interpreter; attempts repeat until the input matrix is sane.
+    settings = dict(dim=args.dim, minn=args.minn, maxn=args.maxn, bucket=args.bucket, minCount=args.min_count,
+                    epoch=args.epoch, lr=args.lr, thread=args.threads, verbose=0)
+    if args.model == "supervised":
+        settings["wordNgrams"] = args.word_ngrams
+    else:
+        settings["model"] = args.model
+    model_path = os.path.join(args.out, "model.bin")
+    for attempt in range(50):
+        trained = subprocess.run([sys.executable, "-c", TRAIN, args.model, corpus, json.dumps(settings), model_path],
+                                 capture_output=True, text=True)
+        if trained.returncode != 0:
+            print(f"attempt {attempt + 1}: {trained.stderr.strip().splitlines()[-1] if trained.stderr.strip() else 'failed'}")
             continue
+        model = fasttext.load_model(model_path)
         largest = float(np.abs(model.get_input_matrix()).max())
         if np.isfinite(largest) and largest < 10:
             break
         print(f"attempt {attempt + 1}: diverged (max |input| = {largest:.3g})")
     else:
-        raise SystemExit("fastText training failed 20 times")
+        raise SystemExit("fastText training failed 50 times")
     os.unlink(corpus)
-    model.save_model(os.path.join(args.out, "model.bin"))
 
     words = model.get_words(include_freq=False, on_unicode_error="strict")
-    with open(os.path.join(args.out, "model.vec"), "w", encoding="utf-8") as f:
-        f.write(f"{len(words)} {model.get_dimension()}\n")
-        for word in words:
-            vector = model.get_word_vector(word)
-            f.write(word + " " + "".join("%.5g " % float(v) for v in vector) + "\n")
+    if not args.no_vec:
+        with open(os.path.join(args.out, "model.vec"), "w", encoding="utf-8") as f:
+            f.write(f"{len(words)} {model.get_dimension()}\n")
+            for word in words:
+                vector = model.get_word_vector(word)
+                f.write(word + " " + "".join("%.5g " % float(v) for v in vector) + "\n")
 
     rng = random.Random(11)
     in_vocab = words[:10] + rng.sample(words[10:], min(args.in_vocab - 10, len(words) - 10))
     vocab = set(words)
     queries = in_vocab + [q for q in OOV_QUERIES if q not in vocab]
+    if args.model == "supervised":
+        queries += list(model.get_labels()[:5])
     with open(os.path.join(args.out, "queries.txt"), "w", encoding="utf-8") as f:
         f.write("\n".join(queries) + "\n")
     with open(os.path.join(args.out, "expected.txt"), "w", encoding="utf-8") as f:
@@ -129,8 +160,8 @@ def main():
             f.write(word + "\t" + " ".join("%.9g" % float(v) for v in vector) + "\n")
     with open(os.path.join(args.out, "params.txt"), "w", encoding="utf-8") as f:
         f.write(f"model={args.model} dim={args.dim} minn={args.minn} maxn={args.maxn} bucket={args.bucket} "
-                f"minCount={args.min_count} epoch={args.epoch} lr={args.lr} thread=1 package=fasttext-numpy2-wheel\n"
-                f"words={len(words)} in_vocab_queries={len(in_vocab)} oov_queries={len(queries) - len(in_vocab)}\n")
+                f"minCount={args.min_count} epoch={args.epoch} lr={args.lr} wordNgrams={args.word_ngrams} repeat={args.repeat} thread={args.threads} package=fasttext-numpy2-wheel\n"
+                f"words={len(words)} in_vocab_queries={len(in_vocab)} other_queries={len(queries) - len(in_vocab)}\n")
     sizes = {name: os.path.getsize(os.path.join(args.out, name)) for name in os.listdir(args.out)}
     print(f"{len(words)} words; {len(queries)} queries; sizes {sizes}")
 
