@@ -97,8 +97,15 @@ public final class WordVectors: Sendable {
     /// `.kwv` it is the key's row, or nil when the key is absent.
     /// - Complexity: O(dimension × n-grams) for `.bin`, O(dimension) otherwise.
     public func vector(for word: String) -> [Float]? {
+        vector(forUTF8: Array(word.utf8))
+    }
+
+    /// `vector(for:)` on raw bytes, which need not be valid UTF-8 (fastText works on bytes).
+    /// - Complexity: as `vector(for:)`.
+    public func vector(forUTF8 word: [UInt8]) -> [Float]? {
+        let wordIndex = keys.index(ofBytes: word)
         if let subwords {
-            let ids = subwords.rows(for: Array(word.utf8), wordId: keys.index(of: word))
+            let ids = subwords.rows(for: word, wordId: wordIndex)
             var sum = [Float](repeating: 0, count: dimension)
             for id in ids { matrix.addRow(id, to: &sum) }
             if !ids.isEmpty {
@@ -107,7 +114,7 @@ public final class WordVectors: Sendable {
             }
             return sum
         }
-        guard let row = row(forKey: word) else { return nil }
-        return matrix.withRow(row) { Array($0) }
+        guard let wordIndex else { return nil }
+        return matrix.withRow(keys.row(ofKey: wordIndex)) { Array($0) }
     }
 }

@@ -29,9 +29,9 @@ struct PrintWordVectorsCommand: Command {
         let vectors = try loadVectors(path)
         let output = OutputBuffer()
         let zero = [Float](repeating: 0, count: vectors.dimension)
-        try forEachInputWord { word in
-            let vector = vectors.vector(for: word) ?? zero
-            output.write(word)
+        try forEachInputWordBytes { word in
+            let vector = vectors.vector(forUTF8: word) ?? zero
+            output.write(bytes: word)
             for value in vector {
                 output.write(" ")
                 output.write(formatFloat(value))

@@ -15,6 +15,11 @@ func loadVectors(_ path: String) throws -> WordVectors {
 /// Calls `body` with every word of standard input, splitting at ASCII white space as fastText's
 /// `std::cin >> word` does.
 func forEachInputWord(_ body: (String) throws -> Void) throws {
+    try forEachInputWordBytes { try body(String(decoding: $0, as: UTF8.self)) }
+}
+
+/// `forEachInputWord` with the word's raw bytes (which need not be valid UTF-8).
+func forEachInputWordBytes(_ body: ([UInt8]) throws -> Void) throws {
     var word: [UInt8] = []
     var chunk = [UInt8](repeating: 0, count: 1 << 16)
     while true {
@@ -28,7 +33,7 @@ func forEachInputWord(_ body: (String) throws -> Void) throws {
             switch byte {
             case 0x20, 0x09, 0x0A, 0x0B, 0x0C, 0x0D:
                 if !word.isEmpty {
-                    try body(String(decoding: word, as: UTF8.self))
+                    try body(word)
                     word.removeAll(keepingCapacity: true)
                 }
             default:
@@ -36,7 +41,7 @@ func forEachInputWord(_ body: (String) throws -> Void) throws {
             }
         }
     }
-    if !word.isEmpty { try body(String(decoding: word, as: UTF8.self)) }
+    if !word.isEmpty { try body(word) }
 }
 
 /// A float formatted like C's `%.*g`: the shortest form with `significantDigits` digits.
@@ -55,6 +60,11 @@ final class OutputBuffer {
 
     func write(_ text: String) {
         bytes.append(contentsOf: text.utf8)
+        if bytes.count >= 1 << 16 { flush() }
+    }
+
+    func write(bytes more: [UInt8]) {
+        bytes.append(contentsOf: more)
         if bytes.count >= 1 << 16 { flush() }
     }
 
