@@ -12,6 +12,7 @@ public final class WordVectors: Sendable {
         case fastTextText = "fastText .vec"
         case fastTextBinary = "fastText .bin"
         case native = ".kwv"
+        case memory = "in memory"
     }
 
     public let format: Format
@@ -30,6 +31,22 @@ public final class WordVectors: Sendable {
         self.subwords = subwords
         dimension = matrix.columns
         rowCount = matrix.rows
+    }
+
+    /// Vectors built in memory, e.g. for tests: `rows` is row-major (`rows.count / dimension`
+    /// rows) and `keys[i]` names row `keyRows[i]`; within a row the first key given is its label.
+    /// A repeated key keeps its first row.
+    /// - Complexity: O(rows.count + total key bytes).
+    public convenience init(dimension: Int, rows: [Float], keys: [String], keyRows: [Int]) {
+        precondition(dimension > 0 && rows.count % dimension == 0, "rows must hold whole rows of \(dimension) values")
+        precondition(keys.count == keyRows.count, "one row per key")
+        let matrix = FloatMatrix(rows: rows.count / dimension, columns: dimension)
+        matrix.withMutableStorage { storage in
+            for index in rows.indices { storage[index] = rows[index] }
+        }
+        precondition(keyRows.allSatisfy { $0 >= 0 && $0 < matrix.rows }, "key rows must be in 0 ..< \(matrix.rows)")
+        let table = KeyTable(keys: keys, rows: keyRows.map { UInt32($0) }, rowCount: matrix.rows)
+        self.init(format: .memory, matrix: matrix, keys: table, subwords: nil)
     }
 
     /// Number of vocabulary keys.

@@ -47,6 +47,19 @@ final class NativeFormatTests: XCTestCase {
         XCTAssertEqual(NativeVectorFormat.floatToHalf(1 + 3 * 0x1p-11), Float16(1 + 0x1p-9).bitPattern)
     }
 
+    func testInMemoryVectorsBehaveLikeLoadedOnes() throws {
+        let vectors = WordVectors(dimension: 3, rows: rows, keys: ["人参", "にんじん", "玉葱", "人参"], keyRows: [0, 0, 1, 2])
+        XCTAssertEqual(vectors.format, .memory)
+        XCTAssertEqual(vectors.rowCount, 3)
+        XCTAssertEqual(vectors.row(forKey: "にんじん"), 0)
+        XCTAssertEqual(vectors.row(forKey: "人参"), 0, "a repeated key keeps its first row")
+        XCTAssertEqual(vectors.vector(for: "玉葱"), [-0.5, 0.25, 1e-3])
+        XCTAssertEqual(vectors.label(forRow: 1), "玉葱")
+        let neighbours = NeighbourIndex(vectors).nearest(to: [1, 2, 3], k: 1)
+        XCTAssertEqual(neighbours.first?.row, 0)
+        XCTAssertEqual(Double(try XCTUnwrap(neighbours.first?.similarity)), 1, accuracy: 1e-6)
+    }
+
     func testHeaderIsSixtyFourBytesWithMagic() {
         let bytes = NativeVectorFormat.encode(dimension: 1, rows: [1], keys: ["k"], keyRows: [0], precision: .float32)
         XCTAssertEqual(Array(bytes[0 ..< 8]), Array("KWVECTRS".utf8))
