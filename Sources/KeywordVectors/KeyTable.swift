@@ -10,8 +10,9 @@ struct KeyTable: Sendable {
     private let starts: [UInt32]
     /// The row of each key.
     private let keyRows: [UInt32]
-    /// Hash slots: 0 is empty, otherwise key index + 1.
-    private let slots: [UInt32]
+    /// Hash slots: 0 is empty, otherwise the hash's high 32 bits << 32 | (key index + 1), so most
+    /// probes that miss are settled without touching the key bytes.
+    private let slots: [UInt64]
     /// Keys grouped by row, in key order: `rowKeys[rowStarts[r] ..< rowStarts[r + 1]]`.
     private let rowStarts: [UInt32]
     private let rowKeys: [UInt32]
@@ -32,21 +33,25 @@ struct KeyTable: Sendable {
         var capacity = 16
         while capacity < rows.count * 2 { capacity <<= 1 }
         let mask = capacity - 1
-        var table = [UInt32](repeating: 0, count: capacity)
+        var table = [UInt64](repeating: 0, count: capacity)
         var duplicate: Int?
         for key in 0 ..< rows.count {
             let range = Int(starts[key]) ..< Int(starts[key + 1])
-            var slot = Int(truncatingIfNeeded: KeyTable.hash(bytes[range])) & mask
+            let hash = KeyTable.hash(bytes[range])
+            let tag = hash & 0xFFFF_FFFF_0000_0000
+            var slot = Int(truncatingIfNeeded: hash) & mask
             while true {
                 let occupant = table[slot]
                 if occupant == 0 {
-                    table[slot] = UInt32(key + 1)
+                    table[slot] = tag | UInt64(key + 1)
                     break
                 }
-                let other = Int(occupant) - 1
-                if bytes[Int(starts[other]) ..< Int(starts[other + 1])].elementsEqual(bytes[range]) {
-                    if duplicate == nil { duplicate = key }
-                    break
+                if occupant & 0xFFFF_FFFF_0000_0000 == tag {
+                    let other = Int(occupant & 0xFFFF_FFFF) - 1
+                    if bytes[Int(starts[other]) ..< Int(starts[other + 1])].elementsEqual(bytes[range]) {
+                        if duplicate == nil { duplicate = key }
+                        break
+                    }
                 }
                 slot = (slot + 1) & mask
             }
@@ -94,12 +99,16 @@ struct KeyTable: Sendable {
     /// - Complexity: O(key length) expected.
     func index<Bytes: Collection>(ofBytes key: Bytes) -> Int? where Bytes.Element == UInt8 {
         let mask = slots.count - 1
-        var slot = Int(truncatingIfNeeded: KeyTable.hash(key)) & mask
+        let hash = KeyTable.hash(key)
+        let tag = hash & 0xFFFF_FFFF_0000_0000
+        var slot = Int(truncatingIfNeeded: hash) & mask
         while true {
             let occupant = slots[slot]
             if occupant == 0 { return nil }
-            let candidate = Int(occupant) - 1
-            if bytes[Int(starts[candidate]) ..< Int(starts[candidate + 1])].elementsEqual(key) { return candidate }
+            if occupant & 0xFFFF_FFFF_0000_0000 == tag {
+                let candidate = Int(occupant & 0xFFFF_FFFF) - 1
+                if bytes[Int(starts[candidate]) ..< Int(starts[candidate + 1])].elementsEqual(key) { return candidate }
+            }
             slot = (slot + 1) & mask
         }
     }
