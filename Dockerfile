@@ -23,7 +23,8 @@ RUN swift build -c release --product kwsuggest --static-swift-stdlib \
 
 # ---- runtime: Debian slim, the binary and the default model, a non-root user.
 FROM debian:bookworm-slim
-# The statically linked binary needs only glibc, libstdc++ and zlib from the base image (see replay.sh: ldd).
+# The binary (Swift runtime and Foundation linked in statically) needs only libc, libm, libstdc++ and
+# libgcc_s from the base image (replay.sh checks with ldd).
 RUN groupadd --system --gid 10001 kwsuggest \
     && useradd --system --uid 10001 --gid kwsuggest --home-dir /app --no-create-home --shell /usr/sbin/nologin kwsuggest
 WORKDIR /app
