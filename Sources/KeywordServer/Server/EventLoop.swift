@@ -140,6 +140,7 @@ final class EventLoop: @unchecked Sendable {
                 }
             }
             if now >= nextTimerCheck {
+                resumeAcceptingIfDue()
                 checkDeadlines()
                 nextTimerCheck = now + resolution
             }
@@ -179,7 +180,9 @@ final class EventLoop: @unchecked Sendable {
             do {
                 client = try Syscall.accept(listener)
             } catch {
-                // EMFILE/ENFILE and the like: try again on the next loop turn.
+                // EMFILE/ENFILE and the like: the listener stays readable, so stop watching it for a moment
+                // instead of spinning; connections wait in the backlog until descriptors free up.
+                pauseAccepting()
                 break
             }
             guard let fd = client else { break }
@@ -201,6 +204,20 @@ final class EventLoop: @unchecked Sendable {
             nextPeer &+= 1
             if target === self { adopt(fd, rejected: false) } else { target.post(.adopt(fd)) }
         }
+    }
+
+    private var acceptPausedUntil: UInt64?
+
+    private func pauseAccepting() {
+        guard acceptPausedUntil == nil else { return }
+        acceptPausedUntil = now + 100_000_000
+        for fd in listeners { _ = try? Syscall.epollControl(epoll, EPOLL_CTL_DEL, fd, events: 0) }
+    }
+
+    private func resumeAcceptingIfDue() {
+        guard let until = acceptPausedUntil, now >= until else { return }
+        acceptPausedUntil = nil
+        for fd in listeners { _ = try? Syscall.epollControl(epoll, EPOLL_CTL_ADD, fd, events: UInt32(EPOLLIN.rawValue)) }
     }
 
     /// Starts serving `fd`, which is already counted in `openConnections`.
@@ -451,6 +468,7 @@ final class EventLoop: @unchecked Sendable {
     private func beginDrain() {
         guard !draining else { return }
         draining = true
+        acceptPausedUntil = nil
         drainDeadline = now + UInt64(core.configuration.drainTimeout * 1e9)
         for fd in listeners {
             _ = try? Syscall.epollControl(epoll, EPOLL_CTL_DEL, fd, events: 0)

@@ -41,6 +41,7 @@ public final class HTTPServer: Sendable {
     @discardableResult
     public func start() throws -> [String] {
         Syscall.ignoreSIGPIPE()
+        Syscall.raiseOpenFileLimit()
         let listeners = try Listener.bind(host: configuration.host, port: configuration.port, backlog: configuration.backlog)
         do {
             try loops[0].registerListeners(listeners.map(\.fd))

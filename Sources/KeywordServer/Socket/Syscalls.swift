@@ -178,6 +178,20 @@ enum Syscall {
         _ = csystem_default_signal(signal)
     }
 
+    /// Raises the soft open-file limit to the hard limit, so `maxConnections` is not capped by a low default.
+    /// - Returns: the soft limit in force afterwards.
+    @discardableResult
+    static func raiseOpenFileLimit() -> Int {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 0 }
+        if limit.rlim_cur < limit.rlim_max {
+            var raised = limit
+            raised.rlim_cur = limit.rlim_max
+            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &raised) == 0 { return Int(raised.rlim_cur) }
+        }
+        return Int(limit.rlim_cur)
+    }
+
     static func ignoreSIGPIPE() {
         _ = Glibc.signal(SIGPIPE, SIG_IGN)
     }
