@@ -3,7 +3,7 @@ import XCTest
 
 /// Damaged files of every format either load or throw `VectorFileError`; none may crash or
 /// allocate what the file cannot back.
-final class DamagedFileTests: XCTestCase {
+final class DamagedFileTests: VectorTestCase {
     /// A small deterministic generator (SplitMix64), so failures reproduce.
     struct SplitMix: RandomNumberGenerator {
         var state: UInt64
@@ -17,14 +17,14 @@ final class DamagedFileTests: XCTestCase {
     }
 
     func testAbsurdDeclaredSizesAreRefusedWithoutAllocating() throws {
-        let truncated = try Fixture.temporaryFile("1000000000000 1\na 1\n", extension: "vec")
+        let truncated = try temporaryFile("1000000000000 1\na 1\n", extension: "vec")
         assertVectorError(.truncated, .line(2), path: truncated) { _ = try WordVectors.load(path: truncated) }
         var binary = try Fixture.binBytes()
         // dictionary.size at offset 64: claim 2^31 - 1 entries.
         binary.replaceSubrange(64 ..< 68, with: [0xFF, 0xFF, 0xFF, 0x7F])
         binary.replaceSubrange(68 ..< 72, with: [0xFF, 0xFF, 0xFF, 0x7F])
         binary.replaceSubrange(72 ..< 76, with: [0, 0, 0, 0])
-        let path = try Fixture.temporaryFile(binary, extension: "bin")
+        let path = try temporaryFile(binary, extension: "bin")
         assertVectorError(.truncated, .byteOffset(64), path: path) { _ = try WordVectors.load(path: path) }
     }
 
@@ -37,8 +37,7 @@ final class DamagedFileTests: XCTestCase {
             var cuts = Set((0 ..< 16).map { _ in Int.random(in: 1 ..< bytes.count, using: &generator) })
             cuts.formUnion([1, 4, 8, 63, 64, bytes.count - 1])
             for cut in cuts.sorted() {
-                let path = try Fixture.temporaryFile(Array(bytes[0 ..< cut]), extension: ext)
-                defer { try? FileManager.default.removeItem(atPath: path) }
+                let path = try temporaryFile(Array(bytes[0 ..< cut]), extension: ext)
                 XCTAssertThrowsError(try WordVectors.load(path: path), "\(ext) cut at \(cut)") { error in
                     XCTAssertTrue(error is VectorFileError, "\(error)")
                 }
@@ -59,8 +58,7 @@ final class DamagedFileTests: XCTestCase {
                 for _ in 0 ..< 3 {
                     bytes[Int.random(in: 0 ..< min(headerBytes, bytes.count), using: &generator)] = UInt8.random(in: 0 ... 255, using: &generator)
                 }
-                let path = try Fixture.temporaryFile(bytes, extension: ext)
-                defer { try? FileManager.default.removeItem(atPath: path) }
+                let path = try temporaryFile(bytes, extension: ext)
                 do {
                     let vectors = try WordVectors.load(path: path)
                     _ = vectors.vector(for: "人参")

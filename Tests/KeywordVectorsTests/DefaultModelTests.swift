@@ -2,7 +2,7 @@ import XCTest
 @testable import KeywordVectors
 
 /// The shipped chiVe vectors (models/default/vectors.kwv) load and keep chiVe's row ids.
-final class DefaultModelTests: XCTestCase {
+final class DefaultModelTests: VectorTestCase {
     func testDefaultVectorsLoad() throws {
         let path = Fixture.packageRoot.appendingPathComponent("models/default/vectors.kwv").path
         let vectors = try WordVectors.load(path: path)

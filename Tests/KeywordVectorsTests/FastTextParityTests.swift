@@ -2,7 +2,7 @@ import XCTest
 @testable import KeywordVectors
 
 /// Parity with the reference fastText on the committed fixture (see Fixtures/README.md).
-final class FastTextParityTests: XCTestCase {
+final class FastTextParityTests: VectorTestCase {
     /// fastText's arithmetic in the same order gives the same floats; 1e-5 leaves room for the
     /// 9-digit decimal rounding of `expected.txt`.
     let binaryTolerance: Float = 1e-5

@@ -24,18 +24,6 @@ enum Fixture {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
     }
 
-    /// Writes `bytes` to a fresh temporary file with the given extension and returns its path.
-    static func temporaryFile(_ bytes: [UInt8], extension ext: String) throws -> String {
-        let url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("kwvectors-\(UUID().uuidString).\(ext)")
-        try Data(bytes).write(to: url)
-        return url.path
-    }
-
-    static func temporaryFile(_ text: String, extension ext: String) throws -> String {
-        try temporaryFile(Array(text.utf8), extension: ext)
-    }
-
     /// The fixture `.bin` as bytes, to damage in tests.
     static func binBytes() throws -> [UInt8] {
         Array(try Data(contentsOf: URL(fileURLWithPath: binPath)))
@@ -60,5 +48,29 @@ func assertVectorError(_ kind: VectorFileError.Kind, _ location: VectorFileError
         XCTAssertTrue(error.description.hasPrefix(path), error.description, file: file, line: line)
     } catch {
         XCTFail("unexpected error \(error)", file: file, line: line)
+    }
+}
+
+/// A test case that can write temporary files and removes them when each test ends.
+class VectorTestCase: XCTestCase {
+    private var temporaryPaths: [String] = []
+
+    /// Writes `bytes` to a fresh temporary file with the given extension and returns its path.
+    func temporaryFile(_ bytes: [UInt8], extension ext: String) throws -> String {
+        let url = FileManager.default.temporaryDirectory
+            .appendingPathComponent("kwvectors-\(UUID().uuidString).\(ext)")
+        try Data(bytes).write(to: url)
+        temporaryPaths.append(url.path)
+        return url.path
+    }
+
+    func temporaryFile(_ text: String, extension ext: String) throws -> String {
+        try temporaryFile(Array(text.utf8), extension: ext)
+    }
+
+    override func tearDown() {
+        for path in temporaryPaths { try? FileManager.default.removeItem(atPath: path) }
+        temporaryPaths.removeAll()
+        super.tearDown()
     }
 }

@@ -1,13 +1,13 @@
 import XCTest
 @testable import KeywordVectors
 
-final class NativeFormatTests: XCTestCase {
+final class NativeFormatTests: VectorTestCase {
     let rows: [Float] = [1, 2, 3, -0.5, 0.25, 1e-3, 0, 65504, -2.5]
 
     func testFloat32RoundTripIsExactAndKeysShareRows() throws {
         let bytes = NativeVectorFormat.encode(dimension: 3, rows: rows, keys: ["人参", "にんじん", "玉葱", "zero"],
                                               keyRows: [0, 0, 1, 2], precision: .float32)
-        let vectors = try WordVectors.load(path: try Fixture.temporaryFile(bytes, extension: "kwv"))
+        let vectors = try WordVectors.load(path: try temporaryFile(bytes, extension: "kwv"))
         XCTAssertEqual(vectors.format, .native)
         XCTAssertEqual(vectors.dimension, 3)
         XCTAssertEqual(vectors.rowCount, 3)
@@ -25,7 +25,7 @@ final class NativeFormatTests: XCTestCase {
     func testFloat16RoundTripWithinHalfPrecision() throws {
         let bytes = NativeVectorFormat.encode(dimension: 3, rows: rows, keys: ["a", "b", "c"], keyRows: [0, 1, 2], precision: .float16)
         XCTAssertEqual(bytes.count, 64 + 9 * 2 + 3 * 4 + 6)
-        let vectors = try WordVectors.load(path: try Fixture.temporaryFile(bytes, extension: "kwv"))
+        let vectors = try WordVectors.load(path: try temporaryFile(bytes, extension: "kwv"))
         vectors.withMatrix { stored in
             for (value, original) in zip(stored, rows) {
                 // binary16 keeps 11 significant bits: relative error ≤ 2^-11 (normal range).

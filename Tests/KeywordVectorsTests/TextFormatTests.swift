@@ -1,10 +1,10 @@
 import XCTest
 @testable import KeywordVectors
 
-final class TextFormatTests: XCTestCase {
+final class TextFormatTests: VectorTestCase {
     func testWordsMayContainNonASCIISpacesAndLinesMayEndInSpaceOrCRLF() throws {
         let text = "3 2\r\n人参\u{3000}ジュース 1 2 \r\nfoo\u{00A0}bar -0.5 1e-3\n</s> 0.125 -7\n"
-        let vectors = try WordVectors.load(path: try Fixture.temporaryFile(text, extension: "vec"))
+        let vectors = try WordVectors.load(path: try temporaryFile(text, extension: "vec"))
         XCTAssertEqual(vectors.rowCount, 3)
         XCTAssertEqual(vectors.vector(for: "人参\u{3000}ジュース"), [1, 2])
         XCTAssertEqual(vectors.vector(for: "foo\u{00A0}bar"), [-0.5, 1e-3])
@@ -24,7 +24,7 @@ final class TextFormatTests: XCTestCase {
     }
 
     func testLinesWithExtraNumericFieldsAreADimensionMismatch() throws {
-        let path = try Fixture.temporaryFile("1 2\nword 1 2 3\n", extension: "vec")
+        let path = try temporaryFile("1 2\nword 1 2 3\n", extension: "vec")
         assertVectorError(.dimensionMismatch, .line(2), path: path) { _ = try WordVectors.load(path: path) }
     }
 }
