@@ -127,15 +127,27 @@ request = function()
 end
 LUA
 
-# One wrk run; prints "req_s p50_ms p99_ms non2xx errors".
+CLK_TCK=$(getconf CLK_TCK)
+# CPU time (user + system, in clock ticks) used so far by process $1; 0 when it is gone.
+cpu_ticks() {
+    local stat
+    stat=$(cat "/proc/$1/stat" 2>/dev/null) || { echo 0; return; }
+    stat=${stat##*) }   # drop "pid (comm) ": the command name may contain spaces
+    echo "$stat" | awk '{ print $12 + $13 }'
+}
+
+# One wrk run against a server with pid $5 (optional); prints
+# "req_s p50_ms p99_ms non2xx errors server_cpu_us_per_request".
 run_wrk() {
-    local url=$1 conns=$2 duration=$3 script=${4:-} threads=2 raw
+    local url=$1 conns=$2 duration=$3 script=${4:-} pid=${5:-} threads=2 raw before=0 after=0
     if [ "$conns" -eq 1 ]; then threads=1; fi
     local args=(-t "$threads" -c "$conns" -d "$duration" --timeout 5s --latency)
     if [ -n "$script" ]; then args+=(-s "$script"); fi
+    if [ -n "$pid" ]; then before=$(cpu_ticks "$pid"); fi
     raw=$(timeout $(( $(seconds_of "$duration") + 30 )) wrk "${args[@]}" "$url" 2>&1) || true
+    if [ -n "$pid" ]; then after=$(cpu_ticks "$pid"); fi
     printf '%s\n' "$raw" >> "$WORK/wrk.log"
-    printf '%s\n' "$raw" | awk '
+    printf '%s\n' "$raw" | awk -v ticks=$(( after - before )) -v hz="$CLK_TCK" -v havepid="${pid:+1}" '
         function ms(v) {
             if (v ~ /us$/) { sub(/us$/, "", v); return v / 1000 }
             if (v ~ /ms$/) { sub(/ms$/, "", v); return v + 0 }
@@ -144,6 +156,7 @@ run_wrk() {
             return v + 0
         }
         /^Requests\/sec:/ { rps = $2 }
+        / requests in / { requests = $1 }
         /^ +50%/ { p50 = ms($2) }
         /^ +99%/ { p99 = ms($2) }
         /Non-2xx or 3xx responses:/ { non2xx = $NF }
@@ -152,12 +165,14 @@ run_wrk() {
             errors = $4 + $6 + $8 + $10
         }
         END {
-            if (rps == "") { print "- - - - -"; exit }
-            printf "%.0f %.3f %.3f %d %d\n", rps, p50, p99, non2xx + 0, errors + 0
+            if (rps == "") { print "- - - - - -"; exit }
+            cpu = "-"
+            if (havepid == 1 && requests > 0) cpu = sprintf("%.1f", ticks * 1e6 / hz / requests)
+            printf "%.0f %.3f %.3f %d %d %s\n", rps, p50, p99, non2xx + 0, errors + 0, cpu
         }'
 }
 
-RESULTS="$WORK/results.tsv"   # server route conns threads rps p50 p99 non2xx errors
+RESULTS="$WORK/results.tsv"   # server route conns threads rps p50 p99 non2xx errors cpu_us
 : > "$RESULTS"
 
 # Measures one started server: $1 label, $2 base URL, $3 pid, $4 "suggest" to also load /v1/suggest.
@@ -175,11 +190,11 @@ measure() {
             kill -0 "$pid" 2>/dev/null || die "$label exited during the run (see its log above)"
             threads=2; if [ "$conns" -eq 1 ]; then threads=1; fi
             if [ "$route" = /v1/suggest ]; then
-                line=$(run_wrk "$base$route" "$conns" "$DURATION" "$WORK/suggest.lua")
+                line=$(run_wrk "$base$route" "$conns" "$DURATION" "$WORK/suggest.lua" "$pid")
             else
-                line=$(run_wrk "$base$route" "$conns" "$DURATION")
+                line=$(run_wrk "$base$route" "$conns" "$DURATION" "" "$pid")
             fi
-            echo "  $label $route c=$conns: $line (req/s p50ms p99ms non2xx errors)" >&2
+            echo "  $label $route c=$conns: $line (req/s p50ms p99ms non2xx errors cpu-us/req)" >&2
             printf '%s\t%s\t%s\t%s\t%s\n' "$label" "$route" "$conns" "$threads" "$(echo "$line" | tr ' ' '\t')" >> "$RESULTS"
         done
     done
@@ -270,9 +285,12 @@ mkdir -p "$(dirname "$OUT")"
     if [ -n "$FLYINGFOX_BIN" ]; then echo "- FlyingFox peer: \`$FLYINGFOX_BIN <port>\` (GET /healthz only)"; fi
     if [ -n "$HUMMINGBIRD_BIN" ]; then echo "- Hummingbird peer: \`$HUMMINGBIRD_BIN <port>\` (GET /healthz only)"; fi
     echo
-    echo "| server | route | connections | wrk threads | req/s | p50 ms | p99 ms | non-2xx | socket errors |"
-    echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
-    awk -F'\t' '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8, $9 }' "$RESULTS"
+    echo "| server | route | connections | wrk threads | req/s | p50 ms | p99 ms | non-2xx | socket errors | server CPU µs/req |"
+    echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+    awk -F'\t' '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 }' "$RESULTS"
+    echo
+    echo "Server CPU µs/req: the server process's user + system CPU time during the row, divided by the"
+    echo "requests wrk completed (from /proc/<pid>/stat, ${CLK_TCK} ticks/s): cost per request, whatever wrk takes."
     echo
     if [ "$SKIP_KWSUGGEST" != 1 ] && [ "${#SERVERS[@]}" -gt 1 ]; then
         echo "Throughput ratios on GET /healthz (kwsuggest req/s ÷ peer req/s; > 1 means kwsuggest is faster):"
