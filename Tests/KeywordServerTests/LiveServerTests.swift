@@ -222,6 +222,23 @@ final class LiveServerTests: XCTestCase {
         XCTAssertThrowsError(try live.client())  // no longer listening
     }
 
+    func testRequestsSentJustBeforeShutdownAreAnswered() throws {
+        let live = try LiveServer()
+        let clients = try (0..<8).map { _ in try live.client() }
+        for client in clients {
+            client.send("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
+            XCTAssertEqual(client.readResponse()?.status, 200)
+        }
+        // Now idle keep-alive connections; each sends one more request as the drain starts.
+        for client in clients { client.send("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n") }
+        live.server.shutdown()
+        for client in clients {
+            XCTAssertEqual(client.readResponse()?.status, 200)
+            XCTAssertTrue(client.isClosed())
+        }
+        live.server.wait()
+    }
+
     func testGracefulShutdownWaitsForBlockingHandler() throws {
         let live = try LiveServer(engine: FakeEngine(delay: 0.2))
         let client = try live.client()

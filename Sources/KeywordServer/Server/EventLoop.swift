@@ -476,7 +476,10 @@ final class EventLoop: @unchecked Sendable {
         }
         listeners = []
         for connection in Array(connections.values) where connection.isIdle {
-            close(connection)
+            // A request may sit unread in the socket buffer: read it now so it is answered (with
+            // `Connection: close`) rather than reset; connections with nothing pending close at once.
+            readable(connection)
+            if connections[connection.fd] === connection, connection.isIdle { close(connection) }
         }
     }
 }
