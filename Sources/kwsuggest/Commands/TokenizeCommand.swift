@@ -1,10 +1,200 @@
-// Placeholder until its issue lands: it declares the command so the root can list it.
+#if canImport(Glibc)
+import Glibc
+#endif
+import KeywordText
+
+/// `kwsuggest tokenize`: shows what the text pipeline makes of product names.
 struct TokenizeCommand: Command {
     static let configuration = CommandConfiguration(
         name: "tokenize",
         abstract: "Normalises and tokenizes product names.",
-        usage: "kwsuggest tokenize [--model <dir>] [--json] [<text> ...]"
+        usage: "kwsuggest tokenize [--model <dir>] [--json] [--keyword] [--stats] [<text> ...]",
+        arguments: [ArgumentSpec(name: "<text>", help: "Product names; read from standard input, one per line, when none are given.")],
+        options: [
+            OptionSpec(names: ["--model"], valueName: "dir", help: "Model directory (default: $KWSUGGEST_MODEL, else models/default)."),
+            OptionSpec(names: ["--json"], valueName: nil, help: "Print one JSON object per input line."),
+            OptionSpec(names: ["--keyword"], valueName: nil, help: "Tokenize as keywords: no quantity, price or stop-phrase removal."),
+            OptionSpec(names: ["--stats"], valueName: nil, help: "Print only totals: tokens, vector coverage and throughput (after loading)."),
+        ],
+        discussion: """
+            Each line is normalised (NFKC, lower case, one form of ー), cleaned of brackets, quantities,
+            prices, discounts and stop phrases (stop-phrases.txt in the model directory), and segmented
+            with the lexicon. Plain output prints the normalised text, a tab, then the tokens as
+            surface(normalised form)#row, with ? for an unknown word and #- for no vector row.
+            """
     )
-    init(arguments: ParsedArguments) throws {}
-    func run() throws { throw CommandError.failure("'tokenize' is not built yet") }
+
+    var model: String
+    var json: Bool
+    var keyword: Bool
+    var stats: Bool
+    var texts: [String]
+
+    init(arguments: ParsedArguments) throws {
+        model = resolveModelDirectory(arguments.value("--model"))
+        json = arguments.flag("--json")
+        keyword = arguments.flag("--keyword")
+        stats = arguments.flag("--stats")
+        texts = arguments.positionals
+    }
+
+    func validate() throws {
+        if json && stats { throw CommandError.usage("'--json' and '--stats' cannot be used together") }
+    }
+
+    func run() throws {
+        let pipeline: TextPipeline
+        do {
+            pipeline = try TextPipeline.load(directory: model)
+        } catch let error as TextFileError {
+            throw CommandError.failure(error.description)
+        }
+        let output = TokenizeOutput()
+        var totals = TokenizeTotals()
+        let started = monotonicSeconds()
+        let startedCPU = threadCPUSeconds()
+        func handle(_ line: String) {
+            let normalized: String
+            let tokens: [Token]
+            if keyword {
+                tokens = pipeline.tokenizeKeyword(line)
+                normalized = tokens.map(\.surface).joined(separator: " ")
+            } else {
+                let analysis = pipeline.analyze(line)
+                (normalized, tokens) = (analysis.normalized.text, analysis.tokens)
+            }
+            if stats {
+                totals.add(tokens)
+            } else if json {
+                output.write(Self.json(line, normalized, tokens))
+            } else {
+                output.write(Self.plain(normalized, tokens))
+            }
+        }
+        if texts.isEmpty {
+            while let line = readLine(strippingNewline: true) {
+                handle(line.hasSuffix("\r") ? String(line.dropLast()) : line)
+            }
+        } else {
+            texts.forEach(handle)
+        }
+        if stats {
+            output.write(totals.summary(seconds: monotonicSeconds() - started, cpuSeconds: threadCPUSeconds() - startedCPU))
+        }
+        output.flush()
+    }
+
+    static func plain(_ normalized: String, _ tokens: [Token]) -> String {
+        var line = normalized + "\t"
+        for (index, token) in tokens.enumerated() {
+            if index > 0 { line += " " }
+            line += token.surface
+            if token.normalized != token.surface { line += "(" + token.normalized + ")" }
+            if token.isOOV { line += "?" }
+            line += token.row.map { "#\($0)" } ?? "#-"
+        }
+        return line + "\n"
+    }
+
+    static func json(_ input: String, _ normalized: String, _ tokens: [Token]) -> String {
+        var text = "{\"input\": " + jsonString(input) + ", \"normalized\": " + jsonString(normalized) + ", \"tokens\": ["
+        for (index, token) in tokens.enumerated() {
+            if index > 0 { text += ", " }
+            text += "{\"surface\": " + jsonString(token.surface) + ", \"normalized\": " + jsonString(token.normalized)
+            text += ", \"row\": " + (token.row.map(String.init) ?? "null") + ", \"oov\": " + (token.isOOV ? "true" : "false")
+            text += ", \"content\": " + (token.isContent ? "true" : "false")
+            text += ", \"start\": \(token.range.lowerBound), \"end\": \(token.range.upperBound)}"
+        }
+        return text + "]}\n"
+    }
+
+    static func jsonString(_ value: String) -> String {
+        var result = "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": result += "\\\""
+            case "\\": result += "\\\\"
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            default:
+                if scalar.value < 0x20 || scalar.value == 0x7F {
+                    let hex = String(scalar.value, radix: 16)
+                    result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    result.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return result + "\""
+    }
+
+    private func monotonicSeconds() -> Double { clockSeconds(CLOCK_MONOTONIC) }
+    /// CPU time of this thread: steadier than wall time on a busy machine.
+    private func threadCPUSeconds() -> Double { clockSeconds(CLOCK_THREAD_CPUTIME_ID) }
+
+    private func clockSeconds(_ clock: clockid_t) -> Double {
+        var now = timespec()
+        clock_gettime(clock, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
+    }
+}
+
+/// Totals for `--stats`.
+private struct TokenizeTotals {
+    var lines = 0
+    var tokens = 0
+    var content = 0
+    var contentWithRow = 0
+    var unknown = 0
+
+    mutating func add(_ list: [Token]) {
+        lines += 1
+        tokens += list.count
+        for token in list where token.isContent {
+            content += 1
+            if token.row != nil { contentWithRow += 1 }
+            if token.isOOV { unknown += 1 }
+        }
+    }
+
+    func summary(seconds: Double, cpuSeconds: Double) -> String {
+        func percent(_ part: Int, _ whole: Int) -> String {
+            whole == 0 ? "n/a" : String(Double(Int((Double(part) / Double(whole)) * 10000)) / 100) + "%"
+        }
+        let rate = seconds > 0 ? Int(Double(lines) / seconds) : 0
+        let cpuRate = cpuSeconds > 0 ? Int(Double(lines) / cpuSeconds) : 0
+        return """
+            lines: \(lines)
+            tokens: \(tokens)
+            content tokens: \(content)
+            content tokens with a vector row: \(contentWithRow) (\(percent(contentWithRow, content)))
+            unknown content tokens: \(unknown) (\(percent(unknown, content)))
+            seconds: \(String(Double(Int(seconds * 1000)) / 1000)) (CPU \(String(Double(Int(cpuSeconds * 1000)) / 1000)))
+            lines per second: \(rate) (per CPU second: \(cpuRate))
+
+            """
+    }
+}
+
+/// Buffered writes to standard output.
+private final class TokenizeOutput {
+    private var bytes: [UInt8] = []
+
+    func write(_ text: String) {
+        bytes.append(contentsOf: text.utf8)
+        if bytes.count >= 1 << 16 { flush() }
+    }
+
+    func flush() {
+        var offset = 0
+        bytes.withUnsafeBytes { buffer in
+            while offset < buffer.count {
+                let written = Glibc.write(1, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
+                if written <= 0 { break }
+                offset += written
+            }
+        }
+        bytes.removeAll(keepingCapacity: true)
+    }
 }

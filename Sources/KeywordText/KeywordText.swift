@@ -1,1 +1,0 @@
-// The KeywordText module. See README.md for the data flow.

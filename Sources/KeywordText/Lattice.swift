@@ -1,0 +1,266 @@
+/// One node on the best path of a segment.
+struct PathNode: Sendable, Equatable {
+    /// Scalar offsets within the segment.
+    var start: Int
+    var end: Int
+    /// Lexicon entry index, or -1 for an unknown word.
+    var entry: Int
+    /// Parameter class (for the part of speech).
+    var paramClass: UInt16
+    var isOOV: Bool { entry < 0 }
+}
+
+/// Viterbi segmentation over the lexicon, following Sudachi's lattice rules: lexicon words that
+/// end where a word may begin, MeCab-style unknown words from character categories, a one-character
+/// fallback, and afterwards the joining of short or unknown katakana words and of digit runs.
+struct Lattice {
+    let lexicon: Lexicon
+
+    private struct Node {
+        var start: Int32
+        var end: Int32
+        var entry: Int32
+        var paramClass: UInt16
+        var right: UInt16
+        var total: Int32
+        var previous: Int32
+    }
+
+    /// The growing lattice of one segment: nodes, and for each position the nodes ending there.
+    private struct State {
+        let lexicon: Lexicon
+        var nodes: [Node] = []
+        /// Head of the list of nodes ending at each position (linked through `nextEnding`).
+        var endingHead: [Int32]
+        var nextEnding: [Int32] = []
+
+        init(lexicon: Lexicon, count: Int) {
+            self.lexicon = lexicon
+            endingHead = [Int32](repeating: -1, count: count + 1)
+            nodes.reserveCapacity(count * 4)
+            nextEnding.reserveCapacity(count * 4)
+        }
+
+        func reachable(_ position: Int) -> Bool { position == 0 || endingHead[position] >= 0 }
+
+        /// Adds a node, linked to the best node ending where it starts (Viterbi step).
+        mutating func add(_ start: Int, _ end: Int, entry: Int32, paramClass: UInt16, cost: Int16) {
+            let left = lexicon.classLeft[Int(paramClass)]
+            var best = Int32.max
+            var bestPrevious: Int32 = -1
+            if start == 0 {
+                best = lexicon.connect(0, left)
+            } else {
+                var cursor = endingHead[start]
+                while cursor >= 0 {
+                    let previous = nodes[Int(cursor)]
+                    let total = previous.total &+ lexicon.connect(previous.right, left)
+                    if total < best { best = total; bestPrevious = cursor }
+                    cursor = nextEnding[Int(cursor)]
+                }
+                if bestPrevious < 0 { return }
+            }
+            nodes.append(Node(start: Int32(start), end: Int32(end), entry: entry, paramClass: paramClass,
+                              right: lexicon.classRight[Int(paramClass)], total: best &+ Int32(cost), previous: bestPrevious))
+            nextEnding.append(endingHead[end])
+            endingHead[end] = Int32(nodes.count - 1)
+        }
+
+        /// MeCab-style unknown words starting at `start`. Returns whether any were added.
+        mutating func addUnknown(at start: Int, categories: CharCategories, run: Int, otherWords: Bool) -> Bool {
+            var created = false
+            for category in CharCategory.allCases where categories.contains(category) {
+                if !category.invoke && otherWords { continue }
+                var available = run
+                if category.group {
+                    for unknown in lexicon.unknownWords where unknown.category == category {
+                        add(start, start + run, entry: -1, paramClass: unknown.paramClass, cost: unknown.cost)
+                        created = true
+                    }
+                    available -= 1
+                }
+                if category.length > 0 {
+                    for length in 1 ... category.length {
+                        if length > available { break }
+                        for unknown in lexicon.unknownWords where unknown.category == category {
+                            add(start, start + length, entry: -1, paramClass: unknown.paramClass, cost: unknown.cost)
+                            created = true
+                        }
+                    }
+                }
+            }
+            return created
+        }
+
+        /// The cheapest path from the start to `count`, or nil.
+        func bestPath(count: Int) -> [PathNode]? {
+            var best = Int32.max
+            var cursor = endingHead[count]
+            var last: Int32 = -1
+            while cursor >= 0 {
+                let node = nodes[Int(cursor)]
+                let total = node.total &+ lexicon.connect(node.right, 0)
+                if total < best { best = total; last = cursor }
+                cursor = nextEnding[Int(cursor)]
+            }
+            guard last >= 0 else { return nil }
+            var path: [PathNode] = []
+            while last >= 0 {
+                let node = nodes[Int(last)]
+                path.append(PathNode(start: Int(node.start), end: Int(node.end), entry: Int(node.entry), paramClass: node.paramClass))
+                last = node.previous
+            }
+            path.reverse()
+            return path
+        }
+    }
+
+    /// Segments `scalars` (already normalised).
+    /// - Complexity: O(n × w) for n scalars and w lexicon matches per position (bounded by the
+    ///   longest surface, 16 scalars).
+    func segment(scalars: ArraySlice<UInt32>) -> [PathNode] {
+        let count = scalars.count
+        if count == 0 { return [] }
+        let base = scalars.startIndex
+        var categories = [CharCategories]()
+        categories.reserveCapacity(count)
+        for index in 0 ..< count { categories.append(CharCategories.of(scalars[base + index])) }
+        let canBegin = beginnings(categories)
+        let continuity = continuityLengths(categories)
+        var state = State(lexicon: lexicon, count: count)
+
+        scalars.withUnsafeBufferPointer { text in
+            for start in 0 ..< count where state.reachable(start) {
+                var longestWord = 0
+                var hash = Lexicon.fnvBasis
+                var end = start
+                while end < count && end - start < 16 {
+                    let scalar = text[end]
+                    if scalar > 0xFFFF { break }
+                    hash = Lexicon.fnvStep(hash, UInt16(scalar))
+                    end += 1
+                    let (key, extends) = lexicon.probe(hash: hash, text: text, start: start, end: end)
+                    if key >= 0 && (end == count || canBegin[end]) {
+                        var entry = Int(lexicon.entryStart[key])
+                        let last = Int(lexicon.entryStart[key + 1])
+                        while entry < last {
+                            let paramClass = lexicon.entryClass[entry]
+                            if paramClass == Lexicon.rowOnlyClass { break }
+                            state.add(start, end, entry: Int32(entry), paramClass: paramClass, cost: lexicon.entryCost[entry])
+                            longestWord = end - start
+                            entry += 1
+                        }
+                    }
+                    if !extends { break }
+                }
+                var created = longestWord > 0
+                if !categories[start].noOOVBeginning {
+                    created = state.addUnknown(at: start, categories: categories[start], run: continuity[start],
+                                               otherWords: longestWord > 0) || created
+                }
+                if !created {
+                    // Sudachi's SimpleOovPlugin: one symbol-like word up to the next possible beginning.
+                    var end = start + 1
+                    while end < count && !canBegin[end] { end += 1 }
+                    if let fallback = lexicon.unknownWords.first(where: { $0.category == .default }) {
+                        state.add(start, end, entry: -1, paramClass: fallback.paramClass, cost: fallback.cost)
+                    }
+                }
+            }
+        }
+
+        guard let path = state.bestPath(count: count) else {
+            // Cannot happen with the one-character fallback; keep the text whole rather than lose it.
+            let paramClass = lexicon.unknownWords.first?.paramClass ?? 0
+            return [PathNode(start: 0, end: count, entry: -1, paramClass: paramClass)]
+        }
+        return joinDigits(joinKatakana(path, categories: categories), scalars: scalars)
+    }
+
+    /// Sudachi's beginning-of-word rule: not inside a run of Latin/Greek/Cyrillic letters, not at
+    /// characters that cannot begin a word.
+    private func beginnings(_ categories: [CharCategories]) -> [Bool] {
+        let nonStarting = CharCategory.alpha.bit | CharCategory.greek.bit | CharCategory.cyrillic.bit
+        var result = [Bool](repeating: true, count: categories.count)
+        var previous: UInt16 = 0
+        for (index, category) in categories.enumerated() {
+            if category.noOOVBeginning {
+                result[index] = false
+            } else if category.bits & nonStarting != 0 {
+                result[index] = category.bits & previous == 0
+            }
+            previous = category.bits
+        }
+        return result
+    }
+
+    /// For each position, how many scalars continue a shared category (Sudachi's continuity).
+    private func continuityLengths(_ categories: [CharCategories]) -> [Int] {
+        var result = [Int](repeating: 1, count: categories.count)
+        guard var shared = categories.last?.bits else { return result }
+        var index = categories.count - 2
+        while index >= 0 {
+            let common = categories[index].bits & shared
+            if common != 0 {
+                result[index] = result[index + 1] + 1
+                shared = common
+            } else {
+                shared = categories[index].bits
+            }
+            index -= 1
+        }
+        return result
+    }
+
+    private func isKatakana(_ node: PathNode, _ categories: [CharCategories]) -> Bool {
+        var bits: UInt16 = 0xFFFF
+        for index in node.start ..< node.end { bits &= categories[index].bits }
+        return bits & CharCategory.katakana.bit != 0
+    }
+
+    /// Sudachi's JoinKatakanaOovPlugin (minimum length 3): an unknown or short katakana word joins
+    /// the katakana words around it into one unknown noun.
+    private func joinKatakana(_ input: [PathNode], categories: [CharCategories]) -> [PathNode] {
+        guard let noun = lexicon.unknownWords.first(where: { $0.category == .katakana }) else { return input }
+        var path = input
+        var index = 0
+        while index < path.count {
+            let node = path[index]
+            guard node.isOOV || node.end - node.start < 3, isKatakana(node, categories) else {
+                index += 1
+                continue
+            }
+            var begin = index - 1
+            while begin >= 0 && isKatakana(path[begin], categories) { begin -= 1 }
+            begin += 1
+            var end = index + 1
+            while end < path.count && isKatakana(path[end], categories) { end += 1 }
+            while begin != end && categories[path[begin].start].noOOVBeginning { begin += 1 }
+            if end - begin > 1 {
+                let joined = PathNode(start: path[begin].start, end: path[end - 1].end, entry: -1, paramClass: noun.paramClass)
+                path.replaceSubrange(begin ..< end, with: [joined])
+                index = begin + 1
+            }
+            index += 1
+        }
+        return path
+    }
+
+    /// Joins neighbouring words made only of ASCII digits (with `.` or `,` between digits).
+    private func joinDigits(_ input: [PathNode], scalars: ArraySlice<UInt32>) -> [PathNode] {
+        let base = scalars.startIndex
+        func isNumber(_ node: PathNode) -> Bool {
+            (node.start ..< node.end).allSatisfy { (0x30 ... 0x39).contains(scalars[base + $0]) }
+        }
+        guard input.count > 1, let numeric = lexicon.unknownWords.first(where: { $0.category == .numeric }) else { return input }
+        var path: [PathNode] = []
+        for node in input {
+            if let previous = path.last, isNumber(previous), isNumber(node) {
+                path[path.count - 1] = PathNode(start: previous.start, end: node.end, entry: -1, paramClass: numeric.paramClass)
+            } else {
+                path.append(node)
+            }
+        }
+        return path
+    }
+}

@@ -1,0 +1,255 @@
+/// Product name or keyword → normalised text → tokens with chiVe vector rows.
+///
+/// Immutable after loading, so one instance serves every thread.
+public final class TextPipeline: Sendable {
+    public static let lexiconFileName = "lexicon.kwlex"
+    public static let stopPhrasesFileName = "stop-phrases.txt"
+
+    public let lexicon: Lexicon
+    public let stopPhrases: StopPhrases
+    let lattice: Lattice
+
+    public init(lexicon: Lexicon, stopPhrases: StopPhrases) {
+        self.lexicon = lexicon
+        self.stopPhrases = stopPhrases
+        lattice = Lattice(lexicon: lexicon)
+    }
+
+    /// Loads `lexicon.kwlex` and `stop-phrases.txt` from a model directory.
+    /// - Throws: `TextFileError` naming the file and the byte offset or line.
+    public static func load(directory: String) throws -> TextPipeline {
+        let base = directory.hasSuffix("/") ? directory : directory + "/"
+        let lexicon = try Lexicon.load(path: base + lexiconFileName)
+        let stopPhrases = try StopPhrases.load(path: base + stopPhrasesFileName)
+        return TextPipeline(lexicon: lexicon, stopPhrases: stopPhrases)
+    }
+
+    // MARK: Public API
+
+    /// Normalises and cleans a product name (no tokenizing).
+    /// - Complexity: O(n) in the length of `raw`.
+    public func normalize(_ raw: String) -> NormalizedText {
+        let prepared = prepare(raw, clean: true)
+        return describe(raw, prepared)
+    }
+
+    /// The tokens of a product name: normalised, cleaned of quantities, prices, decorations and stop
+    /// phrases, then segmented.
+    /// - Complexity: O(n) in the length of `raw` (each position looks at ≤ 16 scalars).
+    public func tokenize(_ raw: String) -> [Token] {
+        tokens(of: prepare(raw, clean: true))
+    }
+
+    /// `normalize` and `tokenize` together, sharing the work.
+    public func analyze(_ raw: String) -> Analysis {
+        let prepared = prepare(raw, clean: true)
+        return Analysis(normalized: describe(raw, prepared), tokens: tokens(of: prepared))
+    }
+
+    /// The tokens of a keyword: normalised (NFKC, lower case, dashes) and split at spaces and
+    /// symbols, but with nothing else removed, so 2l or 限定 in a keyword stay.
+    public func tokenizeKeyword(_ keyword: String) -> [Token] {
+        tokens(of: prepare(keyword, clean: false))
+    }
+
+    /// The vector row of a single word, with the same fallbacks as unknown tokens: the word itself,
+    /// hiragana ↔ katakana folding, then the longest known sub-word.
+    public func row(forWord word: String) -> Int? {
+        let scalars = Normalizer.normalize(word).scalars
+        guard !scalars.isEmpty else { return nil }
+        if let key = key(scalars[...]), let entry = firstEntry(key), lexicon.entryRow[entry] != Lexicon.noRow {
+            return Int(lexicon.entryRow[entry])
+        }
+        return resolve(scalars[...]).row
+    }
+
+    // MARK: Preparation
+
+    struct Prepared {
+        var text: ScalarText
+        var marks: [RemovalReason?]
+        /// Kept runs, in normalised scalar indices.
+        var segments: [Range<Int>]
+    }
+
+    func prepare(_ raw: String, clean: Bool) -> Prepared {
+        let text = Normalizer.normalize(raw)
+        let marks: [RemovalReason?]
+        if clean {
+            marks = Cleaner.mark(text.scalars, stopPhrases: stopPhrases)
+        } else {
+            marks = text.scalars.map { Cleaner.isSeparator($0) ? RemovalReason.separator : nil }
+        }
+        var segments: [Range<Int>] = []
+        var start: Int? = nil
+        for index in 0 ..< marks.count {
+            if marks[index] == nil {
+                if start == nil { start = index }
+            } else if let begin = start {
+                segments.append(begin ..< index)
+                start = nil
+            }
+        }
+        if let begin = start { segments.append(begin ..< marks.count) }
+        return Prepared(text: text, marks: marks, segments: segments)
+    }
+
+    private func originalRange(_ text: ScalarText, _ range: Range<Int>) -> Range<Int> {
+        guard !range.isEmpty else { return 0 ..< 0 }
+        let lower = Int(text.origin[range.lowerBound])
+        let upper = Int(text.origin[range.upperBound - 1]) + 1
+        return lower ..< max(lower, upper)
+    }
+
+    private func describe(_ raw: String, _ prepared: Prepared) -> NormalizedText {
+        let text = prepared.text
+        let segments = prepared.segments.map {
+            NormalizedText.Segment(text: Self.string(text.scalars[$0]), range: originalRange(text, $0))
+        }
+        var removals: [NormalizedText.Removal] = []
+        var index = 0
+        while index < prepared.marks.count {
+            guard let reason = prepared.marks[index] else { index += 1; continue }
+            var end = index + 1
+            while end < prepared.marks.count && prepared.marks[end] == reason { end += 1 }
+            let piece = Self.string(text.scalars[index ..< end])
+            if reason != .separator || piece.unicodeScalars.contains(where: { $0 != " " }) {
+                removals.append(NormalizedText.Removal(text: piece, reason: reason, range: originalRange(text, index ..< end)))
+            }
+            index = end
+        }
+        return NormalizedText(original: raw, text: segments.map(\.text).joined(separator: " "), segments: segments,
+                              removals: removals)
+    }
+
+    // MARK: Tokens
+
+    private func tokens(of prepared: Prepared) -> [Token] {
+        var result: [Token] = []
+        let scalars = prepared.text.scalars
+        for segment in prepared.segments {
+            let path = lattice.segment(scalars: scalars[segment])
+            for node in path {
+                let range = segment.lowerBound + node.start ..< segment.lowerBound + node.end
+                result.append(token(for: node, scalars: scalars[range], original: originalRange(prepared.text, range)))
+            }
+        }
+        return result
+    }
+
+    private func token(for node: PathNode, scalars: ArraySlice<UInt32>, original: Range<Int>) -> Token {
+        let surface = Self.string(scalars)
+        let pos = Int(lexicon.classPOS[Int(node.paramClass)])
+        let partOfSpeech = lexicon.partsOfSpeech[pos]
+        var isContent = lexicon.posIsContent[pos]
+        if node.isOOV {
+            let first = CharCategories.of(scalars[scalars.startIndex])
+            isContent = !(first.contains(.numeric) || first.contains(.symbol) || first.contains(.space)
+                || first.contains(.default))
+        }
+        if !node.isOOV {
+            let entry = node.entry
+            let normalizedKey = lexicon.entryNormalized[entry]
+            let normalized = normalizedKey == Lexicon.sameAsSurface ? surface : lexicon.string(key: Int(normalizedKey))
+            if lexicon.entryRow[entry] != Lexicon.noRow {
+                return Token(surface: surface, normalized: normalized, row: Int(lexicon.entryRow[entry]), rowSource: .lexicon,
+                             isOOV: false, isContent: isContent, partOfSpeech: partOfSpeech, range: original)
+            }
+            let found = resolve(scalars, skipWhole: true)
+            return Token(surface: surface, normalized: normalized, row: found.row, rowSource: found.source, isOOV: false,
+                         isContent: isContent, partOfSpeech: partOfSpeech, range: original)
+        }
+        let found = resolve(scalars)
+        return Token(surface: surface, normalized: found.normalized ?? surface, row: found.row, rowSource: found.source,
+                     isOOV: true, isContent: isContent, partOfSpeech: partOfSpeech, range: original)
+    }
+
+    // MARK: Rows for unknown words
+
+    struct Resolution {
+        var row: Int?
+        var source: Token.RowSource
+        var normalized: String?
+    }
+
+    /// The word itself, then hiragana ↔ katakana folding, then the longest known sub-word.
+    func resolve(_ scalars: ArraySlice<UInt32>, skipWhole: Bool = false) -> Resolution {
+        if !skipWhole, let found = rowEntry(scalars) {
+            return Resolution(row: found.row, source: .word, normalized: found.normalized)
+        }
+        let folds = [scalars.map(Self.toHiragana), scalars.map(Self.toKatakana)]
+        for folded in folds where folded != Array(scalars) {
+            if let found = rowEntry(folded[...]) {
+                return Resolution(row: found.row, source: .folded, normalized: found.normalized)
+            }
+        }
+        // Longest known sub-word, rightmost on ties; at most 16 scalars long.
+        let count = scalars.count
+        guard count > 1 else { return Resolution(row: nil, source: .none, normalized: nil) }
+        let base = scalars.startIndex
+        var length = min(count - 1, 16)
+        while length >= 1 {
+            var start = count - length
+            while start >= 0 {
+                let piece = scalars[base + start ..< base + start + length]
+                if let found = rowEntry(piece) {
+                    return Resolution(row: found.row, source: .subword, normalized: nil)
+                }
+                start -= 1
+            }
+            length -= 1
+        }
+        return Resolution(row: nil, source: .none, normalized: nil)
+    }
+
+    private func rowEntry(_ scalars: ArraySlice<UInt32>) -> (row: Int, normalized: String)? {
+        guard let key = key(scalars) else { return nil }
+        for entry in Int(lexicon.entryStart[key]) ..< Int(lexicon.entryStart[key + 1]) where lexicon.entryRow[entry] != Lexicon.noRow {
+            let normalizedKey = lexicon.entryNormalized[entry]
+            let normalized = normalizedKey == Lexicon.sameAsSurface ? lexicon.string(key: key) : lexicon.string(key: Int(normalizedKey))
+            return (Int(lexicon.entryRow[entry]), normalized)
+        }
+        return nil
+    }
+
+    private func firstEntry(_ key: Int) -> Int? {
+        let start = Int(lexicon.entryStart[key])
+        return start < Int(lexicon.entryStart[key + 1]) ? start : nil
+    }
+
+    private func key(_ scalars: ArraySlice<UInt32>) -> Int? {
+        lexicon.key(scalars)
+    }
+
+    // MARK: Helpers
+
+    static func toHiragana(_ value: UInt32) -> UInt32 { (0x30A1 ... 0x30F6).contains(value) ? value - 0x60 : value }
+    static func toKatakana(_ value: UInt32) -> UInt32 { (0x3041 ... 0x3096).contains(value) ? value + 0x60 : value }
+
+    @inline(__always)
+    static func encode(_ value: UInt32, into bytes: inout [UInt8]) {
+        switch value {
+        case 0 ..< 0x80:
+            bytes.append(UInt8(value))
+        case 0x80 ..< 0x800:
+            bytes.append(UInt8(0xC0 | (value >> 6)))
+            bytes.append(UInt8(0x80 | (value & 0x3F)))
+        case 0x800 ..< 0x10000:
+            bytes.append(UInt8(0xE0 | (value >> 12)))
+            bytes.append(UInt8(0x80 | ((value >> 6) & 0x3F)))
+            bytes.append(UInt8(0x80 | (value & 0x3F)))
+        default:
+            bytes.append(UInt8(0xF0 | (value >> 18)))
+            bytes.append(UInt8(0x80 | ((value >> 12) & 0x3F)))
+            bytes.append(UInt8(0x80 | ((value >> 6) & 0x3F)))
+            bytes.append(UInt8(0x80 | (value & 0x3F)))
+        }
+    }
+
+    static func string(_ scalars: ArraySlice<UInt32>) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(scalars.count * 3)
+        for scalar in scalars { encode(scalar, into: &bytes) }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}
