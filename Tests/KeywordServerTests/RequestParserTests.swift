@@ -1,3 +1,4 @@
+import Foundation
 @testable import KeywordServer
 import XCTest
 
@@ -229,8 +230,8 @@ final class RequestParserTests: XCTestCase {
         let seeds = ["GET /v1/suggest?name=x HTTP/1.1\r\nHost: a\r\n\r\n",
                      "POST /v1/suggest HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: 13\r\n\r\n{\"name\":\"x\"}\n",
                      "POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n"].map { Array($0.utf8) }
-        var generator = SplitMix(seed: 42)
-        for _ in 0..<20_000 {
+        var generator = SplitMix(seed: fuzzSeed(default: 42))
+        for _ in 0..<fuzzIterations(default: 20_000) {
             var bytes = seeds[Int(generator.next() % UInt64(seeds.count))]
             for _ in 0..<(1 + generator.next() % 4) {
                 let position = Int(generator.next() % UInt64(bytes.count))
@@ -252,6 +253,16 @@ final class RequestParserTests: XCTestCase {
             }
         }
     }
+}
+
+/// Mutation-test size: `KWSUGGEST_FUZZ_ITERATIONS` (for long local runs, e.g. 1000000), else `default`.
+func fuzzIterations(default value: Int) -> Int {
+    ProcessInfo.processInfo.environment["KWSUGGEST_FUZZ_ITERATIONS"].flatMap(Int.init) ?? value
+}
+
+/// Mutation-test seed: `KWSUGGEST_FUZZ_SEED`, else `default` (CI runs are reproducible).
+func fuzzSeed(default value: UInt64) -> UInt64 {
+    ProcessInfo.processInfo.environment["KWSUGGEST_FUZZ_SEED"].flatMap(UInt64.init) ?? value
 }
 
 /// A small deterministic generator for reproducible mutation tests.

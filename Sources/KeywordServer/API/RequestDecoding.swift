@@ -31,6 +31,7 @@ enum RequestDecoding {
         guard let type = request.headers["Content-Type"] else {
             throw APIError(.unsupportedMediaType, "unsupported_media_type", "send the body as Content-Type: application/json")
         }
+        if type == "application/json" { return }  // the common case, without allocating
         let parts = type.split(separator: ";").map { $0.trimmingSpaces().lowercased() }
         guard let media = parts.first, media == "application/json" else {
             throw APIError(.unsupportedMediaType, "unsupported_media_type",
@@ -66,20 +67,33 @@ enum RequestDecoding {
 
     /// 1…maxNameCharacters characters after trimming whitespace; no NUL.
     static func name(_ raw: String, field: String = "name", limits: APILimits) throws(APIError) -> String {
-        let trimmed = raw.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = trimWhitespace(raw)
         guard !trimmed.isEmpty else { throw .badRequest("empty_name", "'\(field)' is empty") }
-        guard !trimmed.unicodeScalars.contains("\u{0}") else {
+        guard !trimmed.utf8.contains(0) else {
             throw .badRequest("invalid_name", "'\(field)' contains a NUL character")
         }
-        // Count lazily: stop as soon as the limit is passed, so a huge name costs no more than the limit.
-        var count = 0
-        for _ in trimmed {
-            count += 1
-            if count > limits.maxNameCharacters {
-                throw .badRequest("name_too_long", "'\(field)' is longer than \(limits.maxNameCharacters) characters")
+        // A character is at least one byte, so only long byte strings need counting; count lazily and stop
+        // as soon as the limit is passed, so a huge name costs no more than the limit.
+        if trimmed.utf8.count > limits.maxNameCharacters {
+            var count = 0
+            for _ in trimmed {
+                count += 1
+                if count > limits.maxNameCharacters {
+                    throw .badRequest("name_too_long", "'\(field)' is longer than \(limits.maxNameCharacters) characters")
+                }
             }
         }
         return trimmed
+    }
+
+    /// Without leading and trailing white space (Unicode White_Space, which includes U+3000 and newlines).
+    /// - Complexity: O(length of the trimmed ends), no copy when nothing is trimmed.
+    static func trimWhitespace(_ text: String) -> String {
+        let scalars = text.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+        if first == scalars.startIndex && scalars.index(after: last) == scalars.endIndex { return text }
+        return String(scalars[first...last])
     }
 
     static func k(_ value: JSONValue?, limits: APILimits) throws(APIError) -> Int {
