@@ -217,7 +217,7 @@ public final class KeywordIndex: Sendable {
                 for f in 0..<LexicalFeature.count {
                     bonus += model.featureWeights[f] * scratch.lexical.features[k * LexicalFeature.count + f]
                 }
-                scratch.bonus[k] = bonus
+                scratch.bonus[k] = bonus * options.evidenceScale
             }
         }
         let beta = options.hubness

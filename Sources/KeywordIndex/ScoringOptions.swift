@@ -10,6 +10,8 @@ public struct ScoringOptions: Sendable, Equatable {
     /// `hubNeighbours` nearest keywords. 0 = off.
     public var hubness: Float = 0
     public var hubNeighbours = 10
+    /// Multiplies the learned evidence weights (1 = as trained).
+    public var evidenceScale: Float = 1
     /// Names longer than this many tokens are truncated (keeps scratch buffers bounded).
     public var maxNameTokens = 64
 

@@ -37,7 +37,10 @@ public struct BatchObjective: Sendable {
 
     /// The mean loss and its gradient with respect to every parameter.
     /// - Complexity: O(B · C · (n + m) · hidden + (B · n + C · m) · hidden · (input + 3 · hidden)).
-    public func evaluate(_ weights: ModelWeights, batch: [TrainingExample], candidates: [Int]) -> (loss: Double, gradient: [Double]) {
+    /// - Parameter subsets: when given, example e is scored only against `candidates[p]` for p in `subsets[e]`
+    ///   (its own hard negatives plus the shared ones), which keeps the cost per name independent of batch size.
+    public func evaluate(_ weights: ModelWeights, batch: [TrainingExample], candidates: [Int],
+                         subsets: [[Int]]? = nil) -> (loss: Double, gradient: [Double]) {
         let layout = weights.layout
         let h = weights.config.hiddenDimension
         let parameters = weights.values
@@ -78,16 +81,19 @@ public struct BatchObjective: Sendable {
                                      keywordGradients: states.map { [Double](repeating: 0, count: $0.states.count) })
             var e = shard
             while e < batch.count {
-                let example = batch[e]
+                let current = e
+                let example = batch[current]
                 e += shards
                 guard let primary = example.keywords.first else { continue }
                 let name = SequenceEncoder.forward(example.name.rows, parameters: parameters, layout: layout.name,
                                                    vectors: vectors)
-                var activations: [PairActivation?] = []
+                var activations = [PairActivation?](repeating: nil, count: candidates.count)
                 var logits = [Double](repeating: -.infinity, count: candidates.count)
                 var primaryAt = -1
-                for (c, k) in candidates.enumerated() {
-                    if k != primary && example.keywords.contains(k) { activations.append(nil); continue }
+                let positions = subsets?[current] ?? Array(0..<candidates.count)
+                for c in positions {
+                    let k = candidates[c]
+                    if k != primary && example.keywords.contains(k) { continue }
                     if k == primary { primaryAt = c }
                     let act = AttentionScorer.forward(name: name.states, keyword: states[c].states, hidden: h,
                                                       temperature: tau, attention: useAttention)
@@ -96,7 +102,7 @@ public struct BatchObjective: Sendable {
                         for f in 0..<featureCount { z += featureWeights[f] * phi[f] }
                     }
                     logits[c] = z
-                    activations.append(act)
+                    activations[c] = act
                 }
                 guard primaryAt >= 0 else { continue }
                 let largest = logits.max() ?? 0
@@ -105,7 +111,7 @@ public struct BatchObjective: Sendable {
                 let logTotal = largest + _log(total)
                 result.loss += logTotal - logits[primaryAt]
                 var dName = [Double](repeating: 0, count: name.states.count)
-                for c in 0..<candidates.count {
+                for c in positions {
                     guard let act = activations[c] else { continue }
                     let p = expD(logits[c] - logTotal)
                     let dz = p - (c == primaryAt ? 1 : 0)

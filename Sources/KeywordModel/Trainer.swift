@@ -44,7 +44,10 @@ public struct Trainer: Sendable {
     }
 
     /// Runs `options.epochs` epochs from `initial`, calling `onEpoch` after each.
-    public func train(from initial: ModelWeights, onEpoch: (EpochReport, ModelWeights) -> Void = { _, _ in }) -> ModelWeights {
+    /// - Parameter mine: returns each example's hard negatives under the given weights (at most
+    ///   `options.hardNegatives`, positives excluded); default `HardNegativeMiner` (exact, Float64, slower).
+    public func train(from initial: ModelWeights, mine: ((ModelWeights) -> [[Int]])? = nil,
+                      onEpoch: (EpochReport, ModelWeights) -> Void = { _, _ in }) -> ModelWeights {
         var weights = initial
         var generator = SeededGenerator(seed: options.seed &* 0x2545_F491_4F6C_DD1D &+ 17)
         let objective = BatchObjective(vectors: vectors, keywords: keywords, attention: options.attention,
@@ -54,7 +57,7 @@ public struct Trainer: Sendable {
         for epoch in 1...max(1, options.epochs) {
             let started = Date()
             let hard = options.hardNegatives > 0
-                ? HardNegativeMiner.mine(weights, vectors: vectors, keywords: keywords, examples: examples,
+                ? mine?(weights) ?? HardNegativeMiner.mine(weights, vectors: vectors, keywords: keywords, examples: examples,
                                          count: options.hardNegatives, attention: options.attention,
                                          threads: options.threads)
                 : [[Int]](repeating: [], count: examples.count)
@@ -65,15 +68,28 @@ public struct Trainer: Sendable {
                 let indices = order[start..<min(order.count, start + options.batchSize)]
                 start += options.batchSize
                 let batch = indices.map { examples[$0] }
-                var seen = Set<Int>()
+                // Shared candidates: every positive of the batch and the random negatives; each name adds its own
+                // hard negatives only (scoring every name against every name's hard negatives costs B× more).
+                var at: [Int: Int] = [:]
                 var candidates: [Int] = []
-                func add(_ k: Int) { if seen.insert(k).inserted { candidates.append(k) } }
-                for e in indices {
-                    examples[e].keywords.forEach(add)
-                    hard[e].forEach(add)
+                @discardableResult func add(_ k: Int) -> Int {
+                    if let p = at[k] { return p }
+                    at[k] = candidates.count
+                    candidates.append(k)
+                    return candidates.count - 1
                 }
+                for e in indices { examples[e].keywords.forEach { add($0) } }
                 for _ in 0..<options.randomNegatives where !keywords.isEmpty { add(generator.below(keywords.count)) }
-                let (loss, gradient) = objective.evaluate(weights, batch: batch, candidates: candidates)
+                let shared = Array(0..<candidates.count)
+                let subsets = indices.map { e -> [Int] in
+                    var own = shared
+                    for k in hard[e] {
+                        let p = add(k)
+                        if p >= shared.count && !own.contains(p) { own.append(p) }
+                    }
+                    return own
+                }
+                let (loss, gradient) = objective.evaluate(weights, batch: batch, candidates: candidates, subsets: subsets)
                 adam.step(&weights.values, gradient: gradient, clipNorm: options.clipNorm)
                 totalLoss += loss
                 batches += 1

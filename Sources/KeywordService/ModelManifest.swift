@@ -31,6 +31,11 @@ public struct ModelManifest: Codable, Sendable, Equatable {
     public var seed: UInt64?
     public var epochs: Int?
     public var trainingSeconds: Double?
+    /// The dev-chosen evidence multiplier already folded into the encoder's feature weights.
+    public var evidenceScale: Double?
+    public var hidden: Int?
+    public var sharedEncoder: Bool?
+    public var command: String?
     public var devMetrics: [String: Metrics]?
 
     enum CodingKeys: String, CodingKey {
@@ -41,6 +46,10 @@ public struct ModelManifest: Codable, Sendable, Equatable {
         case trainingDataSHA256 = "training_data_sha256"
         case seed, epochs
         case trainingSeconds = "training_seconds"
+        case evidenceScale = "evidence_scale"
+        case hidden
+        case sharedEncoder = "shared_encoder"
+        case command
         case devMetrics = "dev_metrics"
     }
 

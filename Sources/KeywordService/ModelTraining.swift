@@ -1,4 +1,5 @@
 // Training orchestration: labelled names → training examples → trained weights → a complete model directory.
+import Dispatch
 import Foundation
 import KeywordIndex
 import KeywordModel
@@ -47,7 +48,52 @@ public struct ModelTraining {
         let universe = ModelTraining.universe(data)
         let (keywords, examples) = self.examples(data, universe: universe)
         let trainer = Trainer(vectors: base.vectors, keywords: keywords, examples: examples, options: options)
-        return trainer.train(from: ModelWeights(config: config, seed: options.seed), onEpoch: onEpoch)
+        let entries = zip(universe, keywords).map { KeywordEntry(keyword: $0, text: $1) }
+        let varieties = base.varietyEntries()
+        let vectors = base.vectors, count = options.hardNegatives, threads = options.threads
+        let attention = options.attention
+        let prepared = trainer.examples
+        return trainer.train(from: ModelWeights(config: config, seed: options.seed), mine: { weights in
+            let index = KeywordIndex(model: InferenceModel(weights), vectors: vectors, entries: entries,
+                                     varieties: varieties, options: ScoringOptions(attention: attention))
+            return ModelTraining.mine(index, prepared, count: count, threads: threads)
+        }, onEpoch: onEpoch)
+    }
+
+    /// Chooses the evidence multiplier λ (from `candidates`) with the best dev MRR and returns the weights with
+    /// λ folded into the exact-match weights. Training fits those weights on keywords whose embeddings it has
+    /// also fitted, which under-weights exact matches for keywords it has not seen; dev corrects that.
+    public func calibrateEvidence(_ weights: ModelWeights, on dev: [LabelledName],
+                                  candidates: [Float] = [1, 1.25, 1.5, 2, 2.5, 3, 4],
+                                  report: (Float, EvaluationMetrics) -> Void = { _, _ in }) -> (weights: ModelWeights, scale: Float) {
+        var best: (scale: Float, mrr: Double) = (1, -1)
+        for scale in candidates {
+            var scoring = ScoringOptions(attention: options.attention)
+            scoring.evidenceScale = scale
+            let metrics = evaluate(weights, on: dev, scoring: scoring)
+            report(scale, metrics)
+            if metrics.mrr > best.mrr + 1e-9 { best = (scale, metrics.mrr) }
+        }
+        var calibrated = weights
+        let layout = weights.layout
+        for f in 0..<layout.featureCount { calibrated.values[layout.features + f] *= Double(best.scale) }
+        return (calibrated, best.scale)
+    }
+
+    /// The `count` best-scoring non-positive keywords of each example under `index` (the Float32 scorer).
+    static func mine(_ index: KeywordIndex, _ examples: [TrainingExample], count: Int, threads: Int) -> [[Int]] {
+        let shards = max(1, threads)
+        let slots = MinedSlots(count: examples.count)
+        DispatchQueue.concurrentPerform(iterations: shards) { shard in
+            var e = shard
+            while e < examples.count {
+                let example = examples[e]
+                let found = index.search(example.name, k: count + example.keywords.count)
+                slots.set(e, Array(found.map(\.index).filter { !example.keywords.contains($0) }.prefix(count)))
+                e += shards
+            }
+        }
+        return slots.values
     }
 
     /// Dev metrics of `weights` ranked against `keywords` (the model's list by default).
@@ -61,4 +107,24 @@ public struct ModelTraining {
         let ranks = Evaluator.ranks(data, index: index, analyzer: base.analyzer, threads: options.threads)
         return Evaluator.metrics(data, ranks: ranks).all
     }
+}
+
+/// One slot per example, each written by exactly one concurrent iteration.
+private final class MinedSlots: @unchecked Sendable {
+    private let storage: UnsafeMutablePointer<[Int]>
+    let count: Int
+    init(count: Int) {
+        self.count = count
+        storage = .allocate(capacity: max(1, count))
+        storage.initialize(repeating: [], count: max(1, count))
+    }
+    deinit {
+        storage.deinitialize(count: max(1, count))
+        storage.deallocate()
+    }
+    func set(_ i: Int, _ value: [Int]) {
+        precondition(i >= 0 && i < count)
+        storage[i] = value
+    }
+    var values: [[Int]] { (0..<count).map { storage[$0] } }
 }

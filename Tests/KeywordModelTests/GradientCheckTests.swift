@@ -35,11 +35,11 @@ final class GradientCheckTests: XCTestCase {
         return (BatchObjective.self, weights, vectors, keywords, examples)
     }
 
-    func check(shared: Bool, attention: Bool, threads: Int) {
+    func check(shared: Bool, attention: Bool, threads: Int, subsets: [[Int]]? = nil) {
         let (_, weights, vectors, keywords, examples) = makeProblem(shared: shared, seed: 42)
         let objective = BatchObjective(vectors: vectors, keywords: keywords, attention: attention, threads: threads)
         let candidates = Array(0..<6)
-        let (_, analytic) = objective.evaluate(weights, batch: examples, candidates: candidates)
+        let (_, analytic) = objective.evaluate(weights, batch: examples, candidates: candidates, subsets: subsets)
         for block in weights.layout.blocks {
             if !attention && block.name == "temperature" { continue }
             var largest = 0.0
@@ -47,8 +47,8 @@ final class GradientCheckTests: XCTestCase {
                 var plus = weights, minus = weights
                 plus.values[i] += Self.step
                 minus.values[i] -= Self.step
-                let numeric = (objective.evaluate(plus, batch: examples, candidates: candidates).loss
-                    - objective.evaluate(minus, batch: examples, candidates: candidates).loss) / (2 * Self.step)
+                let numeric = (objective.evaluate(plus, batch: examples, candidates: candidates, subsets: subsets).loss
+                    - objective.evaluate(minus, batch: examples, candidates: candidates, subsets: subsets).loss) / (2 * Self.step)
                 let tolerance = Self.absoluteTolerance + Self.relativeTolerance * max(abs(numeric), abs(analytic[i]))
                 XCTAssertEqual(analytic[i], numeric, accuracy: tolerance, "\(block.name)[\(i - block.range.lowerBound)]")
                 largest = max(largest, abs(numeric))
@@ -60,6 +60,9 @@ final class GradientCheckTests: XCTestCase {
     func testGradientsSeparateEncodersWithAttention() { check(shared: false, attention: true, threads: 1) }
     func testGradientsSharedEncoderWithAttention() { check(shared: true, attention: true, threads: 2) }
     func testGradientsWithoutAttention() { check(shared: false, attention: false, threads: 2) }
+    func testGradientsWithPerExampleCandidateSubsets() {
+        check(shared: false, attention: true, threads: 2, subsets: [[0, 1, 5], [1, 2, 4], [2, 3, 0, 1]])
+    }
 
     func testThreadCountDoesNotChangeTheGradientBeyondRounding() {
         let (_, weights, vectors, keywords, examples) = makeProblem(shared: false, seed: 7)

@@ -39,7 +39,7 @@ final class TrainerTests: XCTestCase {
         let config = ModelConfig(inputDimension: 8, hiddenDimension: 6)
         var losses: [Double] = []
         _ = Trainer(vectors: vectors, keywords: keywords, examples: examples, options: options(seed: 5))
-            .train(from: ModelWeights(config: config, seed: 5)) { report, _ in losses.append(report.loss) }
+            .train(from: ModelWeights(config: config, seed: 5), onEpoch: { report, _ in losses.append(report.loss) })
         XCTAssertEqual(losses.count, 6)
         XCTAssertLessThan(losses.last!, losses.first! * 0.7, "loss did not fall: \(losses)")
     }

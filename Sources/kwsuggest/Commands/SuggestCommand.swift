@@ -1,10 +1,157 @@
-// Placeholder until its issue lands: it declares the command so the root can list it.
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import KeywordService
+
+/// `kwsuggest suggest`: the top-k keywords for each product name (arguments, or stdin lines).
 struct SuggestCommand: Command {
     static let configuration = CommandConfiguration(
         name: "suggest",
         abstract: "Suggests keywords for product names.",
-        usage: "kwsuggest suggest [--model <dir>] [-k <k>] [--keywords <file>] [--json] [--explain] [<name> ...]"
+        usage: "kwsuggest suggest [--model <dir>] [-k <k>] [--keywords <file>] [--json] [--explain] [<name> ...]",
+        arguments: [ArgumentSpec(name: "<name>", help: "Product names; read one per line from standard input when none.")],
+        options: [
+            OptionSpec(names: ["--model"], valueName: "dir", help: "Model directory (default: $KWSUGGEST_MODEL or models/default)."),
+            OptionSpec(names: ["-k", "--k"], valueName: "k", help: "Suggestions per name, 1-50 (default: 5)."),
+            OptionSpec(names: ["--keywords"], valueName: "file", help: "Rank these keywords (one per line) instead of the model's list."),
+            OptionSpec(names: ["--json"], valueName: nil, help: "One JSON object per name."),
+            OptionSpec(names: ["--explain"], valueName: nil, help: "Add each token's attention weight for each suggestion."),
+        ],
+        discussion: "The model's list is keywords.txt with the keyword overlay (keywords.overlay.json) applied."
     )
-    init(arguments: ParsedArguments) throws {}
-    func run() throws { throw CommandError.failure("'suggest' is not built yet") }
+
+    var model: String
+    var k: Int
+    var keywordsFile: String?
+    var json: Bool
+    var explain: Bool
+    var names: [String]
+
+    init(arguments: ParsedArguments) throws {
+        model = resolveModelDirectory(arguments.value("--model"))
+        k = try arguments.int("--k", default: 5)
+        keywordsFile = arguments.value("--keywords")
+        json = arguments.flag("--json")
+        explain = arguments.flag("--explain")
+        names = arguments.positionals
+    }
+
+    func validate() throws {
+        guard (1...50).contains(k) else {
+            throw CommandError.usage("The value '\(k)' is invalid for '-k <k>': expected an integer from 1 to 50.")
+        }
+    }
+
+    func run() throws {
+        let engine = try loadEngine(model: model, keywordsFile: keywordsFile)
+        let output = OutputBuffer()
+        func answer(_ name: String) {
+            let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+            if trimmed.isEmpty { return }
+            let result = engine.suggest(trimmed, k: k, explain: explain)
+            output.write(json ? SuggestionFormat.json(result) : SuggestionFormat.text(result))
+        }
+        if names.isEmpty {
+            try forEachInputLine(answer)
+        } else {
+            names.forEach(answer)
+        }
+        output.flush()
+    }
+}
+
+/// Loads the model directory into an engine; `keywordsFile` replaces the keyword list (overlay ignored).
+func loadEngine(model: String, keywordsFile: String?) throws -> ModelEngine {
+    do {
+        var components = try ModelDirectory.load(path: model)
+        if let keywordsFile {
+            components.keywords = try ModelFiles.keywords(path: keywordsFile)
+            guard !components.keywords.isEmpty else { throw CommandError.failure("\(keywordsFile): no keywords") }
+        }
+        return try ModelEngine(components: components, applyOverlay: keywordsFile == nil)
+    } catch let error as ModelDirectoryError {
+        throw CommandError.failure(error.description)
+    } catch let error as KeywordOverlayError {
+        throw CommandError.failure(error.description)
+    }
+}
+
+/// Calls `body` with each line of standard input (without the line break). Invalid UTF-8 is replaced.
+func forEachInputLine(_ body: (String) throws -> Void) throws {
+    var line: [UInt8] = []
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+        let count = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+        if count < 0 {
+            if errno == EINTR { continue }
+            throw CommandError.failure("cannot read standard input")
+        }
+        if count == 0 { break }
+        for byte in chunk[0..<count] {
+            if byte == 0x0A {
+                try body(String(decoding: line, as: UTF8.self))
+                line.removeAll(keepingCapacity: true)
+            } else {
+                line.append(byte)
+            }
+        }
+    }
+    if !line.isEmpty { try body(String(decoding: line, as: UTF8.self)) }
+}
+
+/// Text and JSON renderings of a suggestion result.
+enum SuggestionFormat {
+    static func text(_ result: SuggestionResult) -> String {
+        var out = result.name + "\n"
+        for (rank, suggestion) in result.suggestions.enumerated() {
+            out += "  \(rank + 1). \(suggestion.keyword)\t\(formatFloat(suggestion.score, significantDigits: 4))\n"
+            if let weights = suggestion.weights {
+                let parts = weights.map { "\($0.token) \(formatFloat($0.weight, significantDigits: 3))" }
+                out += "       attention: " + parts.joined(separator: ", ") + "\n"
+            }
+        }
+        return out
+    }
+
+    static func json(_ result: SuggestionResult) -> String {
+        var out = "{\"name\":" + quote(result.name)
+        if let tokens = result.tokens { out += ",\"tokens\":[" + tokens.map(quote).joined(separator: ",") + "]" }
+        out += ",\"suggestions\":["
+        out += result.suggestions.map { suggestion in
+            var item = "{\"keyword\":" + quote(suggestion.keyword) + ",\"score\":" + number(suggestion.score)
+            if let weights = suggestion.weights {
+                item += ",\"weights\":[" + weights.map { "{\"token\":" + quote($0.token) + ",\"weight\":" + number($0.weight) + "}" }
+                    .joined(separator: ",") + "]"
+            }
+            return item + "}"
+        }.joined(separator: ",")
+        return out + "]}\n"
+    }
+
+    static func number(_ value: Float) -> String {
+        value.isFinite ? formatFloat(value, significantDigits: 6) : "0"
+    }
+
+    /// A JSON string literal (RFC 8259 escaping).
+    static func quote(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            default:
+                if scalar.value < 0x20 {
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
 }
