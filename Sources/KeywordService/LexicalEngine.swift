@@ -16,8 +16,15 @@ public final class LexicalEngine: SuggestionEngine {
         var bigrams: [UInt64]
     }
 
+    /// Which entries contain each bigram (and, for one-character keywords, each character).
+    private struct Postings: Sendable {
+        var byBigram: [UInt64: [Int32]] = [:]
+        var byCharacter: [UInt32: [Int32]] = [:]
+    }
+
     private struct State: Sendable {
         var entries: [Entry]
+        var postings: Postings
         var snapshot: KeywordListSnapshot
         var overlay: KeywordOverlay
     }
@@ -69,7 +76,16 @@ public final class LexicalEngine: SuggestionEngine {
         }
         var hasher = FNV1a()
         for keyword in keywords { hasher.add(keyword) }
-        return State(entries: entries, snapshot: KeywordListSnapshot(keywords: keywords, version: hasher.hex), overlay: overlay)
+        var postings = Postings()
+        for (index, entry) in entries.enumerated() {
+            if entry.scalars.count == 1 {
+                postings.byCharacter[entry.scalars[0], default: []].append(Int32(index))
+            } else {
+                for bigram in entry.bigrams { postings.byBigram[bigram, default: []].append(Int32(index)) }
+            }
+        }
+        return State(entries: entries, postings: postings,
+                     snapshot: KeywordListSnapshot(keywords: keywords, version: hasher.hex), overlay: overlay)
     }
 
     /// NFKC, lower-cased (for Latin letters), without white space, as Unicode scalar values.
@@ -95,33 +111,39 @@ public final class LexicalEngine: SuggestionEngine {
         return false
     }
 
-    /// - Complexity: O(K · m) for K keywords of m characters (a containment check only when every bigram matches).
+    /// - Complexity: O(n + P) for a name of n characters and P postings of its bigrams (keywords sharing
+    ///   no bigram with the name are never touched).
     public func suggest(_ name: String, k: Int, explain: Bool) -> SuggestionResult {
-        let entries = state.withLock { $0.entries }
+        let (entries, postings) = state.withLock { ($0.entries, $0.postings) }
         let nameScalars = Self.normalize(name)
         let nameBigrams = Self.bigrams(nameScalars)
         let nameLength = max(1, nameScalars.count)
+        // Shared-bigram counts of the keywords the name touches.
+        var shared: [Int32: Int] = [:]
+        for bigram in nameBigrams {
+            guard let list = postings.byBigram[bigram] else { continue }
+            for index in list { shared[index, default: 0] += 1 }
+        }
         var scored: [(index: Int, score: Float)] = []
-        for (index, entry) in entries.enumerated() where !entry.scalars.isEmpty {
-            if entry.scalars.count == 1 {
-                // One character has no bigram: it either occurs in the name or gives no evidence.
-                guard nameScalars.contains(entry.scalars[0]) else { continue }
-                scored.append((index, 0.5 + 0.5 / Float(nameLength)))
-                continue
-            }
-            var shared = 0
-            for bigram in entry.bigrams where nameBigrams.contains(bigram) { shared += 1 }
-            guard shared > 0 else { continue }
+        scored.reserveCapacity(shared.count + 4)
+        for (index, count) in shared {
+            let entry = entries[Int(index)]
             let score: Float
-            if shared == entry.bigrams.count && Self.contains(nameScalars, entry.scalars) {
+            if count == entry.bigrams.count && Self.contains(nameScalars, entry.scalars) {
                 score = 0.5 + 0.5 * Float(min(entry.scalars.count, nameLength)) / Float(nameLength)
             } else {
-                score = 0.5 * Float(2 * shared) / Float(entry.bigrams.count + nameBigrams.count)
+                score = 0.5 * Float(2 * count) / Float(entry.bigrams.count + nameBigrams.count)
             }
-            scored.append((index, score))
+            scored.append((Int(index), score))
+        }
+        // One character has no bigram: it either occurs in the name or gives no evidence.
+        for scalar in Set(nameScalars) {
+            for index in postings.byCharacter[scalar] ?? [] {
+                scored.append((Int(index), 0.5 + 0.5 / Float(nameLength)))
+            }
         }
         scored.sort { $0.score != $1.score ? $0.score > $1.score : entries[$0.index].keyword < entries[$1.index].keyword }
-        let tokens = name.split(whereSeparator: \.isWhitespace).map(String.init)
+        let tokens = explain ? name.split(whereSeparator: \.isWhitespace).map(String.init) : []
         let suggestions = scored.prefix(max(0, k)).map { item -> Suggestion in
             let entry = entries[item.index]
             var suggestion = Suggestion(keyword: entry.keyword, score: item.score)
