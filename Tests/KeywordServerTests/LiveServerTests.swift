@@ -171,7 +171,8 @@ final class LiveServerTests: XCTestCase {
         let started = Date()
         normal.send("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
         XCTAssertEqual(normal.readResponse()?.status, 200)
-        XCTAssertLessThan(Date().timeIntervalSince(started), 0.5)
+        // Not a speed check: a loop blocked by the slow clients would answer only after the 10 s header timeout.
+        XCTAssertLessThan(Date().timeIntervalSince(started), 2)
     }
 
     func testMaxConnectionsAnswers503() throws {
