@@ -133,6 +133,21 @@ public final class KeywordOverlayStore: Sendable {
         guard directoryFD >= 0 else { throw failure("open directory", directoryPath) }
         defer { close(directoryFD) }
         guard fsync(directoryFD) == 0 else { throw failure("fsync directory", directoryPath) }
+        removeStaleTemporaries(directory: directoryPath, base: base)
+    }
+
+    /// Deletes temporary files of this overlay left by a writer killed mid-save (kill -9). Only files older
+    /// than a minute go, so a save in progress in another process (a replica sharing the directory) is safe.
+    private func removeStaleTemporaries(directory: String, base: String) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
+        let cutoff = Date().addingTimeInterval(-60)
+        for name in names where name.hasPrefix(".\(base).") && name.hasSuffix(".tmp") {
+            let full = (directory as NSString).appendingPathComponent(name)
+            if let modified = (try? FileManager.default.attributesOfItem(atPath: full))?[.modificationDate] as? Date,
+               modified < cutoff {
+                unlink(full)
+            }
+        }
     }
 
     /// The file's modification time, or nil when it does not exist. Used to notice writes by other replicas.

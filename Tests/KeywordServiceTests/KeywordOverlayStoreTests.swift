@@ -81,4 +81,16 @@ final class KeywordOverlayStoreTests: XCTestCase {
         XCTAssertEqual(KeywordOverlayStore.defaultPath(modelDirectory: "models/default"),
                        "models/default/keywords.overlay.json")
     }
+
+    func testSaveRemovesOnlyStaleTemporaryFiles() throws {
+        let store = makeStore()
+        let stale = directory + "/.keywords.overlay.json.123.456.tmp"
+        let fresh = directory + "/.keywords.overlay.json.789.12.tmp"
+        FileManager.default.createFile(atPath: stale, contents: Data("{".utf8))
+        FileManager.default.createFile(atPath: fresh, contents: Data("{".utf8))
+        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-3600)], ofItemAtPath: stale)
+        try store.save(KeywordOverlay(added: ["a"], removed: []))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: stale))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: fresh))
+    }
 }
