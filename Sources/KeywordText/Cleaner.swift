@@ -105,15 +105,33 @@ enum Cleaner {
 
     static func scalarsOf(_ text: String) -> [UInt32] { Normalizer.normalize(text).scalars }
 
-    static func longest(_ list: [[UInt32]], in scalars: [UInt32], at index: Int) -> Int {
-        var best = 0
-        for word in list where word.count > best && word.count <= scalars.count - index {
-            var offset = 0
-            while offset < word.count && word[offset] == scalars[index + offset] { offset += 1 }
-            if offset == word.count { best = word.count }
+    /// A word list indexed by first scalar, longest words first.
+    struct WordTable: Sendable {
+        let byFirst: [UInt32: [[UInt32]]]
+
+        init(_ words: [[UInt32]]) {
+            var table: [UInt32: [[UInt32]]] = [:]
+            for word in words where !word.isEmpty { table[word[0], default: []].append(word) }
+            for key in table.keys { table[key]?.sort { $0.count > $1.count } }
+            byFirst = table
         }
-        return best
+
+        /// Length of the longest word at `index`, or 0.
+        func longest(in scalars: [UInt32], at index: Int) -> Int {
+            guard index < scalars.count, let candidates = byFirst[scalars[index]] else { return 0 }
+            for word in candidates where word.count <= scalars.count - index {
+                var offset = 1
+                while offset < word.count && word[offset] == scalars[index + offset] { offset += 1 }
+                if offset == word.count { return word.count }
+            }
+            return 0
+        }
     }
+
+    static let unitTable = WordTable(units)
+    static let suffixTable = WordTable(suffixes)
+    static let discountTable = WordTable(discountWords)
+    static let sizeSuffixTable = WordTable(sizeSuffixes)
 
     /// Digits with `,` `.` `/` between them; returns the end index.
     static func number(_ scalars: [UInt32], from start: Int) -> Int {
@@ -139,7 +157,7 @@ enum Cleaner {
         // A prefix such as 約 or 内容量: just before the number (a colon may sit between).
         var prefixEnd = begin
         if prefixEnd > 0 && (scalars[prefixEnd - 1] == 0x3A || scalars[prefixEnd - 1] == 0x20) { prefixEnd -= 1 }
-        for prefix in prefixes where prefix.count <= prefixEnd && Array(scalars[prefixEnd - prefix.count ..< prefixEnd]) == prefix {
+        for prefix in prefixes where prefix.count <= prefixEnd && scalars[prefixEnd - prefix.count ..< prefixEnd].elementsEqual(prefix) {
             begin = prefixEnd - prefix.count
             break
         }
@@ -150,16 +168,16 @@ enum Cleaner {
             if index + 1 < scalars.count, scalars[index] == 0x7E || scalars[index] == 0x2D, isDigit(scalars[index + 1]) {
                 index = number(scalars, from: index + 1)
             }
-            let unit = longest(units, in: scalars, at: index)
+            let unit = unitTable.longest(in: scalars, at: index)
             let unitEnd = index + unit
             if unit > 0, let last = scalars[index ..< unitEnd].last, isASCIILetter(last),
                unitEnd < scalars.count, isASCIILetter(scalars[unitEnd]) {
                 // "5gal": not one of our units; leave the letters alone.
             } else if unit > 0 {
-                let word = Array(scalars[index ..< unitEnd])
-                if word == [0x5186] { reason = .price }  // 円
-                if word == [0x25] || word == [0x5272] {  // % 割
-                    let discount = longest(discountWords, in: scalars, at: unitEnd)
+                let single = unit == 1 ? scalars[index] : 0
+                if single == 0x5186 { reason = .price }  // 円
+                if single == 0x25 || single == 0x5272 {  // % 割
+                    let discount = discountTable.longest(in: scalars, at: unitEnd)
                     reason = .discount
                     index = unitEnd + discount
                     return (begin ..< index, reason)
@@ -173,10 +191,9 @@ enum Cleaner {
             var continueNumber = false
             while more {
                 more = false
-                let suffix = longest(suffixes, in: scalars, at: index)
+                let suffix = suffixTable.longest(in: scalars, at: index)
                 if suffix > 0 {
-                    let word = Array(scalars[index ..< index + suffix])
-                    let isTimes = word == [0x78] || word == [0xD7] || word == [0x2A]
+                    let isTimes = suffix == 1 && (scalars[index] == 0x78 || scalars[index] == 0xD7 || scalars[index] == 0x2A)
                     if isTimes {
                         var next = index + suffix
                         while next < scalars.count && scalars[next] == 0x20 { next += 1 }
@@ -214,7 +231,7 @@ enum Cleaner {
         var end = start
         while end < scalars.count && isASCIIAlphanumeric(scalars[end]) { end += 1 }
         guard sizeWords.contains(Array(scalars[start ..< end])) else { return nil }
-        let suffix = longest(sizeSuffixes, in: scalars, at: end)
+        let suffix = sizeSuffixTable.longest(in: scalars, at: end)
         return start ..< end + suffix
     }
 }

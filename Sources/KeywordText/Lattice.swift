@@ -69,11 +69,16 @@ struct Lattice {
         /// MeCab-style unknown words starting at `start`. Returns whether any were added.
         mutating func addUnknown(at start: Int, categories: CharCategories, run: Int, otherWords: Bool) -> Bool {
             var created = false
-            for category in CharCategory.allCases where categories.contains(category) {
+            var remaining = categories.bits
+            while remaining != 0 {
+                let raw = UInt8(remaining.trailingZeroBitCount)
+                remaining &= remaining - 1
+                guard let category = CharCategory(rawValue: raw) else { continue }
                 if !category.invoke && otherWords { continue }
                 var available = run
+                let definitions = lexicon.unknownByCategory[Int(category.rawValue)]
                 if category.group {
-                    for unknown in lexicon.unknownWords where unknown.category == category {
+                    for unknown in definitions {
                         add(start, start + run, entry: -1, paramClass: unknown.paramClass, cost: unknown.cost)
                         created = true
                     }
@@ -82,7 +87,7 @@ struct Lattice {
                 if category.length > 0 {
                     for length in 1 ... category.length {
                         if length > available { break }
-                        for unknown in lexicon.unknownWords where unknown.category == category {
+                        for unknown in definitions {
                             add(start, start + length, entry: -1, paramClass: unknown.paramClass, cost: unknown.cost)
                             created = true
                         }
@@ -139,17 +144,14 @@ struct Lattice {
                     if scalar > 0xFFFF { break }
                     hash = Lexicon.fnvStep(hash, UInt16(scalar))
                     end += 1
-                    let (key, extends) = lexicon.probe(hash: hash, text: text, start: start, end: end)
-                    if key >= 0 && (end == count || canBegin[end]) {
-                        var entry = Int(lexicon.entryStart[key])
-                        let last = Int(lexicon.entryStart[key + 1])
-                        while entry < last {
-                            let paramClass = lexicon.entryClass[entry]
-                            if paramClass == Lexicon.rowOnlyClass { break }
-                            state.add(start, end, entry: Int32(entry), paramClass: paramClass, cost: lexicon.entryCost[entry])
-                            longestWord = end - start
-                            entry += 1
+                    let (first, latticeEntries, extends) = lexicon.probe(hash: hash, text: text, start: start, end: end)
+                    if latticeEntries > 0 && (end == count || canBegin[end]) {
+                        for entry in first ..< first + latticeEntries {
+                            let packed = lexicon.entryPacked[entry]
+                            state.add(start, end, entry: Int32(entry), paramClass: UInt16(truncatingIfNeeded: packed),
+                                      cost: Int16(bitPattern: UInt16(truncatingIfNeeded: packed >> 16)))
                         }
+                        longestWord = end - start
                     }
                     if !extends { break }
                 }

@@ -6,7 +6,7 @@
 /// entry columns, the class columns, the matrix, the part-of-speech names and flags, and the
 /// unknown-word definitions. Sections are read into typed arrays with one copy each; the hash
 /// table (with prefix marks) is rebuilt into one flat array at load. No per-entry objects.
-public struct Lexicon: Sendable {
+public final class Lexicon: Sendable {
     static let magic: [UInt8] = Array("KWLEX".utf8) + [0, 0, 0]
     static let version: UInt32 = 1
     static let noRow: UInt16 = 0xFFFF
@@ -29,14 +29,16 @@ public struct Lexicon: Sendable {
     let entryStart: [UInt32]
     /// Open addressing, linear probing, one slot per distinct hash of a key or of a proper prefix of a
     /// lattice key: bits 32–63 hold the high half of the mixed hash, bit 31 says "a lattice key
-    /// continues past this text", bit 30 "a key ends here" with its length (capped at 63) in bits
-    /// 24–29 and its index in bits 0–23; 0 is empty.
+    /// continues past this text", bit 30 "a key ends here", then for that key: bits 28–29 its number
+    /// of lattice entries, bits 22–27 its length (capped at 63), bits 0–21 its first entry; 0 is empty.
     let table: [UInt64]
     // Entries
     let entryClass: [UInt16]
     let entryCost: [Int16]
     let entryRow: [UInt16]
     let entryNormalized: [UInt32]
+    /// Class (bits 0–15), cost (16–31) and row (32–47) of each entry in one word: one load per entry.
+    let entryPacked: [UInt64]
     // Parameter classes: (left connection class, right connection class, part of speech)
     let classLeft: [UInt16]
     let classRight: [UInt16]
@@ -47,6 +49,8 @@ public struct Lexicon: Sendable {
     let partsOfSpeech: [String]
     let posIsContent: [Bool]
     let unknownWords: [UnknownWord]
+    /// `unknownWords` by `CharCategory.rawValue`.
+    let unknownByCategory: [[UnknownWord]]
 
     /// Number of keys (surfaces and row-only words).
     public var keyCount: Int { keyLength.count }
@@ -60,7 +64,7 @@ public struct Lexicon: Sendable {
         try Lexicon(path: path, bytes: ByteReader.readFile(path))
     }
 
-    init(path: String, bytes: [UInt8]) throws {
+    private init(path: String, bytes: [UInt8]) throws {
         var reader = ByteReader(path: path, bytes: bytes)
         guard !bytes.isEmpty else { throw reader.error("empty file", at: 0) }
         let magic = try reader.bytes(8, "magic")
@@ -79,7 +83,7 @@ public struct Lexicon: Sendable {
         let posTextBytes = Int(try reader.uint32("part-of-speech text size"))
         let unknownCount = Int(try reader.uint32("unknown-word count"))
         try reader.skip(20, "header padding")
-        guard leftClasses > 0, rightClasses > 0, classCount < Int(Lexicon.rowOnlyClass), keyCount < 1 << 24 else {
+        guard leftClasses > 0, rightClasses > 0, classCount < Int(Lexicon.rowOnlyClass), entryCount < 1 << 22 else {
             throw reader.error("inconsistent header counts", at: 12)
         }
 
@@ -115,6 +119,12 @@ public struct Lexicon: Sendable {
         if let bad = entryNormalized.firstIndex(where: { $0 != Lexicon.sameAsSurface && Int($0) >= keyCount }) {
             throw reader.error("entry \(bad) names normalised key \(entryNormalized[bad]) of \(keyCount)", at: normalizedOffset + 4 * bad)
         }
+        var packed = [UInt64](repeating: 0, count: entryCount)
+        for entry in 0 ..< entryCount {
+            packed[entry] = UInt64(entryClass[entry]) | UInt64(UInt16(bitPattern: entryCost[entry])) << 16
+                | UInt64(entryRow[entry]) << 32
+        }
+        entryPacked = packed
         let leftOffset = reader.offset
         classLeft = try reader.array(UInt16.self, count: classCount, "class left ids")
         classRight = try reader.array(UInt16.self, count: classCount, "class right ids")
@@ -148,6 +158,9 @@ public struct Lexicon: Sendable {
             unknown.append(UnknownWord(category: known, paramClass: paramClass, cost: cost))
         }
         unknownWords = unknown
+        var byCategory = [[UnknownWord]](repeating: [], count: CharCategory.allCases.count)
+        for word in unknown { byCategory[Int(word.category.rawValue)].append(word) }
+        unknownByCategory = byCategory
         guard reader.offset == bytes.count else {
             throw reader.error("\(bytes.count - reader.offset) unexpected bytes after the last section")
         }
@@ -158,28 +171,48 @@ public struct Lexicon: Sendable {
             prefixCount += Int(keyLength[key]) - 1
         }
         var table = [UInt64](repeating: 0, count: (keyCount + prefixCount) * 3 / 2 + 1)
+        // Keys are sorted, so a key shares its leading units with the previous lattice key: those
+        // prefixes are marked already.
+        var previousStart = 0
+        var previousLength = 0
         for key in 0 ..< keyCount {
             let start = Int(offsets[key])
             let length = Int(keyLength[key])
             let lattice = entryCounts[key] > 0 && entryClass[Int(starts[key])] != Lexicon.rowOnlyClass
+            var shared = 0
+            if lattice {
+                let limit = min(length, previousLength)
+                while shared < limit && pool[start + shared] == pool[previousStart + shared] { shared += 1 }
+                shared = min(shared, max(previousLength - 1, 0))  // the previous key marked only its proper prefixes
+            }
             var hash = Lexicon.fnvBasis
             for index in 0 ..< length {
                 hash = Lexicon.fnvStep(hash, pool[start + index])
-                if lattice && index < length - 1 {
+                if lattice && index >= shared && index < length - 1 {
                     Lexicon.markPrefix(Lexicon.mix(hash), in: &table)
                 }
             }
-            Lexicon.insertKey(key, length: length, Lexicon.mix(hash), in: &table)
+            var latticeEntries = 0
+            for entry in Int(starts[key]) ..< Int(starts[key + 1]) where entryClass[entry] != Lexicon.rowOnlyClass {
+                latticeEntries += 1
+            }
+            let value = UInt64(min(latticeEntries, 3)) << 28 | Lexicon.lengthField(length) | UInt64(starts[key])
+            Lexicon.insertKey(value, Lexicon.mix(hash), in: &table)
+            if lattice {
+                previousStart = start
+                previousLength = length
+            }
         }
         self.table = table
     }
 
     static let prefixBit: UInt64 = 1 << 31
     static let keyBit: UInt64 = 1 << 30
-    static let keyMask: UInt64 = (1 << 24) - 1
+    static let entryMask: UInt64 = (1 << 22) - 1
+    static let lengthMask: UInt64 = 63 << 22
 
     @inline(__always)
-    static func lengthField(_ length: Int) -> UInt64 { UInt64(min(length, 63)) << 24 }
+    static func lengthField(_ length: Int) -> UInt64 { UInt64(min(length, 63)) << 22 }
 
     @inline(__always)
     static func slot(_ mixed: UInt64, _ slots: Int) -> Int {
@@ -199,17 +232,17 @@ public struct Lexicon: Sendable {
         table[slot] = fingerprint | prefixBit
     }
 
-    private static func insertKey(_ key: Int, length: Int, _ mixed: UInt64, in table: inout [UInt64]) {
+    private static func insertKey(_ value: UInt64, _ mixed: UInt64, in table: inout [UInt64]) {
         let fingerprint = mixed & 0xFFFF_FFFF_0000_0000
         var slot = slot(mixed, table.count)
         while table[slot] != 0 {
             if table[slot] & 0xFFFF_FFFF_0000_0000 == fingerprint && table[slot] & keyBit == 0 {
-                table[slot] |= keyBit | lengthField(length) | UInt64(key)
+                table[slot] |= keyBit | value
                 return
             }
             slot = slot + 1 == table.count ? 0 : slot + 1
         }
-        table[slot] = fingerprint | keyBit | lengthField(length) | UInt64(key)
+        table[slot] = fingerprint | keyBit | value
     }
 
     /// MurmurHash3's 64-bit finaliser: FNV-1a alone leaves the high bits of short keys poorly mixed.
@@ -233,37 +266,28 @@ public struct Lexicon: Sendable {
     }
     static let fnvBasis: UInt64 = 0xCBF2_9CE4_8422_2325
 
-    /// Looks up `text[start ..< end]` (scalars, all ≤ U+FFFF) given its FNV-1a hash: the key spelled
-    /// by it (-1 if none) and whether some lattice key is longer and starts with it. Matching is by
-    /// hash fingerprint and length (a wrong match needs a ~50-bit hash collision; `keyMatches` checks
-    /// the characters when that matters).
+    /// Looks up `text[start ..< end]` (scalars, all ≤ U+FFFF) given its FNV-1a hash: the first
+    /// entry of the key spelled by it (-1 if none), how many of its entries go in the lattice, and
+    /// whether some lattice key is longer and starts with it. Matching is by hash fingerprint and
+    /// length: a wrong match needs a ~50-bit hash collision (`key(_:)` also compares the characters).
     @inline(__always)
-    func probe(hash: UInt64, text: UnsafeBufferPointer<UInt32>, start: Int, end: Int) -> (key: Int, extends: Bool) {
+    func probe(hash: UInt64, text: UnsafeBufferPointer<UInt32>, start: Int, end: Int)
+        -> (entry: Int, latticeEntries: Int, extends: Bool) {
         let mixed = Lexicon.mix(hash)
         let fingerprint = mixed & 0xFFFF_FFFF_0000_0000
-        let length = end - start
-        let expected = Lexicon.lengthField(length)
+        let expected = Lexicon.lengthField(end - start)
         var slot = Lexicon.slot(mixed, table.count)
-        var found = -1
+        var entry = -1
+        var latticeEntries = 0
         var extends = false
         while true {
             let stored = table[slot]
-            if stored == 0 { return (found, extends) }
+            if stored == 0 { return (entry, latticeEntries, extends) }
             if stored & 0xFFFF_FFFF_0000_0000 == fingerprint {
                 if stored & Lexicon.prefixBit != 0 { extends = true }
-                if found < 0 && stored & Lexicon.keyBit != 0 && stored & (63 << 24) == expected {
-                    // Same 32-bit fingerprint, same length and (nearly always) the same home slot: the
-                    // chance that a different text gets here is about 2^-50, so the characters are
-                    // compared only for keys of 63 or more units, whose length field is capped.
-                    let key = Int(stored & Lexicon.keyMask)
-                    if length < 63 {
-                        found = key
-                    } else if Int(keyLength[key]) == length {
-                        let offset = Int(keyOffset[key])
-                        var index = 0
-                        while index < length && UInt32(pool[offset + index]) == text[start + index] { index += 1 }
-                        if index == length { found = key }
-                    }
+                if entry < 0 && stored & Lexicon.keyBit != 0 && stored & Lexicon.lengthMask == expected {
+                    entry = Int(stored & Lexicon.entryMask)
+                    latticeEntries = Int((stored >> 28) & 3)
                 }
             }
             slot += 1
@@ -271,11 +295,22 @@ public struct Lexicon: Sendable {
         }
     }
 
+    /// The key whose entries start at `entry` (binary search).
+    func key(startingAt entry: Int) -> Int? {
+        var low = 0
+        var high = keyCount
+        while low < high {
+            let middle = (low + high) / 2
+            if Int(entryStart[middle]) < entry { low = middle + 1 } else { high = middle }
+        }
+        return low < keyCount && Int(entryStart[low]) == entry ? low : nil
+    }
+
     /// The key equal to `text[start ..< end]`, given its FNV-1a hash.
     @inline(__always)
     func key(hash: UInt64, text: UnsafeBufferPointer<UInt32>, start: Int, end: Int) -> Int? {
-        let found = probe(hash: hash, text: text, start: start, end: end).key
-        return found < 0 ? nil : found
+        let found = probe(hash: hash, text: text, start: start, end: end).entry
+        return found < 0 ? nil : key(startingAt: found)
     }
 
     /// Whether key `key` is spelled by `scalars` exactly.
@@ -300,7 +335,10 @@ public struct Lexicon: Sendable {
 
     func string(key: Int) -> String {
         let start = Int(keyOffset[key])
-        return String(decoding: pool[start ..< start + Int(keyLength[key])], as: UTF16.self)
+        var scalars = [UInt32]()
+        scalars.reserveCapacity(Int(keyLength[key]))
+        for unit in pool[start ..< start + Int(keyLength[key])] { scalars.append(UInt32(unit)) }
+        return TextPipeline.string(scalars[...])
     }
 
     /// The first vector row among a key's entries.

@@ -246,10 +246,30 @@ public final class TextPipeline: Sendable {
         }
     }
 
+    /// UTF-8 encodes scalar values straight into a new string (short strings stay inline).
     static func string(_ scalars: ArraySlice<UInt32>) -> String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(scalars.count * 3)
-        for scalar in scalars { encode(scalar, into: &bytes) }
-        return String(decoding: bytes, as: UTF8.self)
+        var capacity = 0
+        for scalar in scalars { capacity += scalar < 0x80 ? 1 : scalar < 0x800 ? 2 : scalar < 0x10000 ? 3 : 4 }
+        return String(unsafeUninitializedCapacity: capacity) { buffer in
+            var index = 0
+            @inline(__always) func put(_ byte: UInt32) {
+                buffer[index] = UInt8(truncatingIfNeeded: byte)
+                index += 1
+            }
+            for value in scalars {
+                switch value {
+                case 0 ..< 0x80:
+                    put(value)
+                case 0x80 ..< 0x800:
+                    put(0xC0 | (value >> 6)); put(0x80 | (value & 0x3F))
+                case 0x800 ..< 0x10000:
+                    put(0xE0 | (value >> 12)); put(0x80 | ((value >> 6) & 0x3F)); put(0x80 | (value & 0x3F))
+                default:
+                    put(0xF0 | (value >> 18)); put(0x80 | ((value >> 12) & 0x3F))
+                    put(0x80 | ((value >> 6) & 0x3F)); put(0x80 | (value & 0x3F))
+                }
+            }
+            return index
+        }
     }
 }
