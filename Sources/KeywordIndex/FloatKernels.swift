@@ -41,7 +41,10 @@ enum FloatKernels {
     @inlinable @inline(__always)
     static func exp(_ x: SIMD8<Float>) -> SIMD8<Float> {
         let clamped = x.replacing(with: -87, where: x .< -87)
-        let k = (clamped * 1.442_695_04).rounded(.toNearestOrEven)
+        // Adding 1.5·2²³ rounds to the nearest integer k and leaves k in the low mantissa bits.
+        let magic = SIMD8<Float>(repeating: 12_582_912)
+        let shifted = clamped * 1.442_695_04 + magic
+        let k = shifted - magic
         let r = clamped - k * 0.693_359_375 + k * 2.121_944_4e-4
         var p = SIMD8<Float>(repeating: 1.987_569_15e-4)
         p = p * r + 1.398_199_95e-3
@@ -50,8 +53,9 @@ enum FloatKernels {
         p = p * r + 1.666_666_55e-1
         p = p * r + 5.000_000_1e-1
         p = p * r * r + r + 1
-        let bits = SIMD8<UInt32>(truncatingIfNeeded: SIMD8<Int32>(k) &+ 127) &<< 23
-        return p * unsafeBitCast(bits, to: SIMD8<Float>.self)
+        let integer = unsafeBitCast(shifted, to: SIMD8<UInt32>.self) &- 0x4B40_0000
+        let scale = (integer &+ 127) &<< 23
+        return p * unsafeBitCast(scale, to: SIMD8<Float>.self)
     }
 
     /// Scores all blocks, split over `threads` (1 or 2) with disjoint output ranges; `work` holds

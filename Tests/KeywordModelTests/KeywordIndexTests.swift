@@ -96,3 +96,19 @@ final class KeywordIndexTests: XCTestCase {
         XCTAssertTrue(corrected.hubPenalty.contains { $0 != 0 })
     }
 }
+
+final class FloatKernelTests: XCTestCase {
+    /// The vectorised exp against Foundation's, relative error ≤ 1e-6 on [−87, 0] (the softmax range).
+    func testVectorisedExpMatchesFoundation() {
+        var x: Float = -87
+        while x <= 0 {
+            let lanes = SIMD8<Float>((0..<8).map { x + Float($0) * 0.013 }.map { min($0, 0) })
+            let got = FloatKernels.exp(lanes)
+            for i in 0..<8 {
+                let want = Float(Foundation.exp(Double(lanes[i])))
+                XCTAssertEqual(got[i], want, accuracy: max(want * 1e-6, 1e-37), "exp(\(lanes[i]))")
+            }
+            x += 0.37
+        }
+    }
+}
