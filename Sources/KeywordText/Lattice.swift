@@ -33,6 +33,12 @@ struct Lattice {
         /// Head of the list of nodes ending at each position (linked through `nextEnding`).
         var endingHead: [Int32]
         var nextEnding: [Int32] = []
+        /// Best predecessor per left class for the current start position (candidates starting at
+        /// one position share their predecessors, and often their left class).
+        var cacheStart = -1
+        var cacheLeft: [UInt16] = []
+        var cacheBest: [Int32] = []
+        var cachePrevious: [Int32] = []
 
         init(lexicon: Lexicon, count: Int) {
             self.lexicon = lexicon
@@ -51,12 +57,26 @@ struct Lattice {
             if start == 0 {
                 best = lexicon.connect(0, left)
             } else {
-                var cursor = endingHead[start]
-                while cursor >= 0 {
-                    let previous = nodes[Int(cursor)]
-                    let total = previous.total &+ lexicon.connect(previous.right, left)
-                    if total < best { best = total; bestPrevious = cursor }
-                    cursor = nextEnding[Int(cursor)]
+                if cacheStart != start {
+                    cacheStart = start
+                    cacheLeft.removeAll(keepingCapacity: true)
+                    cacheBest.removeAll(keepingCapacity: true)
+                    cachePrevious.removeAll(keepingCapacity: true)
+                }
+                if let cached = cacheLeft.firstIndex(of: left) {
+                    best = cacheBest[cached]
+                    bestPrevious = cachePrevious[cached]
+                } else {
+                    var cursor = endingHead[start]
+                    while cursor >= 0 {
+                        let previous = nodes[Int(cursor)]
+                        let total = previous.total &+ lexicon.connect(previous.right, left)
+                        if total < best { best = total; bestPrevious = cursor }
+                        cursor = nextEnding[Int(cursor)]
+                    }
+                    cacheLeft.append(left)
+                    cacheBest.append(best)
+                    cachePrevious.append(bestPrevious)
                 }
                 if bestPrevious < 0 { return }
             }

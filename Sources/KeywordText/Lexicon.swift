@@ -165,14 +165,14 @@ public final class Lexicon: Sendable {
             throw reader.error("\(bytes.count - reader.offset) unexpected bytes after the last section")
         }
 
-        // Hash table of keys and of proper prefixes of lattice keys.
-        var prefixCount = 0
-        for key in 0 ..< keyCount where entryCounts[key] > 0 && entryClass[Int(starts[key])] != Lexicon.rowOnlyClass {
-            prefixCount += Int(keyLength[key]) - 1
-        }
-        var table = [UInt64](repeating: 0, count: (keyCount + prefixCount) * 3 / 2 + 1)
+        // Hash table of keys and of proper prefixes of lattice keys. Items are collected first and
+        // inserted grouped by table region (256 regions), so the random writes stay in cache.
+        var itemHash: [UInt64] = []
+        var itemValue: [UInt64] = []
+        itemHash.reserveCapacity(keyCount * 2)
+        itemValue.reserveCapacity(keyCount * 2)
         // Keys are sorted, so a key shares its leading units with the previous lattice key: those
-        // prefixes are marked already.
+        // prefixes are listed already.
         var previousStart = 0
         var previousLength = 0
         for key in 0 ..< keyCount {
@@ -183,24 +183,47 @@ public final class Lexicon: Sendable {
             if lattice {
                 let limit = min(length, previousLength)
                 while shared < limit && pool[start + shared] == pool[previousStart + shared] { shared += 1 }
-                shared = min(shared, max(previousLength - 1, 0))  // the previous key marked only its proper prefixes
+                shared = min(shared, max(previousLength - 1, 0))  // the previous key listed only its proper prefixes
             }
             var hash = Lexicon.fnvBasis
             for index in 0 ..< length {
                 hash = Lexicon.fnvStep(hash, pool[start + index])
                 if lattice && index >= shared && index < length - 1 {
-                    Lexicon.markPrefix(Lexicon.mix(hash), in: &table)
+                    itemHash.append(Lexicon.mix(hash))
+                    itemValue.append(Lexicon.prefixBit)
                 }
             }
             var latticeEntries = 0
             for entry in Int(starts[key]) ..< Int(starts[key + 1]) where entryClass[entry] != Lexicon.rowOnlyClass {
                 latticeEntries += 1
             }
-            let value = UInt64(min(latticeEntries, 3)) << 28 | Lexicon.lengthField(length) | UInt64(starts[key])
-            Lexicon.insertKey(value, Lexicon.mix(hash), in: &table)
+            itemHash.append(Lexicon.mix(hash))
+            itemValue.append(Lexicon.keyBit | UInt64(min(latticeEntries, 3)) << 28 | Lexicon.lengthField(length) | UInt64(starts[key]))
             if lattice {
                 previousStart = start
                 previousLength = length
+            }
+        }
+        var table = [UInt64](repeating: 0, count: itemHash.count * 3 / 2 + 1)
+        // Region = top 8 bits of the slot's source bits, so regions follow table order.
+        var regionStart = [Int](repeating: 0, count: 257)
+        for hash in itemHash { regionStart[Int((hash >> 24) & 0xFF) + 1] += 1 }
+        for region in 0 ..< 256 { regionStart[region + 1] += regionStart[region] }
+        var sortedHash = [UInt64](repeating: 0, count: itemHash.count)
+        var sortedValue = [UInt64](repeating: 0, count: itemHash.count)
+        var fill = regionStart
+        for (item, hash) in itemHash.enumerated() {
+            let region = Int((hash >> 24) & 0xFF)
+            sortedHash[fill[region]] = hash
+            sortedValue[fill[region]] = itemValue[item]
+            fill[region] += 1
+        }
+        for item in 0 ..< sortedHash.count {
+            let value = sortedValue[item]
+            if value == Lexicon.prefixBit {
+                Lexicon.markPrefix(sortedHash[item], in: &table)
+            } else {
+                Lexicon.insertKey(value & ~Lexicon.keyBit, sortedHash[item], in: &table)
             }
         }
         self.table = table

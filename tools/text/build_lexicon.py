@@ -266,7 +266,12 @@ def main():
     for surface, pos_id, left, right, cost, row, norm in kept:
         by_surface[surface].append((class_of(left, right, pos_id), cost, row, norm))
     for s in list(by_surface):
-        by_surface[s] = sorted(by_surface[s], key=lambda e: e[1])[:3]
+        # Entries of one surface with the same class differ only in cost: the lattice never takes
+        # the dearer one, so keep the cheapest per class, then the 3 cheapest classes.
+        best = {}
+        for e in sorted(by_surface[s], key=lambda e: e[1]):
+            best.setdefault(e[0], e)
+        by_surface[s] = sorted(best.values(), key=lambda e: e[1])[:3]
     for s in [s for s in by_surface if any(ord(c) > 0xFFFF for c in s)]:
         del by_surface[s]  # keys are stored as UTF-16 code units of the Basic Multilingual Plane
     lattice_surfaces = set(by_surface)
