@@ -100,7 +100,8 @@ enum Cleaner {
     ].map(scalarsOf)
     /// Words that may follow a quantity and go with it.
     static let suffixes: [[UInt32]] = ["入り", "入", "前後", "以上", "以下", "程度", "程", "位", "くらい", "ぐらい", "詰め", "詰",
-                                       "x", "×", "*", "増量", "up", "アップ", "分", "相当", "あたり", "当たり", "毎"].map(scalarsOf)
+                                       "x", "×", "*", "増量", "up", "アップ", "分", "相当", "あたり", "当たり", "毎",
+                                       "パック", "袋", "箱", "セット", "ケース", "トレー", "入パック"].map(scalarsOf)
     static let discountWords: [[UInt32]] = ["オフ", "off", "引き", "引", "割引", "割引き", "還元", "増量", "ポイント", "お得"].map(scalarsOf)
 
     static func scalarsOf(_ text: String) -> [UInt32] { Normalizer.normalize(text).scalars }
@@ -215,6 +216,7 @@ enum Cleaner {
             break
         }
         if index < scalars.count, reason == .number, isASCIILetter(scalars[index]) {
+            if let sizeRange = size(scalars, at: index) { return (begin ..< sizeRange.upperBound, .size) }  // 3sサイズ
             return nil  // a model number such as 5a; leave it whole
         }
         return (begin ..< index, reason)

@@ -15,6 +15,9 @@ final class CleanerTests: XCTestCase {
         XCTAssertEqual(kept("新玉ねぎ Lサイズ"), "新玉ねぎ")
         XCTAssertEqual(kept("卵 10個入り"), "卵")
         XCTAssertEqual(kept("みかん S〜Mサイズ"), "みかん")
+        XCTAssertEqual(kept("ホタテ 貝柱 3Sサイズ"), "ホタテ 貝柱")
+        XCTAssertEqual(kept("なっとう 3個パック"), "なっとう")
+        XCTAssertEqual(kept("玄米 令和5年産"), "玄米")
         XCTAssertEqual(reasons("豚バラ 500g×2パック")["500g×2パック"], .quantity)
     }
 
