@@ -16,7 +16,7 @@ struct PathNode: Sendable, Equatable {
 struct Lattice {
     let lexicon: Lexicon
 
-    private struct Node {
+    fileprivate struct Node {
         var start: Int32
         var end: Int32
         var entry: Int32
@@ -27,24 +27,37 @@ struct Lattice {
     }
 
     /// The growing lattice of one segment: nodes, and for each position the nodes ending there.
-    private struct State {
+    /// Reused from segment to segment (`reset`) so its buffers are allocated once per name.
+    struct State {
         let lexicon: Lexicon
-        var nodes: [Node] = []
+        fileprivate var nodes: [Node] = []
+        var categories: [CharCategories] = []
+        var canBegin: [Bool] = []
+        var continuity: [Int] = []
         /// Head of the list of nodes ending at each position (linked through `nextEnding`).
         var endingHead: [Int32]
         var nextEnding: [Int32] = []
-        /// Best predecessor per left class for the current start position (candidates starting at
-        /// one position share their predecessors, and often their left class).
+        /// The best predecessor found last, for its start position and left class: consecutive
+        /// candidates often share both.
         var cacheStart = -1
-        var cacheLeft: [UInt16] = []
-        var cacheBest: [Int32] = []
-        var cachePrevious: [Int32] = []
+        var cacheLeftClass: UInt16 = 0
+        var cacheBest: Int32 = 0
+        var cachePrevious: Int32 = -1
 
-        init(lexicon: Lexicon, count: Int) {
+        init(lexicon: Lexicon) {
             self.lexicon = lexicon
-            endingHead = [Int32](repeating: -1, count: count + 1)
-            nodes.reserveCapacity(count * 4)
-            nextEnding.reserveCapacity(count * 4)
+            endingHead = []
+        }
+
+        mutating func reset(count: Int) {
+            nodes.removeAll(keepingCapacity: true)
+            nextEnding.removeAll(keepingCapacity: true)
+            endingHead.removeAll(keepingCapacity: true)
+            endingHead.append(contentsOf: repeatElement(-1, count: count + 1))
+            categories.removeAll(keepingCapacity: true)
+            canBegin.removeAll(keepingCapacity: true)
+            continuity.removeAll(keepingCapacity: true)
+            cacheStart = -1
         }
 
         func reachable(_ position: Int) -> Bool { position == 0 || endingHead[position] >= 0 }
@@ -57,15 +70,9 @@ struct Lattice {
             if start == 0 {
                 best = lexicon.connect(0, left)
             } else {
-                if cacheStart != start {
-                    cacheStart = start
-                    cacheLeft.removeAll(keepingCapacity: true)
-                    cacheBest.removeAll(keepingCapacity: true)
-                    cachePrevious.removeAll(keepingCapacity: true)
-                }
-                if let cached = cacheLeft.firstIndex(of: left) {
-                    best = cacheBest[cached]
-                    bestPrevious = cachePrevious[cached]
+                if cacheStart == start && cacheLeftClass == left {
+                    best = cacheBest
+                    bestPrevious = cachePrevious
                 } else {
                     var cursor = endingHead[start]
                     while cursor >= 0 {
@@ -74,9 +81,10 @@ struct Lattice {
                         if total < best { best = total; bestPrevious = cursor }
                         cursor = nextEnding[Int(cursor)]
                     }
-                    cacheLeft.append(left)
-                    cacheBest.append(best)
-                    cachePrevious.append(bestPrevious)
+                    cacheStart = start
+                    cacheLeftClass = left
+                    cacheBest = best
+                    cachePrevious = bestPrevious
                 }
                 if bestPrevious < 0 { return }
             }
@@ -144,15 +152,22 @@ struct Lattice {
     /// - Complexity: O(n × w) for n scalars and w lexicon matches per position (bounded by the
     ///   longest surface, 16 scalars).
     func segment(scalars: ArraySlice<UInt32>) -> [PathNode] {
+        var state = State(lexicon: lexicon)
+        return segment(scalars: scalars, state: &state)
+    }
+
+    /// `segment(scalars:)` with a reusable state.
+    func segment(scalars: ArraySlice<UInt32>, state: inout State) -> [PathNode] {
         let count = scalars.count
         if count == 0 { return [] }
+        state.reset(count: count)
         let base = scalars.startIndex
-        var categories = [CharCategories]()
-        categories.reserveCapacity(count)
-        for index in 0 ..< count { categories.append(CharCategories.of(scalars[base + index])) }
-        let canBegin = beginnings(categories)
-        let continuity = continuityLengths(categories)
-        var state = State(lexicon: lexicon, count: count)
+        for index in 0 ..< count { state.categories.append(CharCategories.of(scalars[base + index])) }
+        beginnings(state.categories, into: &state.canBegin)
+        continuityLengths(state.categories, into: &state.continuity)
+        let categories = state.categories
+        let canBegin = state.canBegin
+        let continuity = state.continuity
 
         scalars.withUnsafeBufferPointer { text in
             for start in 0 ..< count where state.reachable(start) {
@@ -201,9 +216,9 @@ struct Lattice {
 
     /// Sudachi's beginning-of-word rule: not inside a run of Latin/Greek/Cyrillic letters, not at
     /// characters that cannot begin a word.
-    private func beginnings(_ categories: [CharCategories]) -> [Bool] {
+    private func beginnings(_ categories: [CharCategories], into result: inout [Bool]) {
         let nonStarting = CharCategory.alpha.bit | CharCategory.greek.bit | CharCategory.cyrillic.bit
-        var result = [Bool](repeating: true, count: categories.count)
+        result.append(contentsOf: repeatElement(true, count: categories.count))
         var previous: UInt16 = 0
         for (index, category) in categories.enumerated() {
             if category.noOOVBeginning {
@@ -213,13 +228,12 @@ struct Lattice {
             }
             previous = category.bits
         }
-        return result
     }
 
     /// For each position, how many scalars continue a shared category (Sudachi's continuity).
-    private func continuityLengths(_ categories: [CharCategories]) -> [Int] {
-        var result = [Int](repeating: 1, count: categories.count)
-        guard var shared = categories.last?.bits else { return result }
+    private func continuityLengths(_ categories: [CharCategories], into result: inout [Int]) {
+        result.append(contentsOf: repeatElement(1, count: categories.count))
+        guard var shared = categories.last?.bits else { return }
         var index = categories.count - 2
         while index >= 0 {
             let common = categories[index].bits & shared
@@ -231,7 +245,6 @@ struct Lattice {
             }
             index -= 1
         }
-        return result
     }
 
     private func isKatakana(_ node: PathNode, _ categories: [CharCategories]) -> Bool {

@@ -127,8 +127,9 @@ public final class TextPipeline: Sendable {
     private func tokens(of prepared: Prepared) -> [Token] {
         var result: [Token] = []
         let scalars = prepared.text.scalars
+        var state = Lattice.State(lexicon: lexicon)
         for segment in prepared.segments {
-            let path = lattice.segment(scalars: scalars[segment])
+            let path = lattice.segment(scalars: scalars[segment], state: &state)
             for node in path {
                 let range = segment.lowerBound + node.start ..< segment.lowerBound + node.end
                 result.append(token(for: node, scalars: scalars[range], original: originalRange(prepared.text, range)))
