@@ -13,7 +13,7 @@ public struct ModelConfig: Codable, Sendable, Equatable {
     /// Number of exact-match features (see `LexicalFeature`).
     public var featureCount: Int
 
-    public init(inputDimension: Int, hiddenDimension: Int = 128, sharedEncoder: Bool = false,
+    public init(inputDimension: Int, hiddenDimension: Int = 64, sharedEncoder: Bool = true,
                 scale: Double = 16, featureCount: Int = LexicalFeature.count) {
         self.inputDimension = inputDimension
         self.hiddenDimension = hiddenDimension

@@ -16,8 +16,10 @@ struct TrainCommand: Command {
             OptionSpec(names: ["--epochs"], valueName: "n", help: "Epochs (default: \(TrainingOptions().epochs))."),
             OptionSpec(names: ["--seed"], valueName: "s", help: "Random seed (default: 1)."),
             OptionSpec(names: ["--model"], valueName: "dir", help: "Base model directory: vectors, lexicon, keywords (default: $KWSUGGEST_MODEL or models/default)."),
-            OptionSpec(names: ["--hidden"], valueName: "h", help: "Encoder state width (default: 128)."),
-            OptionSpec(names: ["--shared"], valueName: nil, help: "One encoder for names and keywords (default: separate)."),
+            OptionSpec(names: ["--hidden"], valueName: "h", help: "Encoder state width (default: 64)."),
+            OptionSpec(names: ["--separate"], valueName: nil, help: "One encoder each for names and keywords (default: one shared)."),
+            OptionSpec(names: ["--hard-negatives"], valueName: "n", help: "Hard negatives per name, re-mined every epoch (default: \(TrainingOptions().hardNegatives))."),
+            OptionSpec(names: ["--random-negatives"], valueName: "n", help: "Random negatives per batch (default: \(TrainingOptions().randomNegatives))."),
             OptionSpec(names: ["--no-attention"], valueName: nil, help: "Train with uniform weights over name words."),
             OptionSpec(names: ["--threads"], valueName: "n", help: "Worker threads (default: 2)."),
         ],
@@ -34,6 +36,8 @@ struct TrainCommand: Command {
     var shared: Bool
     var attention: Bool
     var threads: Int
+    var hardNegatives: Int
+    var randomNegatives: Int
 
     init(arguments: ParsedArguments) throws {
         guard arguments.positionals.isEmpty else {
@@ -47,8 +51,10 @@ struct TrainCommand: Command {
         base = resolveModelDirectory(arguments.value("--model"))
         epochs = try arguments.int("--epochs", default: TrainingOptions().epochs)
         seed = try arguments.int("--seed", default: 1)
-        hidden = try arguments.int("--hidden", default: 128)
-        shared = arguments.flag("--shared")
+        hidden = try arguments.int("--hidden", default: 64)
+        shared = !arguments.flag("--separate")
+        hardNegatives = try arguments.int("--hard-negatives", default: TrainingOptions().hardNegatives)
+        randomNegatives = try arguments.int("--random-negatives", default: TrainingOptions().randomNegatives)
         attention = !arguments.flag("--no-attention")
         threads = try arguments.int("--threads", default: 2)
     }
@@ -57,6 +63,8 @@ struct TrainCommand: Command {
         guard (1...1000).contains(epochs) else { throw CommandError.usage("The value '\(epochs)' is invalid for '--epochs <n>': expected 1 to 1000.") }
         guard seed >= 0 else { throw CommandError.usage("The value '\(seed)' is invalid for '--seed <s>': expected a non-negative integer.") }
         guard (2...1024).contains(hidden) else { throw CommandError.usage("The value '\(hidden)' is invalid for '--hidden <h>': expected 2 to 1024.") }
+        guard (0...256).contains(hardNegatives) else { throw CommandError.usage("The value '\(hardNegatives)' is invalid for '--hard-negatives <n>': expected 0 to 256.") }
+        guard (0...4096).contains(randomNegatives) else { throw CommandError.usage("The value '\(randomNegatives)' is invalid for '--random-negatives <n>': expected 0 to 4096.") }
         guard (1...64).contains(threads) else { throw CommandError.usage("The value '\(threads)' is invalid for '--threads <n>': expected 1 to 64.") }
     }
 
@@ -71,9 +79,11 @@ struct TrainCommand: Command {
             options.seed = UInt64(seed)
             options.attention = attention
             options.threads = threads
+            options.hardNegatives = hardNegatives
+            options.randomNegatives = randomNegatives
             let config = ModelConfig(inputDimension: components.vectors.dimension, hiddenDimension: hidden, sharedEncoder: shared)
             let run = ModelTraining(base: components, config: config, options: options)
-            printLine("train: \(training.count) names, \(ModelTraining.universe(training).count) keywords; dev: \(devData?.count ?? 0) names; hidden \(hidden), \(shared ? "shared" : "separate") encoders, attention \(attention ? "on" : "off"), seed \(seed)")
+            printLine("train: \(training.count) names, \(ModelTraining.universe(training).count) keywords; dev: \(devData?.count ?? 0) names; hidden \(hidden), \(shared ? "shared" : "separate") encoders, attention \(attention ? "on" : "off"), negatives \(hardNegatives) hard + \(randomNegatives) random, seed \(seed)")
             var lastDev: EvaluationMetrics?
             var weights = run.train(training) { report, weights in
                 var line = "epoch \(report.epoch)/\(epochs)  loss \(String(format: "%.4f", report.loss))  \(String(format: "%.1f", report.seconds))s"
