@@ -61,3 +61,43 @@ final class LexiconFileTests: XCTestCase {
         }
     }
 }
+
+/// Corrupted lexicons either fail to load with a located error or load and tokenize without trapping.
+final class LexiconCorruptionTests: XCTestCase {
+    func testFlippedBytesNeverTrap() throws {
+        let original = try ByteReader.readFile(Shipped.modelDirectory + "/lexicon.kwlex")
+        var generator = SplitMix64(seed: 42)
+        var loaded = 0
+        for _ in 0 ..< 16 {
+            var bytes = original
+            for _ in 0 ..< 2 {
+                let position = Int(generator.next() % UInt64(bytes.count))
+                bytes[position] ^= UInt8(truncatingIfNeeded: generator.next() | 1)
+            }
+            let path = try temporaryFile(bytes, name: "lexicon.kwlex")
+            do {
+                let lexicon = try Lexicon.load(path: path)
+                let pipeline = TextPipeline(lexicon: lexicon, stopPhrases: StopPhrases(phrases: ["送料無料"]))
+                _ = pipeline.tokenize("【送料無料】淡路島産 カラーにんじん 3本 ﾆﾝｼﾞﾝ ゴールドラッシュ")
+                _ = pipeline.tokenizeKeyword("豚バラ肉")
+                loaded += 1
+            } catch let error as TextFileError {
+                XCTAssertTrue(error.description.hasPrefix(path), error.description)
+            }
+        }
+        XCTAssertGreaterThan(loaded, 0, "some flips land in costs or the matrix and still load")
+    }
+}
+
+/// A small deterministic generator for the corruption test.
+struct SplitMix64 {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var value = state
+        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+        return value ^ (value >> 31)
+    }
+}
