@@ -96,12 +96,13 @@ enum Cleaner {
         "ミリ", "年産", "年度産", "年", "か月", "ヶ月", "ケ月", "カ月", "日", "日分", "回分", "週", "時間", "分", "俵", "斗",
         "口", "つ", "ロール", "カット", "ピース", "尾入", "柵", "さく", "ブロック", "串", "本入", "個入", "袋入", "枚入", "本入り", "個入り", "袋入り", "枚入り", "尾入り",
         "玉入", "サイズ", "cmup", "cm以上", "l玉", "m玉", "s玉", "段重", "段詰", "入数", "尾前後", "g前後", "袋セット",
-        "個セット", "本セット", "円", "%", "割",
+        "個セット", "本セット", "円", "%", "割", "倍", "玉入り", "尾入り", "束入り", "房入り",
     ].map(scalarsOf)
     /// Words that may follow a quantity and go with it.
     static let suffixes: [[UInt32]] = ["入り", "入", "前後", "以上", "以下", "程度", "程", "位", "くらい", "ぐらい", "詰め", "詰",
                                        "x", "×", "*", "増量", "up", "アップ", "分", "相当", "あたり", "当たり", "毎",
-                                       "パック", "袋", "箱", "セット", "ケース", "トレー", "入パック"].map(scalarsOf)
+                                       "パック", "袋", "箱", "セット", "ケース", "トレー", "入パック", "サイズ", "size",
+                                       "混合", "混み", "込み", "玉入り", "入り"].map(scalarsOf)
     static let discountWords: [[UInt32]] = ["オフ", "off", "引き", "引", "割引", "割引き", "還元", "増量", "ポイント", "お得"].map(scalarsOf)
 
     static func scalarsOf(_ text: String) -> [UInt32] { Normalizer.normalize(text).scalars }
@@ -226,7 +227,7 @@ enum Cleaner {
 
     static let sizeWords: Set<[UInt32]> = Set(["s", "m", "l", "ll", "lll", "xl", "xxl", "ss", "sss", "ls", "ms", "lm", "2s", "3s",
                                                "2l", "3l", "4l", "5l", "6l", "7l", "l2", "2xl", "3xl", "la", "ma", "sa"].map(scalarsOf))
-    static let sizeSuffixes: [[UInt32]] = ["サイズ", "size", "玉", "寸", "級", "寸法", "型"].map(scalarsOf)
+    static let sizeSuffixes: [[UInt32]] = ["サイズ", "size", "玉", "寸", "級", "寸法", "型", "サイズ混合", "混合", "サイズ込み"].map(scalarsOf)
 
     /// A size word (l, 2l, xl …) standing alone or followed by サイズ/玉, starting at a letter.
     static func size(_ scalars: [UInt32], at start: Int) -> Range<Int>? {

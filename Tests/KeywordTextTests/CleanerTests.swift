@@ -18,6 +18,8 @@ final class CleanerTests: XCTestCase {
         XCTAssertEqual(kept("ホタテ 貝柱 3Sサイズ"), "ホタテ 貝柱")
         XCTAssertEqual(kept("なっとう 3個パック"), "なっとう")
         XCTAssertEqual(kept("玄米 令和5年産"), "玄米")
+        XCTAssertEqual(kept("マンゴー 2Lサイズ 2玉入り 化粧箱"), "マンゴー")
+        XCTAssertEqual(kept("＼ポイント5倍／ ぶり"), "ぶり")
         XCTAssertEqual(reasons("豚バラ 500g×2パック")["500g×2パック"], .quantity)
     }
 
@@ -41,7 +43,8 @@ final class CleanerTests: XCTestCase {
     }
 
     func testModelNumbersStayWhole() {
-        XCTAssertEqual(kept("a5ランク 和牛"), "a5ランク 和牛")
+        XCTAssertEqual(kept("2b 和牛"), "2b 和牛")
+        XCTAssertEqual(kept("a5ランク 和牛"), "和牛", "grades are stop phrases")
     }
 
     func testStopPhraseFileErrorsNameTheLine() throws {
