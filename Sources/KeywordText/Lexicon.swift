@@ -358,10 +358,7 @@ public final class Lexicon: Sendable {
 
     func string(key: Int) -> String {
         let start = Int(keyOffset[key])
-        var scalars = [UInt32]()
-        scalars.reserveCapacity(Int(keyLength[key]))
-        for unit in pool[start ..< start + Int(keyLength[key])] { scalars.append(UInt32(unit)) }
-        return TextPipeline.string(scalars[...])
+        return TextPipeline.string(units: pool[start ..< start + Int(keyLength[key])])
     }
 
     /// The first vector row among a key's entries.

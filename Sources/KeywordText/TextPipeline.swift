@@ -247,6 +247,32 @@ public final class TextPipeline: Sendable {
         }
     }
 
+    /// UTF-8 encodes Basic Multilingual Plane code units (lexicon keys) straight into a new string.
+    static func string(units: ArraySlice<UInt16>) -> String {
+        var capacity = 0
+        for unit in units { capacity += unit < 0x80 ? 1 : unit < 0x800 ? 2 : 3 }
+        return String(unsafeUninitializedCapacity: capacity) { buffer in
+            var index = 0
+            for unit in units {
+                let value = UInt32(unit)
+                if value < 0x80 {
+                    buffer[index] = UInt8(value)
+                    index += 1
+                } else if value < 0x800 {
+                    buffer[index] = UInt8(0xC0 | (value >> 6))
+                    buffer[index + 1] = UInt8(0x80 | (value & 0x3F))
+                    index += 2
+                } else {
+                    buffer[index] = UInt8(0xE0 | (value >> 12))
+                    buffer[index + 1] = UInt8(0x80 | ((value >> 6) & 0x3F))
+                    buffer[index + 2] = UInt8(0x80 | (value & 0x3F))
+                    index += 3
+                }
+            }
+            return index
+        }
+    }
+
     /// UTF-8 encodes scalar values straight into a new string (short strings stay inline).
     static func string(_ scalars: ArraySlice<UInt32>) -> String {
         var capacity = 0
