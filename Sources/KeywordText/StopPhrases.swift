@@ -4,6 +4,9 @@
 public struct StopPhrases: Sendable {
     /// Normalised phrases by first scalar, longest first.
     let byFirstScalar: [UInt32: [[UInt32]]]
+    /// One bit per Basic Multilingual Plane scalar that starts a phrase: most characters skip the
+    /// dictionary lookup.
+    let firstScalarBits: [UInt64]
     /// Number of distinct phrases.
     public let count: Int
 
@@ -22,6 +25,11 @@ public struct StopPhrases: Sendable {
         }
         for key in table.keys { table[key]?.sort { $0.count > $1.count } }
         byFirstScalar = table
+        var bits = [UInt64](repeating: 0, count: 1024)
+        for first in table.keys {
+            if first <= 0xFFFF { bits[Int(first >> 6)] |= 1 << UInt64(first & 63) } else { bits[0] |= 1 }
+        }
+        firstScalarBits = bits
         count = seen.count
     }
 
@@ -49,7 +57,9 @@ public struct StopPhrases: Sendable {
 
     /// Length of the longest phrase starting at `index`, or 0.
     func match(_ scalars: [UInt32], at index: Int) -> Int {
-        guard let candidates = byFirstScalar[scalars[index]] else { return 0 }
+        let first = scalars[index]
+        if first <= 0xFFFF && firstScalarBits[Int(first >> 6)] & (1 << UInt64(first & 63)) == 0 { return 0 }
+        guard let candidates = byFirstScalar[first] else { return 0 }
         for phrase in candidates where phrase.count <= scalars.count - index {
             var offset = 1
             while offset < phrase.count && phrase[offset] == scalars[index + offset] { offset += 1 }
