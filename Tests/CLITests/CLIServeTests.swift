@@ -9,6 +9,12 @@ final class CLIServeTests: XCTestCase {
     override func setUpWithError() throws {
         directory = NSTemporaryDirectory() + "cli-serve-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        // A model directory of its own: the shipped model's files linked in, with a short keyword list.
+        let shipped = CLITests.packageRoot.appendingPathComponent("models/default").path
+        for file in try FileManager.default.contentsOfDirectory(atPath: shipped)
+        where file != "keywords.txt" && !file.hasPrefix("keywords.overlay") {
+            try FileManager.default.createSymbolicLink(atPath: directory + "/" + file, withDestinationPath: shipped + "/" + file)
+        }
         try "にんじん\nたまねぎ\n豚バラ肉\nトマト\nじゃがいも\nキャベツ\n".write(toFile: directory + "/keywords.txt", atomically: true, encoding: .utf8)
     }
 

@@ -7,12 +7,12 @@ import Glibc
 /// `kwsuggest serve`: the HTTP API and the admin page.
 struct ServeCommand: Command {
     /// Builds the engine for a model directory and overlay file. Runs on a background thread after the server
-    /// listens; until it returns, /readyz answers 503. The lead wires the trained model here.
+    /// listens; until it returns, /readyz answers 503.
     typealias EngineFactory = @Sendable (_ modelDirectory: String, _ overlayPath: String) throws -> any SuggestionEngine
 
     /// The engine `serve` uses. Default: the model-free `LexicalEngine` over `<model>/keywords.txt`.
     static let engineFactory: EngineFactory = { directory, overlay in
-        try LexicalEngine(modelDirectory: directory, overlayPath: overlay)
+        try ModelEngine(components: ModelDirectory.load(path: directory), overlayPath: overlay)
     }
 
     static let configuration = CommandConfiguration(
