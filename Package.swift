@@ -30,7 +30,7 @@ let package = Package(
         .testTarget(name: "KeywordVectorsTests", dependencies: ["KeywordVectors"], resources: [.copy("Fixtures")]),
         .testTarget(name: "KeywordModelTests", dependencies: ["KeywordModel", "KeywordIndex"]),
         .testTarget(name: "KeywordServiceTests", dependencies: ["KeywordService"]),
-        .testTarget(name: "KeywordServerTests", dependencies: ["KeywordServer"]),
+        .testTarget(name: "KeywordServerTests", dependencies: ["KeywordServer"], resources: [.copy("Fixtures")]),
         .testTarget(name: "CLITests", dependencies: []),
     ]
 )

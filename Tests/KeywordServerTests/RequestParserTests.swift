@@ -224,6 +224,35 @@ final class RequestParserTests: XCTestCase {
         XCTAssertEqual(failure("POST /x HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n")?.status.code, 400)
     }
 
+    /// Found by the libFuzzer target (fuzz/): the status for an overlong request line must not depend on how
+    /// the bytes were split. Before the fix, one piece gave 400 (bad target) but pieces gave 414, and a line
+    /// ending exactly at the limit gave 414 when a packet ended between its CR and LF.
+    func testOverlongRequestLineStatusDoesNotDependOnPacketBoundaries() {
+        let small: (inout HTTPLimits) -> Void = { $0.maxURIBytes = 16 }
+        // 49 bytes > 16 + 32, with a NUL in the target.
+        let overlong = "GET /\u{0}" + String(repeating: "a", count: 34) + " HTTP/1.1\r\nHost: a\r\n\r\n"
+        XCTAssertEqual(failure(overlong, small)?.status, .uriTooLong)
+        var parser = makeParser(small)
+        let bytes = Array(overlong.utf8)
+        XCTAssertEqual(parser.parse(Array(bytes[..<30]), from: 0), .needMore)
+        if case .failure(let error) = parser.parse(bytes, from: 0) { XCTAssertEqual(error.status, .uriTooLong) } else { XCTFail() }
+
+        // The overlong line complete but the header section not yet: 414 at once, as when it arrives in pieces.
+        var early = makeParser(small)
+        if case .failure(let error) = early.parse(Array(overlong.utf8.prefix(overlong.utf8.count - 4)), from: 0) {
+            XCTAssertEqual(error.status, .uriTooLong)
+        } else { XCTFail("overlong request line not rejected before the header section ends") }
+
+        // A 48-byte request line (exactly the bound; a long method, a short target) whose CR arrives before its LF.
+        let line = String(repeating: "M", count: 36) + " /a HTTP/1.1"
+        XCTAssertEqual(line.utf8.count, 48)
+        let request = Array((line + "\r\nHost: a\r\n\r\n").utf8)
+        var split = makeParser(small)
+        XCTAssertEqual(split.parse(Array(request[..<49]), from: 0), .needMore)  // up to and including the CR
+        guard case .request(let parsed, _) = split.parse(request, from: 0) else { return XCTFail("not parsed") }
+        XCTAssertEqual(parsed.path, "/a")
+    }
+
     /// A bounded deterministic mutation pass: random edits of valid requests never crash or hang the parser,
     /// and every outcome is one of the three documented ones.
     func testMutatedRequestsNeverCrash() {

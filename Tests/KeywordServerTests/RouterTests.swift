@@ -34,7 +34,7 @@ final class RouterTests: XCTestCase {
     }
 
     func testSuggestPost() throws {
-        let response = makeAPI().respond(to: makeRequest(.post, "/v1/suggest", body: #"{"name":"  淡路島産 にんじん 3本 ", "k": 3, "unknown": [1]}"#))
+        let response = makeAPI().respond(to: makeRequest(.post, "/v1/suggest", body: #"{"name":"  淡路島産 にんじん 3本 ", "k": 3}"#))
         XCTAssertEqual(response.status, .ok)
         let object = jsonObject(response)
         XCTAssertEqual(object["name"] as? String, "淡路島産 にんじん 3本")
@@ -45,6 +45,17 @@ final class RouterTests: XCTestCase {
         XCTAssertNotNil(suggestions.first?["score"] as? Double)
         XCTAssertNil(suggestions.first?["weights"])
         XCTAssertNil(object["tokens"])
+    }
+
+    /// Fields an endpoint does not define are a 400 naming the field (a misspelt "explain" is not ignored).
+    func testUnknownFieldsAre400() {
+        let api = makeAPI()
+        for (path, body) in [("/v1/suggest", #"{"name": "x", "explian": true}"#), ("/v1/suggest/batch", #"{"names": ["x"], "name": "y"}"#),
+                             ("/v1/keywords", #"{"add": ["x"], "delete": ["y"]}"#)] {
+            let response = api.respond(to: makeRequest(.post, path, body: body))
+            XCTAssertEqual(response.status, .badRequest, path)
+            XCTAssertEqual(errorCode(response), "unknown_field", path)
+        }
     }
 
     func testSuggestDefaultsToFive() throws {

@@ -86,6 +86,7 @@ final class Handlers: Sendable {
 
     func suggestFromBody(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         let fields = try RequestDecoding.object(request)
+        try RequestDecoding.onlyFields(fields, ["name", "k", "explain"])
         let input = SuggestInput(name: try RequestDecoding.name(fields["name"], limits: limits),
                                  k: try RequestDecoding.k(fields["k"], limits: limits),
                                  explain: try RequestDecoding.flag(fields["explain"], field: "explain"))
@@ -151,6 +152,7 @@ final class Handlers: Sendable {
 
     func batch(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         let fields = try RequestDecoding.object(request)
+        try RequestDecoding.onlyFields(fields, ["names", "k", "explain"])
         guard let namesValue = fields["names"] else { throw .badRequest("missing_names", "'names' is required") }
         let rawNames = try RequestDecoding.strings(namesValue, field: "names")
         guard rawNames.count <= limits.maxBatchNames else {
@@ -204,6 +206,7 @@ final class Handlers: Sendable {
     func updateKeywords(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         try RequestDecoding.authorize(request, token: configuration.adminToken)
         let fields = try RequestDecoding.object(request)
+        try RequestDecoding.onlyFields(fields, ["add", "remove"])
         let add = try cleanKeywords(try RequestDecoding.strings(fields["add"], field: "add"), field: "add")
         let remove = try cleanKeywords(try RequestDecoding.strings(fields["remove"], field: "remove"), field: "remove")
         guard !add.isEmpty || !remove.isEmpty else {

@@ -79,7 +79,7 @@ enum OpenAPIDocument {
     },
     "schemas": {
       "SuggestRequest": {
-        "type": "object", "required": ["name"],
+        "type": "object", "required": ["name"], "additionalProperties": false,
         "properties": {
           "name": {"type": "string", "minLength": 1, "maxLength": 1000, "description": "1-1000 characters after trimming"},
           "k": {"type": "integer", "minimum": 1, "maximum": 50, "default": 5},
@@ -104,7 +104,7 @@ enum OpenAPIDocument {
         }
       },
       "BatchRequest": {
-        "type": "object", "required": ["names"],
+        "type": "object", "required": ["names"], "additionalProperties": false,
         "properties": {
           "names": {"type": "array", "maxItems": 1000, "items": {"type": "string", "minLength": 1, "maxLength": 1000}},
           "k": {"type": "integer", "minimum": 1, "maximum": 50, "default": 5},
@@ -123,7 +123,7 @@ enum OpenAPIDocument {
         "properties": {"keywords": {"type": "array", "items": {"type": "string"}}, "count": {"type": "integer"}, "version": {"type": "string"}}
       },
       "KeywordChange": {
-        "type": "object",
+        "type": "object", "additionalProperties": false,
         "properties": {"add": {"type": "array", "items": {"type": "string"}}, "remove": {"type": "array", "items": {"type": "string"}}}
       },
       "Error": {

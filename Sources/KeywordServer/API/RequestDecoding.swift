@@ -59,6 +59,16 @@ enum RequestDecoding {
         return fields
     }
 
+    /// Rejects fields the endpoint does not define (400 `unknown_field`), so a misspelt option such as
+    /// `"explian"` is reported instead of silently ignored.
+    /// - Complexity: O(fields).
+    static func onlyFields(_ fields: [String: JSONValue], _ allowed: Set<String>) throws(APIError) {
+        guard let unknown = fields.keys.filter({ !allowed.contains($0) }).min() else { return }
+        let shown = unknown.count > 64 ? String(unknown.prefix(64)) + "…" : unknown
+        let list = allowed.sorted().map { "'\($0)'" }.joined(separator: ", ")
+        throw .badRequest("unknown_field", "unknown field '\(shown)'; this endpoint takes \(list)")
+    }
+
     static func name(_ value: JSONValue?, field: String = "name", limits: APILimits) throws(APIError) -> String {
         guard let value else { throw .badRequest("missing_name", "'\(field)' is required") }
         guard case .string(let raw) = value else { throw .badRequest("invalid_name", "'\(field)' must be a string") }

@@ -130,6 +130,12 @@ struct RequestParser {
                 guard leading <= 64 else { return .failure(.bad("too many empty lines before the request line")) }
                 continue
             }
+            if lineStart == leading, contentEnd - (start + lineStart) > limits.maxURIBytes + 32 {
+                // The request line just ended and is longer than any acceptable one: the same bound and answer as
+                // while it is still arriving (below), so the status never depends on how the bytes were split
+                // into packets (found by fuzz/FuzzTarget.swift).
+                return .failure(uriTooLong())
+            }
             lineStart = index - start
             if isEmpty {
                 scanned = index - start
@@ -138,15 +144,21 @@ struct RequestParser {
         }
         scanned = index - start
         let used = scanned - leading
-        if lineStart == leading, used > limits.maxURIBytes + 32 {
+        // A CR at the end may be the first half of the line's CRLF, which the complete line does not count.
+        let pendingCR = end > start + leading && bytes[end - 1] == 0x0D ? 1 : 0
+        if lineStart == leading, used - pendingCR > limits.maxURIBytes + 32 {
             // Still inside the request line: its target is too long (RFC 9112 §3, RFC 9110 §15.5.15).
-            return .failure(HTTPParseError(status: .uriTooLong, code: "uri_too_long",
-                                           message: "the request target is longer than \(limits.maxURIBytes) bytes"))
+            return .failure(uriTooLong())
         }
         if used > limits.maxHeaderBytes {
             return .failure(tooLargeHeaders())
         }
         return .needMore
+    }
+
+    private func uriTooLong() -> HTTPParseError {
+        HTTPParseError(status: .uriTooLong, code: "uri_too_long",
+                       message: "the request target is longer than \(limits.maxURIBytes) bytes")
     }
 
     private func tooLargeHeaders() -> HTTPParseError {
@@ -173,13 +185,8 @@ struct RequestParser {
 
     private mutating func parseHead(_ bytes: [UInt8], _ start: Int) -> Outcome {
         let headEnd = start + scanned
-        if scanned - leading > limits.maxHeaderBytes {
-            if let firstLF = bytes[(start + leading)..<headEnd].firstIndex(of: 0x0A), firstLF - start - leading > limits.maxURIBytes + 32 {
-                return .failure(HTTPParseError(status: .uriTooLong, code: "uri_too_long",
-                                               message: "the request target is longer than \(limits.maxURIBytes) bytes"))
-            }
-            return .failure(tooLargeHeaders())
-        }
+        // An overlong request line was already answered 414 by `scanHead` when its LF arrived.
+        if scanned - leading > limits.maxHeaderBytes { return .failure(tooLargeHeaders()) }
         var all = lines(bytes, start + leading, headEnd)
         guard !all.isEmpty else { return .failure(.bad("empty request")) }
         all.removeLast()  // the empty line that ends the section
