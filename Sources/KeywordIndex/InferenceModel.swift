@@ -92,7 +92,10 @@ public struct InferenceModel: Sendable {
         name = FloatEncoder(weights, layout.name)
         keyword = FloatEncoder(weights, layout.keyword)
         temperature = Float(weights.temperature)
-        featureWeights = weights.featureWeights.map { Float($0 / weights.config.scale) }
+        // Pad or cut to the features this build computes (a checkpoint from a build with fewer features
+        // simply gives the new ones weight 0).
+        let trained = weights.featureWeights.map { Float($0 / weights.config.scale) }
+        featureWeights = (0..<LexicalFeature.count).map { $0 < trained.count ? trained[$0] : 0 }
     }
 
     /// The "untrained" baseline: raw word vectors on both sides, the article's attention with τ = 5, no evidence.

@@ -99,7 +99,7 @@ public struct BatchObjective: Sendable {
                                                       temperature: tau, attention: useAttention)
                     var z = scale * act.score
                     if let phi = example.features[k] {
-                        for f in 0..<featureCount { z += featureWeights[f] * phi[f] }
+                        for f in 0..<min(featureCount, phi.count) { z += featureWeights[f] * phi[f] }
                     }
                     logits[c] = z
                     activations[c] = act
@@ -117,7 +117,7 @@ public struct BatchObjective: Sendable {
                     let dz = p - (c == primaryAt ? 1 : 0)
                     if abs(dz) < skip { continue }
                     if let phi = example.features[candidates[c]] {
-                        for f in 0..<featureCount { result.gradient[layout.features + f] += dz * phi[f] }
+                        for f in 0..<min(featureCount, phi.count) { result.gradient[layout.features + f] += dz * phi[f] }
                     }
                     let pair = AttentionScorer.backward(act, dScore: scale * dz, name: name.states,
                                                         keyword: states[c].states, hidden: h, temperature: tau,

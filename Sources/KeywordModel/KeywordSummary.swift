@@ -99,7 +99,7 @@ public enum HardNegativeMiner {
                         s = num / quad.squareRoot()
                     }
                     var z = scale * s
-                    if let phi = example.features[k] { for f in 0..<phi.count { z += featureWeights[f] * phi[f] } }
+                    if let phi = example.features[k] { for f in 0..<min(phi.count, featureWeights.count) { z += featureWeights[f] * phi[f] } }
                     scores[k] = z
                 }
                 var best: [Int] = []

@@ -2,7 +2,9 @@
 
 /// The exact-match features the scorer weighs next to the learned cosine. All are in [0, 1].
 public enum LexicalFeature: Int, CaseIterable, Sendable {
-    /// The keyword's token rows occur contiguously in the name's rows (so 人参 / にんじん / ニンジン match).
+    /// The keyword's token rows occur contiguously in the name's rows (so 人参 / にんじん / ニンジン match),
+    /// divided by the number of keywords in the list with the same row sequence (chiVe maps many rare words
+    /// onto one shared row, and a match on such a row says little about which of them is meant).
     case rows
     /// The keyword's folded text occurs in the name's folded text.
     case text
@@ -14,6 +16,9 @@ public enum LexicalFeature: Int, CaseIterable, Sendable {
     case overlap
     /// For a text match, min(keyword length, 6) / 6: longer matches are stronger evidence.
     case length
+    /// Share of the keyword's distinct character bigrams (folded) that occur in the name: a soft spelling
+    /// match that separates keywords whose vectors coincide (甘えび vs 甘海老, 金目鯛 vs 金目).
+    case bigrams
 
     public static let count = allCases.count
 }
@@ -35,6 +40,7 @@ public struct LexicalScratch: Sendable {
     public fileprivate(set) var features: [Float]
     fileprivate var isTouched: [Bool]
     fileprivate var overlapCount: [Int32]
+    fileprivate var bigramHits: [Int32]
     fileprivate var textSpan: [Int32]
     fileprivate var rowSpan: [Int32]
 
@@ -42,6 +48,7 @@ public struct LexicalScratch: Sendable {
         features = [Float](repeating: 0, count: keywordCount * LexicalFeature.count)
         isTouched = [Bool](repeating: false, count: keywordCount)
         overlapCount = [Int32](repeating: 0, count: keywordCount)
+        bigramHits = [Int32](repeating: 0, count: keywordCount)
         textSpan = [Int32](repeating: -1, count: keywordCount * 2)
         rowSpan = [Int32](repeating: -1, count: keywordCount * 2)
         touched.reserveCapacity(keywordCount)
@@ -59,6 +66,7 @@ public struct LexicalScratch: Sendable {
             let k = Int(k32)
             isTouched[k] = false
             overlapCount[k] = 0
+            bigramHits[k] = 0
             textSpan[2 * k] = -1; textSpan[2 * k + 1] = -1
             rowSpan[2 * k] = -1; rowSpan[2 * k + 1] = -1
             for f in 0..<LexicalFeature.count { features[k * LexicalFeature.count + f] = 0 }
@@ -92,6 +100,10 @@ public struct LexicalMatcher: Sendable {
     private let singleRows: [Int32: [Int32]]
     private let distinctRows: [Int32]
     private let textLength: [Int32]
+    private let rowSpecificity: [Float]
+    /// Folded character bigram → keywords containing it; and each keyword's distinct bigram count.
+    private let bigramKeywords: [UInt64: [Int32]]
+    private let bigramCount: [Int32]
 
     /// - Complexity: O(total length of keywords and varieties).
     public init(keywords: [LexicalText], varieties: [VarietyEntry] = []) {
@@ -126,6 +138,23 @@ public struct LexicalMatcher: Sendable {
             }
             for k in targets { varietyEntries.append((entry.variety.folded, k)) }
         }
+        var specificity = [Float](repeating: 0, count: keywords.count)
+        for (_, ids) in byRows { for k in ids { specificity[Int(k)] = 1 / Float(ids.count) } }
+        rowSpecificity = specificity
+        var bigrams: [UInt64: [Int32]] = [:]
+        var bigramCounts: [Int32] = []
+        for (k, keyword) in keywords.enumerated() {
+            var seen = Set<UInt64>()
+            let f = keyword.folded
+            if f.count >= 2 {
+                for i in 0..<(f.count - 1) where seen.insert(LexicalMatcher.bigram(f[i], f[i + 1])).inserted {
+                    bigrams[LexicalMatcher.bigram(f[i], f[i + 1]), default: []].append(Int32(k))
+                }
+            }
+            bigramCounts.append(Int32(seen.count))
+        }
+        bigramKeywords = bigrams
+        bigramCount = bigramCounts
         texts = SequenceTable(textEntries)
         rowSequences = SequenceTable(rowEntries)
         self.varieties = SequenceTable(varietyEntries)
@@ -152,7 +181,7 @@ public struct LexicalMatcher: Sendable {
         rowBuffer.withUnsafeMutableBufferPointer { rows in
             rows.withMemoryRebound(to: UInt32.self) { bits in
                 scan(UnsafeBufferPointer(bits), rowSequences) { k, start, length in
-                    scratch.set(k, .rows, 1)
+                    scratch.set(k, .rows, rowSpecificity[k])
                     scratch.rowSpan[2 * k] = Int32(start)
                     scratch.rowSpan[2 * k + 1] = Int32(start + length)
                 }
@@ -169,6 +198,20 @@ public struct LexicalMatcher: Sendable {
                 scratch.overlapCount[k] += 1
             }
         }
+        let folded = name.folded
+        if folded.count >= 2 {
+            for i in 0..<(folded.count - 1) {
+                let key = LexicalMatcher.bigram(folded[i], folded[i + 1])
+                var repeated = false
+                for j in 0..<i where LexicalMatcher.bigram(folded[j], folded[j + 1]) == key { repeated = true; break }
+                if repeated { continue }
+                guard let list = bigramKeywords[key] else { continue }
+                for k32 in list {
+                    scratch.touch(Int(k32))
+                    scratch.bigramHits[Int(k32)] += 1
+                }
+            }
+        }
         let count = scratch.touched.count
         for t in 0..<count {
             let k = Int(scratch.touched[t])
@@ -176,6 +219,10 @@ public struct LexicalMatcher: Sendable {
             if rows > 0 && scratch.overlapCount[k] > 0 {
                 scratch.features[k * LexicalFeature.count + LexicalFeature.overlap.rawValue] =
                     Float(scratch.overlapCount[k]) / Float(rows)
+            }
+            if scratch.bigramHits[k] > 0 && bigramCount[k] > 0 {
+                scratch.features[k * LexicalFeature.count + LexicalFeature.bigrams.rawValue] =
+                    Float(scratch.bigramHits[k]) / Float(bigramCount[k])
             }
             let hasText = scratch.textSpan[2 * k] >= 0, hasRows = scratch.rowSpan[2 * k] >= 0
             guard hasText || hasRows else { continue }
@@ -201,6 +248,8 @@ public struct LexicalMatcher: Sendable {
 
     /// Folded text length of keyword `k` (for the lexical baseline's longest-first order).
     public func textLength(of k: Int) -> Int { Int(textLength[k]) }
+
+    @inline(__always) static func bigram(_ a: UInt32, _ b: UInt32) -> UInt64 { UInt64(a) << 32 | UInt64(b) }
 
     @inline(__always)
     private func strictlyCovers(_ spans: [Int32], _ outer: Int, _ inner: Int) -> Bool {

@@ -41,7 +41,9 @@ public enum ModelFiles {
 
     /// Calls `body` with each line (1-based number, without the line break).
     static func lines(path: String, _ body: (Int, String) throws -> Void) throws {
-        guard let data = FileManager.default.contents(atPath: path) else {
+        // FileHandle also reads pipes such as /dev/fd/N (bash process substitution).
+        guard let data = FileManager.default.contents(atPath: path)
+                ?? FileHandle(forReadingAtPath: path).map({ $0.readDataToEndOfFile() }) else {
             throw ModelDirectoryError(path: path, message: "cannot read the file")
         }
         var number = 0

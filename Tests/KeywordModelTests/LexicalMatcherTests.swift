@@ -55,3 +55,29 @@ final class LexicalMatcherTests: XCTestCase {
         XCTAssertEqual(Array(scratch.featureValues(of: 0)), [Float](repeating: 0, count: LexicalFeature.count))
     }
 }
+
+final class LexicalEvidenceTests: XCTestCase {
+    func value(_ list: [(keyword: Int, values: [Float])], _ k: Int, _ f: LexicalFeature) -> Float {
+        list.first { $0.keyword == k }?.values[f.rawValue] ?? 0
+    }
+
+    func testRowMatchesOnSharedRowsAreWeakerEvidence() {
+        // Three keywords pruned onto one shared row (42), one with a row of its own (7).
+        let keywords = [LexicalText(text: "くわい", rows: [42]), LexicalText(text: "ささげ", rows: [42]),
+                        LexicalText(text: "ずいき", rows: [42]), LexicalText(text: "にんじん", rows: [7])]
+        let found = LexicalMatcher(keywords: keywords).features(of: LexicalText(text: "京芋 にんじん", rows: [42, 7]))
+        XCTAssertEqual(value(found, 0, .rows), 1.0 / 3.0, accuracy: 1e-6)
+        XCTAssertEqual(value(found, 3, .rows), 1)
+    }
+
+    func testBigramShareSeparatesKeywordsWithTheSameVector() {
+        let keywords = [LexicalText(text: "甘えび", rows: [5]), LexicalText(text: "桜えび", rows: [5]),
+                        LexicalText(text: "金目鯛", rows: [6])]
+        let found = LexicalMatcher(keywords: keywords).features(of: LexicalText(text: "甘海老と金目", rows: [5, 9]))
+        XCTAssertEqual(value(found, 0, .bigrams), 0, "甘海老 shares no bigram with 甘えび")
+        XCTAssertEqual(value(found, 2, .bigrams), 0.5, accuracy: 1e-6, "金目 is one of 金目鯛's two bigrams")
+        let shrimp = LexicalMatcher(keywords: keywords).features(of: LexicalText(text: "あまえび", rows: [5]))
+        XCTAssertEqual(value(shrimp, 0, .bigrams), 0.5, accuracy: 1e-6, "えび is one of 甘えび's two bigrams (甘え, えび)")
+        XCTAssertEqual(value(shrimp, 1, .bigrams), 0.5, accuracy: 1e-6)
+    }
+}
