@@ -31,8 +31,8 @@ start_server() {
     for _ in $(seq 200); do grep -q listening "$out" 2>/dev/null && break; sleep 0.05; done
     PORT=$(grep -o '[0-9]*$' "$out" | head -1)
     [ -n "$PORT" ] || { echo "server did not start"; cat "$SERVER_LOG"; exit 1; }
-    for _ in $(seq 200); do curl -sf "http://127.0.0.1:$PORT/readyz" > /dev/null && return 0; sleep 0.05; done
-    echo "server not ready"; exit 1
+    for _ in $(seq 600); do curl -sf "http://127.0.0.1:$PORT/readyz" > /dev/null && return 0; sleep 0.1; done
+    echo "server not ready after 60 s"; cat "$SERVER_LOG"; exit 1
 }
 
 fd_count() { ls "/proc/$1/fd" | wc -l; }

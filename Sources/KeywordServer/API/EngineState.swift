@@ -10,16 +10,16 @@ public final class EngineState: Sendable {
         case failed(String)
     }
 
-    private let phase: Mutex<Phase>
-    private let loadSeconds = Mutex<Double?>(nil)
+    private let phase: Locked<Phase>
+    private let loadSeconds = Locked<Double?>(nil)
 
     public init() {
-        phase = Mutex(.loading)
+        phase = Locked(.loading)
     }
 
     /// An already-ready state (for tests and in-process use).
     public init(engine: any SuggestionEngine) {
-        phase = Mutex(.ready(engine))
+        phase = Locked(.ready(engine))
     }
 
     public var current: Phase { phase.withLock { $0 } }

@@ -59,7 +59,7 @@ final class EventLoop: @unchecked Sendable {
     private let core: ServerCore
     private let epoll: Int32
     private let wakeFD: Int32
-    private let inbox = Mutex<[Message]>([])
+    private let inbox = Locked<[Message]>([])
     /// Loops to hand accepted connections to (set once before the threads start; only loop 0 accepts).
     nonisolated(unsafe) var peers: [EventLoop] = []
     nonisolated(unsafe) var listeners: [Int32] = []

@@ -15,7 +15,7 @@ public final class HTTPServer: Sendable {
     public let metrics: ServerMetrics
     private let core: ServerCore
     private let loops: [EventLoop]
-    private let state = Mutex(RunState())
+    private let state = Locked(RunState())
     private let done = DispatchGroup()
 
     private struct RunState {

@@ -23,7 +23,7 @@ public final class ServerMetrics: Sendable {
     }
 
     final class Box: Sendable {
-        let state = Mutex(Shard())
+        let state = Locked(Shard())
     }
 
     private let shards: [Box]

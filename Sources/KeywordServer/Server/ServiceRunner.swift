@@ -136,7 +136,7 @@ public struct ServiceError: Error, CustomStringConvertible {
 
 /// Set once by the loader thread, read by the watcher.
 final class LoadFailure: Sendable {
-    private let value = Mutex<String?>(nil)
+    private let value = Locked<String?>(nil)
     func set(_ message: String) { value.withLock { $0 = message } }
     var message: String? { value.withLock { $0 } }
 }

@@ -10,7 +10,7 @@ final class WorkerPool: Sendable {
         var stopping = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let available: DispatchSemaphore
     private let finished: DispatchSemaphore
     let count: Int
