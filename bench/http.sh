@@ -5,8 +5,9 @@
 # Usage: bench/http.sh [KWSUGGEST_BIN]        (default .build/release/kwsuggest)
 #
 # Environment (all optional):
-#   DURATION=10s          wrk duration of each measured run
-#   WARMUP=2s             unrecorded wrk run at 32 connections before each server's runs (0 = none)
+#   DURATION=5s           wrk duration of each measured run
+#   ROUNDS=3              repeat every row this often (servers interleaved); the report shows medians
+#   WARMUP=2s             unrecorded wrk run at 32 connections on each server first (0 = none)
 #   CONNECTIONS="1 32 128"
 #   FLYINGFOX_BIN=path    peer serving GET /healthz; started as `$FLYINGFOX_BIN <port>`
 #   HUMMINGBIRD_BIN=path  peer serving GET /healthz; started as `$HUMMINGBIRD_BIN <port>`
@@ -22,7 +23,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 KWSUGGEST_BIN=${1:-${KWSUGGEST_BIN:-.build/release/kwsuggest}}
-DURATION=${DURATION:-10s}
+DURATION=${DURATION:-5s}
+ROUNDS=${ROUNDS:-3}
 WARMUP=${WARMUP:-2s}
 CONNECTIONS=${CONNECTIONS:-"1 32 128"}
 KWSUGGEST_ARGS=${KWSUGGEST_ARGS:-}
@@ -172,33 +174,12 @@ run_wrk() {
         }'
 }
 
-RESULTS="$WORK/results.tsv"   # server route conns threads rps p50 p99 non2xx errors cpu_us
+RESULTS="$WORK/results.tsv"   # round server route conns threads rps p50 p99 non2xx errors cpu_us
 : > "$RESULTS"
 
-# Measures one started server: $1 label, $2 base URL, $3 pid, $4 "suggest" to also load /v1/suggest.
-measure() {
-    local label=$1 base=$2 pid=$3 with_suggest=${4:-} route conns threads line
-    if [ "$WARMUP" != 0 ]; then
-        run_wrk "$base/healthz" 32 "$WARMUP" >/dev/null
-        if [ "$with_suggest" = suggest ]; then
-            run_wrk "$base/v1/suggest" 32 "$WARMUP" "$WORK/suggest.lua" >/dev/null
-        fi
-    fi
-    for route in /healthz /v1/suggest; do
-        if [ "$route" = /v1/suggest ] && [ "$with_suggest" != suggest ]; then continue; fi
-        for conns in $CONNECTIONS; do
-            kill -0 "$pid" 2>/dev/null || die "$label exited during the run (see its log above)"
-            threads=2; if [ "$conns" -eq 1 ]; then threads=1; fi
-            if [ "$route" = /v1/suggest ]; then
-                line=$(run_wrk "$base$route" "$conns" "$DURATION" "$WORK/suggest.lua" "$pid")
-            else
-                line=$(run_wrk "$base$route" "$conns" "$DURATION" "" "$pid")
-            fi
-            echo "  $label $route c=$conns: $line (req/s p50ms p99ms non2xx errors cpu-us/req)" >&2
-            printf '%s\t%s\t%s\t%s\t%s\n' "$label" "$route" "$conns" "$threads" "$(echo "$line" | tr ' ' '\t')" >> "$RESULTS"
-        done
-    done
-}
+LABELS=()   # servers in start order
+BASES=()    # their base URLs
+SPIDS=()    # their pids
 
 start_peer() {  # $1 label, $2 binary
     local label=$1 bin=$2 port pid
@@ -212,8 +193,7 @@ start_peer() {  # $1 label, $2 binary
         die "$label did not answer /healthz on port $port"
     fi
     echo "$label: 127.0.0.1:$port (pid $pid)" >&2
-    measure "$label" "http://127.0.0.1:$port" "$pid"
-    stop_server "$pid"
+    LABELS+=("$label"); BASES+=("http://127.0.0.1:$port"); SPIDS+=("$pid")
 }
 
 start_kwsuggest() {
@@ -229,7 +209,7 @@ start_kwsuggest() {
         kill -0 "$pid" 2>/dev/null || break
         addr=$(cat "$WORK/kwsuggest.out" "$WORK/kwsuggest.err" 2>/dev/null \
             | grep -oE '(127\.0\.0\.1|localhost|\[::1\]):[0-9]+' | grep -vE ':0$' | head -n 1 || true)
-        [ -n "$addr" ] && break
+        if [ -n "$addr" ]; then break; fi
         sleep 0.1
     done
     if [ -z "$addr" ]; then
@@ -244,22 +224,76 @@ start_kwsuggest() {
         --data '{"name":"淡路島産 カラーにんじん 3本","k":5}' "http://$addr/v1/suggest" | head -c 600)
     echo "kwsuggest: $addr (pid $pid); sample suggest answer: $sample" >&2
     printf '%s\n' "$sample" > "$WORK/kwsuggest.sample"
-    measure kwsuggest "http://$addr" "$pid" suggest
-    stop_server "$pid"
-    # Its access log (one JSON line per request on stderr) can be large: keep only its size.
-    KWSUGGEST_LOG_BYTES=$(wc -c < "$WORK/kwsuggest.err")
+    LABELS+=(kwsuggest); BASES+=("http://$addr"); SPIDS+=("$pid")
 }
 
 KWSUGGEST_LOG_BYTES=0
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
-SERVERS=()
-if [ "$SKIP_KWSUGGEST" != 1 ]; then start_kwsuggest; SERVERS+=(kwsuggest); fi
-if [ -n "$FLYINGFOX_BIN" ]; then start_peer FlyingFox "$FLYINGFOX_BIN"; SERVERS+=(FlyingFox); fi
-if [ -n "$HUMMINGBIRD_BIN" ]; then start_peer Hummingbird "$HUMMINGBIRD_BIN"; SERVERS+=(Hummingbird); fi
-[ "${#SERVERS[@]}" -gt 0 ] || die "nothing to measure (no kwsuggest and no peer binaries)"
+if [ "$SKIP_KWSUGGEST" != 1 ]; then start_kwsuggest; fi
+if [ -n "$FLYINGFOX_BIN" ]; then start_peer FlyingFox "$FLYINGFOX_BIN"; fi
+if [ -n "$HUMMINGBIRD_BIN" ]; then start_peer Hummingbird "$HUMMINGBIRD_BIN"; fi
+[ "${#LABELS[@]}" -gt 0 ] || die "nothing to measure (no kwsuggest and no peer binaries)"
+SERVERS=("${LABELS[@]}")
 
-rps_of() {  # $1 server, $2 route, $3 conns
-    awk -F'\t' -v s="$1" -v r="$2" -v c="$3" '$1 == s && $2 == r && $3 == c { print $5 }' "$RESULTS"
+# All servers run from here on (an idle server costs next to nothing); each row is measured on the
+# servers one after the other, and the rounds repeat that, so slow drifts in the machine's other
+# load hit every server alike.
+if [ "$WARMUP" != 0 ]; then
+    for i in "${!LABELS[@]}"; do
+        run_wrk "${BASES[$i]}/healthz" 32 "$WARMUP" >/dev/null
+        if [ "${LABELS[$i]}" = kwsuggest ]; then run_wrk "${BASES[$i]}/v1/suggest" 32 "$WARMUP" "$WORK/suggest.lua" >/dev/null; fi
+    done
+fi
+for round in $(seq "$ROUNDS"); do
+    for route in /healthz /v1/suggest; do
+        for conns in $CONNECTIONS; do
+            for i in "${!LABELS[@]}"; do
+                label=${LABELS[$i]}; pid=${SPIDS[$i]}
+                if [ "$route" = /v1/suggest ] && [ "$label" != kwsuggest ]; then continue; fi
+                kill -0 "$pid" 2>/dev/null || die "$label exited during the run"
+                threads=2; if [ "$conns" -eq 1 ]; then threads=1; fi
+                if [ "$route" = /v1/suggest ]; then
+                    line=$(run_wrk "${BASES[$i]}$route" "$conns" "$DURATION" "$WORK/suggest.lua" "$pid")
+                else
+                    line=$(run_wrk "${BASES[$i]}$route" "$conns" "$DURATION" "" "$pid")
+                fi
+                echo "  round $round $label $route c=$conns: $line (req/s p50ms p99ms non2xx errors cpu-us/req)" >&2
+                printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$round" "$label" "$route" "$conns" "$threads" "$(echo "$line" | tr ' ' '\t')" >> "$RESULTS"
+            done
+        done
+    done
+done
+for i in "${!LABELS[@]}"; do stop_server "${SPIDS[$i]}"; done
+if [ "$SKIP_KWSUGGEST" != 1 ]; then
+    # Its access log (one JSON line per request on stderr) can be large: keep only its size.
+    KWSUGGEST_LOG_BYTES=$(wc -c < "$WORK/kwsuggest.err")
+fi
+
+# Medians over the rounds, per server, route and connection count:
+# "threads rps_median p50_median p99_median non2xx_sum errors_sum cpu_median rps_min rps_max"
+summary() {
+    awk -F'\t' -v s="$1" -v r="$2" -v c="$3" '
+        function median(list, n,    v, i, j, t) {
+            split(list, v, " ")
+            for (i = 2; i <= n; i++) { t = v[i]; for (j = i - 1; j >= 1 && v[j] + 0 > t + 0; j--) v[j + 1] = v[j]; v[j + 1] = t }
+            if (n % 2 == 1) return v[(n + 1) / 2]
+            return (v[n / 2] + v[n / 2 + 1]) / 2
+        }
+        $2 == s && $3 == r && $4 == c && $6 != "-" {
+            n++; threads = $5
+            rps = rps " " $6; p50 = p50 " " $7; p99 = p99 " " $8; cpu = cpu " " $11
+            non2xx += $9; errors += $10
+            if (min == "" || $6 + 0 < min) min = $6 + 0
+            if (max == "" || $6 + 0 > max) max = $6 + 0
+        }
+        END {
+            if (n == 0) { print "- - - - - - - - -"; exit }
+            printf "%s %.0f %.3f %.3f %d %d %.1f %.0f %.0f\n", threads, median(rps, n), median(p50, n), median(p99, n), non2xx, errors, median(cpu, n), min, max
+        }' "$RESULTS"
+}
+
+rps_of() {  # $1 server, $2 route, $3 conns: median req/s over the rounds
+    summary "$1" "$2" "$3" | cut -d' ' -f2
 }
 ratio() {  # $1 / $2, or - when either is missing or zero
     awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b == "" || a == "-" || b == "-" || b + 0 == 0) print "-"; else printf "%.2f", a / b }'
@@ -271,8 +305,9 @@ mkdir -p "$(dirname "$OUT")"
     echo
     warm="after a $WARMUP warm-up at 32 connections per server"
     if [ "$WARMUP" = 0 ]; then warm="no warm-up"; fi
-    echo "Generated by \`bench/http.sh\`. Loopback 127.0.0.1, keep-alive, wrk $DURATION per row"
-    echo "($warm), \`--latency\` percentiles; servers measured one after the other;"
+    echo "Generated by \`bench/http.sh\`. Loopback 127.0.0.1, keep-alive, wrk $DURATION per run"
+    echo "($warm), \`--latency\` percentiles; all servers up at once, each row measured on them one"
+    echo "after the other, $ROUNDS round(s);"
     echo "wrk runs 1 thread for 1 connection and 2 threads otherwise."
     echo
     echo "- Machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), Linux $(uname -r)"
@@ -285,9 +320,25 @@ mkdir -p "$(dirname "$OUT")"
     if [ -n "$FLYINGFOX_BIN" ]; then echo "- FlyingFox peer: \`$FLYINGFOX_BIN <port>\` (GET /healthz only)"; fi
     if [ -n "$HUMMINGBIRD_BIN" ]; then echo "- Hummingbird peer: \`$HUMMINGBIRD_BIN <port>\` (GET /healthz only)"; fi
     echo
-    echo "| server | route | connections | wrk threads | req/s | p50 ms | p99 ms | non-2xx | socket errors | server CPU µs/req |"
-    echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
-    awk -F'\t' '{ printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8, $9, $10 }' "$RESULTS"
+    echo "Each row: median over $ROUNDS round(s) (req/s range = lowest–highest round); non-2xx and socket errors summed."
+    echo
+    echo "| server | route | connections | wrk threads | req/s | req/s range | p50 ms | p99 ms | non-2xx | socket errors | server CPU µs/req |"
+    echo "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+    for label in "${SERVERS[@]}"; do
+        for route in /healthz /v1/suggest; do
+            if [ "$route" = /v1/suggest ] && [ "$label" != kwsuggest ]; then continue; fi
+            for conns in $CONNECTIONS; do
+                read -r threads rps p50 p99 non2xx errors cpu min max <<< "$(summary "$label" "$route" "$conns")"
+                echo "| $label | $route | $conns | $threads | $rps | $min–$max | $p50 | $p99 | $non2xx | $errors | $cpu |"
+            done
+        done
+    done
+    echo
+    echo "Per-round rows (round, server, route, connections, wrk threads, req/s, p50 ms, p99 ms, non-2xx, socket errors, CPU µs/req):"
+    echo
+    echo '```'
+    cat "$RESULTS"
+    echo '```'
     echo
     echo "Server CPU µs/req: the server process's user + system CPU time during the row, divided by the"
     echo "requests wrk completed (from /proc/<pid>/stat, ${CLK_TCK} ticks/s): cost per request, whatever wrk takes."
