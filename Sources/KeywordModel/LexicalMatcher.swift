@@ -19,6 +19,9 @@ public enum LexicalFeature: Int, CaseIterable, Sendable {
     /// Share of the keyword's distinct character bigrams (folded) that occur in the name: a soft spelling
     /// match that separates keywords whose vectors coincide (甘えび vs 甘海老, 金目鯛 vs 金目).
     case bigrams
+    /// Matched by rows only, not by text, on a row sequence other keywords share: 1 − 1/(keywords sharing it).
+    /// The name names one of several words chiVe merged, and the text says it is not this one (ムツ vs あいなめ).
+    case sharedRowsOnly
 
     public static let count = allCases.count
 }
@@ -225,6 +228,9 @@ public struct LexicalMatcher: Sendable {
                     Float(scratch.bigramHits[k]) / Float(bigramCount[k])
             }
             let hasText = scratch.textSpan[2 * k] >= 0, hasRows = scratch.rowSpan[2 * k] >= 0
+            if hasRows && !hasText && rowSpecificity[k] < 1 {
+                scratch.features[k * LexicalFeature.count + LexicalFeature.sharedRowsOnly.rawValue] = 1 - rowSpecificity[k]
+            }
             guard hasText || hasRows else { continue }
             var covered = false
             for u in 0..<count where !covered {

@@ -81,3 +81,15 @@ final class LexicalEvidenceTests: XCTestCase {
         XCTAssertEqual(value(shrimp, 1, .bigrams), 0.5, accuracy: 1e-6)
     }
 }
+
+final class SharedRowEvidenceTests: XCTestCase {
+    func testRowOnlyMatchesOnSharedRowsAreFlaggedUnlessTheTextMatches() {
+        let keywords = [LexicalText(text: "あいなめ", rows: [18]), LexicalText(text: "いさき", rows: [18]),
+                        LexicalText(text: "むつ", rows: [16])]
+        let found = LexicalMatcher(keywords: keywords).features(of: LexicalText(text: "あいなめ 1尾", rows: [18]))
+        let shared = { (k: Int) in found.first { $0.keyword == k }?.values[LexicalFeature.sharedRowsOnly.rawValue] ?? 0 }
+        XCTAssertEqual(shared(0), 0, "あいなめ is also matched by its text")
+        XCTAssertEqual(shared(1), 0.5, accuracy: 1e-6, "いさき matches only through the row it shares with あいなめ")
+        XCTAssertEqual(shared(2), 0)
+    }
+}
