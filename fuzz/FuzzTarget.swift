@@ -106,6 +106,9 @@ func decodeBody(_ body: [UInt8], contentType: String = "application/json") {
     do throws(APIError) {
         let fields = try RequestDecoding.object(request)
         do throws(APIError) {
+            try RequestDecoding.onlyFields(fields, ["name", "k", "explain"])
+        } catch { checkErrorBody(error) }
+        do throws(APIError) {
             let name = try RequestDecoding.name(fields["name"], limits: apiLimits)
             check(!name.isEmpty && !name.utf8.contains(0), "accepted name \(name.debugDescription)")
             check(name.count <= apiLimits.maxNameCharacters, "accepted a name of \(name.count) characters")
