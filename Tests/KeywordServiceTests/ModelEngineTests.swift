@@ -28,11 +28,12 @@ final class ModelEngineTests: XCTestCase {
     }
 
     /// Words w0 … w29 have rows 0 … 29; keywords are some of them; the encoder is random but the exact-match
-    /// evidence weight is large, so a name containing a keyword ranks it first.
+    /// and variety evidence weights are large, so a name containing a keyword (or a variety of it) ranks it first.
     func makeComponents(keywords: [String] = ["w1", "w2", "w3 w4", "w5"]) -> ModelComponents {
         let config = ModelConfig(inputDimension: 16, hiddenDimension: 8)
         var weights = ModelWeights(config: config, seed: 3)
         weights.values[weights.layout.features + LexicalFeature.rows.rawValue] = 40
+        weights.values[weights.layout.features + LexicalFeature.variety.rawValue] = 40
         var table: [String: Int32] = [:]
         for i in 0..<30 { table["w\(i)"] = Int32(i) }
         return ModelComponents(directory: directory, analyzer: TableAnalyzer(rows: table),
