@@ -182,8 +182,9 @@ struct BenchRunner {
         return names
     }
 
-    /// The first `count` distinct row labels of the model's vectors that are not keywords already
-    /// (labels with spaces or control characters are skipped).
+    /// `count` vocabulary keys of the model's vectors that are not keywords already: first every row's label
+    /// (distinct vectors, row order), then the rows' other keys (aliases sharing a row) when labels run out.
+    /// Keys with spaces or control characters are skipped.
     static func vocabularyKeywords(model: String, count: Int, excluding existing: [String]) throws -> [String] {
         let path = (model as NSString).appendingPathComponent(ModelDirectory.vectorsName)
         let vectors: WordVectors
@@ -195,14 +196,20 @@ struct BenchRunner {
         var seen = Set(existing)
         var result: [String] = []
         result.reserveCapacity(count)
+        func offer(_ key: String) {
+            guard result.count < count, !key.isEmpty, key.count <= 200,
+                  !key.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F || $0.value == 0x3000 })
+            else { return }
+            if seen.insert(key).inserted { result.append(key) }
+        }
         for row in 0..<vectors.rowCount where result.count < count {
-            guard let label = vectors.label(forRow: row), !label.isEmpty, label.count <= 200,
-                  !label.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F || $0.value == 0x3000 })
-            else { continue }
-            if seen.insert(label).inserted { result.append(label) }
+            if let label = vectors.label(forRow: row) { offer(label) }
+        }
+        for row in 0..<vectors.rowCount where result.count < count {
+            for key in vectors.keys(forRow: row).dropFirst() { offer(key) }
         }
         guard result.count == count else {
-            throw CommandError.failure("\(path): only \(result.count) usable labels for --keywords \(count)")
+            throw CommandError.failure("\(path): only \(result.count) usable keys for --keywords \(count)")
         }
         return result
     }

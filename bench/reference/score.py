@@ -30,7 +30,7 @@ import time
 
 import numpy as np
 
-FEATURES = ["rows", "text", "maximal", "variety", "overlap", "length", "bigrams"]
+FEATURES = ["rows", "text", "maximal", "variety", "overlap", "length", "bigrams", "sharedRowsOnly"]
 MAX_NAME_TOKENS = 64
 TIE_TOLERANCE = 1e-5
 
@@ -282,6 +282,8 @@ class Matcher:
                 vec[4] = np.float32(overlap[k]) / np.float32(self.distinct[k])
             if hits.get(k, 0) > 0 and self.bigram_count[k] > 0:
                 vec[6] = np.float32(hits[k]) / np.float32(self.bigram_count[k])
+            if k in row_span and k not in text_span and self.specificity[k] < 1:
+                vec[7] = np.float32(1) - np.float32(self.specificity[k])
             if k not in text_span and k not in row_span:
                 continue
             covered = any(o != k and k in text_span and covers(s, text_span[k]) for o, s in text_span.items()) or \

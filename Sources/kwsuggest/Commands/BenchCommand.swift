@@ -16,8 +16,9 @@ struct BenchCommand: Command {
         ],
         discussion: """
             Build with -c release. The model is loaded --loads times (directory read to engine ready; the overlay
-            file is neither read nor written) and the median is reported. With --keywords N, the first N distinct
-            vector-row labels that are not already keywords are added and the index is built in memory.
+            file is neither read nor written) and the median is reported. With --keywords N, N vocabulary keys of
+            vectors.kwv that are not keywords yet are added (row labels first, in row order, then the rows' other
+            keys) and the index is built in memory; nothing is written.
             Each round times every name once through the whole suggest path (analysis, scoring, top 5) after one
             warm-up pass; p50 and p99 are taken per round and the median over rounds is reported. Tokenizer
             throughput is names per CPU-second of one thread (normalise, clean, segment), median over rounds.
