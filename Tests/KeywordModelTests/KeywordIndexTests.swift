@@ -44,6 +44,25 @@ final class KeywordIndexTests: XCTestCase {
         }
     }
 
+    func testEveryNameLengthMatchesTheTrainingScorerWithAndWithoutAttention() {
+        for attention in [true, false] {
+            let (weights, vectors, index) = makeIndex(seed: 9, options: ScoringOptions(attention: attention, evidence: false))
+            let layout = weights.layout
+            for length in 1...5 {
+                let rows: [Int32] = (0..<length).map { Int32(($0 * 7 + 3) % 50) }
+                let scores = index.scores(LexicalText(folded: [], rows: rows))
+                let nameStates = SequenceEncoder.forward(rows, parameters: weights.values, layout: layout.name, vectors: vectors).states
+                for (k, entry) in index.entries.enumerated() {
+                    let keywordStates = SequenceEncoder.forward(entry.text.rows, parameters: weights.values,
+                                                                layout: layout.keyword, vectors: vectors).states
+                    let expected = AttentionScorer.forward(name: nameStates, keyword: keywordStates, hidden: 12,
+                                                           temperature: weights.temperature, attention: attention).score
+                    XCTAssertEqual(scores[k], Float(expected), accuracy: Self.tolerance, "n \(length) keyword \(k) attention \(attention)")
+                }
+            }
+        }
+    }
+
     func testTopKAgreesWithAFullSortAndBreaksTiesByIndex() {
         let (_, _, index) = makeIndex(seed: 2, keywordCount: 200)
         let name = LexicalText(folded: [1, 2], rows: [4, 9, 30])
