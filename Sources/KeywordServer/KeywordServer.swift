@@ -37,6 +37,8 @@
 // - Server-initiated closes (errors, `Connection: close`, timeouts, 503 when full) shut down the write side
 //   and drain input for up to 2 s ("lingering close"), so unread input cannot turn the close into a TCP
 //   reset that destroys the error response.
+// - Shared state is guarded by `Locked<Value>` (an NSLock, i.e. a pthread mutex) rather than `Synchronization.Mutex`,
+//   whose contended futex path ThreadSanitizer cannot see (it reported the inbox hand-over as a race).
 // - On EMFILE the loop stops watching the listener for 100 ms instead of spinning; the soft
 //   `RLIMIT_NOFILE` is raised to the hard limit at start.
 //
@@ -64,7 +66,8 @@
 //
 // API limits (`APILimits`): name 1–1000 characters after trimming, `k` 1–50 (default 5), batch ≤ 1000
 // names, ≤ 10,000 keyword changes per request, keyword ≤ 100 characters. POST bodies must be
-// `application/json` (charset, if given, UTF-8) → else 415; POST without a length → 411.
+// `application/json` (charset, if given, UTF-8) → else 415; POST without a length → 411. A field the endpoint does
+// not define → 400 `unknown_field` (so a misspelt option is reported, not ignored).
 //
 // ## Measured (2-core machine shared with other builds; release build; wrk on the same cores)
 //
@@ -90,3 +93,7 @@
 // Mutation fuzzing (release, KWSUGGEST_FUZZ_ITERATIONS=1000000): 1M mutated requests through the parser,
 // 1M mutated JSON documents, 250k mutated suggest/batch bodies through the API: no crash, only 200/400.
 // ThreadSanitizer: `swift test --sanitize=thread` on the server and service tests reports nothing.
+//
+// Hardening (libFuzzer, slow/idle/vanishing clients, 60 s load with RSS, SIGTERM under load, kill -9 during keyword
+// writes, the bad-input matrix, TSan, security checks): figures and rerun commands in RELIABILITY.md; scripts in
+// fuzz/ and tools/hardening/.
