@@ -36,16 +36,17 @@ def extra_value(run, label):
     return float(m.group(1)) if m else float("nan")
 print("## Suggest (medians of %d runs; each run = median over rounds)" % (len(runs) // 3))
 print()
-print("| keywords | suggest p50 ms | suggest p99 ms | score-only p50 ms | tokenize names/s | load ms | index build ms | RSS MiB | load avg (1 min) |")
-print("|---:|---:|---:|---:|---:|---:|---:|---:|---|")
+print("| keywords | suggest p50 ms | suggest p99 ms | score-only p50 ms | score CPU ms/name | tokenize names/s | load ms | index build ms | RSS MiB | load avg (1 min) |")
+print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
 for extra in (0, 10000, 100000):
     group = [r for r in runs if r["extra"] == extra]
     med = lambda key: statistics.median(r["json"][key] for r in group)
     build = statistics.median(extra_value(r, "index build with extras") for r in group) if extra else 0
     loads = ", ".join("%.1f→%.1f" % (r["load_before"], r["load_after"]) for r in group)
-    print("| %d (+%d) | %.3f | %.3f | %.3f | %.0f | %.0f | %s | %.1f | %s |" % (
+    print("| %d (+%d) | %.3f | %.3f | %.3f | %.3f | %.0f | %.0f | %s | %.1f | %s |" % (
         group[0]["json"]["keywords"], extra, med("suggest_p50_ms"), med("suggest_p99_ms"),
-        statistics.median(extra_value(r, "score only p50 (median)") for r in group), med("tokenize_per_s"),
+        statistics.median(extra_value(r, "score only p50 (median)") for r in group),
+        statistics.median(extra_value(r, "score only CPU/name (median)") for r in group), med("tokenize_per_s"),
         med("load_ms"), "%.0f" % build if extra else "–", med("rss_mb"), loads))
 print()
 print("Raw `--json` lines:")
