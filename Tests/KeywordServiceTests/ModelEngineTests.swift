@@ -57,6 +57,20 @@ final class ModelEngineTests: XCTestCase {
     func testVarietyNamesMapToTheirKeyword() throws {
         let engine = try ModelEngine(components: makeComponents())
         XCTAssertEqual(engine.suggest("w20 v9", k: 1, explain: false).suggestions.first?.keyword, "w5")
+        // v9 and x9 have no vector, so both names encode alike: the score difference of each keyword is exactly
+        // the variety evidence (w5 only), whatever the random encoder ranks. A cosine lies in [-1, 1], so a
+        // variety weight above 2 ranks w5 first for any seed or encoder layout.
+        let variety = engine.index.model.featureWeights[LexicalFeature.variety.rawValue] * engine.options.evidenceScale
+        XCTAssertGreaterThan(variety, 2)
+        func scores(_ name: String) -> [String: Float] {
+            Dictionary(uniqueKeysWithValues: engine.suggest(name, k: 4, explain: false).suggestions.map { ($0.keyword, $0.score) })
+        }
+        let with = scores("w20 v9"), without = scores("w20 x9")
+        for keyword in ["w1", "w2", "w3 w4", "w5"] {
+            let gain = try XCTUnwrap(with[keyword]) - XCTUnwrap(without[keyword])
+            // tolerance: the same cosine is computed twice, then a bonus of ~2.5 is added in Float32.
+            XCTAssertEqual(gain, keyword == "w5" ? variety : 0, accuracy: 1e-5, keyword)
+        }
     }
 
     func testAddedKeywordsAreServedAtOnceAndPersisted() throws {
