@@ -57,6 +57,7 @@ PY
 echo
 echo "## Reference scorer (NumPy)"
 echo
-env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python3 bench/reference/score.py --binary "$BIN" --rounds "$ROUNDS" | sed 's/^/    /'
+# One BLAS thread: Swift scores the default list on one thread, and OpenBLAS threads stall when the other core is busy.
+env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OPENBLAS_NUM_THREADS=1 python3 bench/reference/score.py --binary "$BIN" --rounds "$ROUNDS" | sed 's/^/    /'
 echo
 echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
