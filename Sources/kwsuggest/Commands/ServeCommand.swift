@@ -94,8 +94,7 @@ struct ServeCommand: Command {
         let (directory, overlay) = (modelDirectory, overlayPath)
         let runner = ServiceRunner(options: options, loader: { try factory(directory, overlay) }, announce: { line in
             // Unbuffered, so a supervisor reading stdout sees the address at once.
-            let bytes = Array((line + "\n").utf8)
-            _ = bytes.withUnsafeBytes { write(1, $0.baseAddress, $0.count) }
+            writeStandardOutput(Array((line + "\n").utf8))
         })
         do {
             try runner.run()

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import KeywordService
 
@@ -77,29 +74,6 @@ func loadEngine(model: String, keywordsFile: String?) throws -> ModelEngine {
     }
 }
 
-/// Calls `body` with each line of standard input (without the line break). Invalid UTF-8 is replaced.
-func forEachInputLine(_ body: (String) throws -> Void) throws {
-    var line: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 1 << 16)
-    while true {
-        let count = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
-        if count < 0 {
-            if errno == EINTR { continue }
-            throw CommandError.failure("cannot read standard input")
-        }
-        if count == 0 { break }
-        for byte in chunk[0..<count] {
-            if byte == 0x0A {
-                try body(String(decoding: line, as: UTF8.self))
-                line.removeAll(keepingCapacity: true)
-            } else {
-                line.append(byte)
-            }
-        }
-    }
-    if !line.isEmpty { try body(String(decoding: line, as: UTF8.self)) }
-}
-
 /// Text and JSON renderings of a suggestion result.
 enum SuggestionFormat {
     static func text(_ result: SuggestionResult) -> String {
@@ -115,13 +89,13 @@ enum SuggestionFormat {
     }
 
     static func json(_ result: SuggestionResult) -> String {
-        var out = "{\"name\":" + quote(result.name)
-        if let tokens = result.tokens { out += ",\"tokens\":[" + tokens.map(quote).joined(separator: ",") + "]" }
+        var out = "{\"name\":" + jsonQuote(result.name)
+        if let tokens = result.tokens { out += ",\"tokens\":[" + tokens.map(jsonQuote).joined(separator: ",") + "]" }
         out += ",\"suggestions\":["
         out += result.suggestions.map { suggestion in
-            var item = "{\"keyword\":" + quote(suggestion.keyword) + ",\"score\":" + number(suggestion.score)
+            var item = "{\"keyword\":" + jsonQuote(suggestion.keyword) + ",\"score\":" + number(suggestion.score)
             if let weights = suggestion.weights {
-                item += ",\"weights\":[" + weights.map { "{\"token\":" + quote($0.token) + ",\"weight\":" + number($0.weight) + "}" }
+                item += ",\"weights\":[" + weights.map { "{\"token\":" + jsonQuote($0.token) + ",\"weight\":" + number($0.weight) + "}" }
                     .joined(separator: ",") + "]"
             }
             return item + "}"
@@ -131,27 +105,5 @@ enum SuggestionFormat {
 
     static func number(_ value: Float) -> String {
         value.isFinite ? formatFloat(value, significantDigits: 6) : "0"
-    }
-
-    /// A JSON string literal (RFC 8259 escaping).
-    static func quote(_ text: String) -> String {
-        var out = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
     }
 }

@@ -49,7 +49,7 @@ struct TokenizeCommand: Command {
         } catch let error as TextFileError {
             throw CommandError.failure(error.description)
         }
-        let output = TokenizeOutput()
+        let output = OutputBuffer()
         var totals = TokenizeTotals()
         let started = monotonicSeconds()
         let startedCPU = threadCPUSeconds()
@@ -72,7 +72,7 @@ struct TokenizeCommand: Command {
             }
         }
         if texts.isEmpty {
-            while let line = readLine(strippingNewline: true) {
+            try forEachInputLine { line in
                 handle(line.hasSuffix("\r") ? String(line.dropLast()) : line)
             }
         } else {
@@ -97,36 +97,15 @@ struct TokenizeCommand: Command {
     }
 
     static func json(_ input: String, _ normalized: String, _ tokens: [Token]) -> String {
-        var text = "{\"input\": " + jsonString(input) + ", \"normalized\": " + jsonString(normalized) + ", \"tokens\": ["
+        var text = "{\"input\": " + jsonQuote(input) + ", \"normalized\": " + jsonQuote(normalized) + ", \"tokens\": ["
         for (index, token) in tokens.enumerated() {
             if index > 0 { text += ", " }
-            text += "{\"surface\": " + jsonString(token.surface) + ", \"normalized\": " + jsonString(token.normalized)
+            text += "{\"surface\": " + jsonQuote(token.surface) + ", \"normalized\": " + jsonQuote(token.normalized)
             text += ", \"row\": " + (token.row.map(String.init) ?? "null") + ", \"oov\": " + (token.isOOV ? "true" : "false")
             text += ", \"content\": " + (token.isContent ? "true" : "false")
             text += ", \"start\": \(token.range.lowerBound), \"end\": \(token.range.upperBound)}"
         }
         return text + "]}\n"
-    }
-
-    static func jsonString(_ value: String) -> String {
-        var result = "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7F {
-                    let hex = String(scalar.value, radix: 16)
-                    result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    result.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return result + "\""
     }
 
     private func monotonicSeconds() -> Double { clockSeconds(CLOCK_MONOTONIC) }
@@ -174,27 +153,5 @@ private struct TokenizeTotals {
             lines per second: \(rate) (per CPU second: \(cpuRate))
 
             """
-    }
-}
-
-/// Buffered writes to standard output.
-private final class TokenizeOutput {
-    private var bytes: [UInt8] = []
-
-    func write(_ text: String) {
-        bytes.append(contentsOf: text.utf8)
-        if bytes.count >= 1 << 16 { flush() }
-    }
-
-    func flush() {
-        var offset = 0
-        bytes.withUnsafeBytes { buffer in
-            while offset < buffer.count {
-                let written = Glibc.write(1, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
-                if written <= 0 { break }
-                offset += written
-            }
-        }
-        bytes.removeAll(keepingCapacity: true)
     }
 }

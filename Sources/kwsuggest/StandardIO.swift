@@ -1,0 +1,118 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// Standard input and output for the commands: raw reads of fd 0, buffered writes to fd 1, and
+// JSON string quoting for output lines.
+
+/// Calls `body` with each chunk of bytes read from standard input, until end of file.
+private func forEachInputChunk(_ body: (ArraySlice<UInt8>) throws -> Void) throws {
+    var chunk = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+        let count = chunk.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+        if count < 0 {
+            if errno == EINTR { continue }
+            throw CommandError.failure("cannot read standard input")
+        }
+        if count == 0 { return }
+        try body(chunk[0 ..< count])
+    }
+}
+
+/// Calls `body` with each line of standard input. A line ends at "\n" or "\r\n" (the break is not
+/// passed on); a last line without a break is passed on as it is. Invalid UTF-8 is replaced.
+func forEachInputLine(_ body: (String) throws -> Void) throws {
+    var line: [UInt8] = []
+    try forEachInputChunk { chunk in
+        for byte in chunk {
+            if byte == 0x0A {
+                if line.last == 0x0D { line.removeLast() }
+                try body(String(decoding: line, as: UTF8.self))
+                line.removeAll(keepingCapacity: true)
+            } else {
+                line.append(byte)
+            }
+        }
+    }
+    if !line.isEmpty { try body(String(decoding: line, as: UTF8.self)) }
+}
+
+/// Calls `body` with every word of standard input, splitting at ASCII white space as fastText's
+/// `std::cin >> word` does.
+func forEachInputWord(_ body: (String) throws -> Void) throws {
+    try forEachInputWordBytes { try body(String(decoding: $0, as: UTF8.self)) }
+}
+
+/// `forEachInputWord` with the word's raw bytes (which need not be valid UTF-8).
+func forEachInputWordBytes(_ body: ([UInt8]) throws -> Void) throws {
+    var word: [UInt8] = []
+    try forEachInputChunk { chunk in
+        for byte in chunk {
+            switch byte {
+            case 0x20, 0x09, 0x0A, 0x0B, 0x0C, 0x0D:
+                if !word.isEmpty {
+                    try body(word)
+                    word.removeAll(keepingCapacity: true)
+                }
+            default:
+                word.append(byte)
+            }
+        }
+    }
+    if !word.isEmpty { try body(word) }
+}
+
+/// Collects output and writes it to standard output in large pieces.
+final class OutputBuffer {
+    private var bytes: [UInt8] = []
+
+    func write(_ text: String) {
+        bytes.append(contentsOf: text.utf8)
+        if bytes.count >= 1 << 16 { flush() }
+    }
+
+    func write(bytes more: [UInt8]) {
+        bytes.append(contentsOf: more)
+        if bytes.count >= 1 << 16 { flush() }
+    }
+
+    func flush() {
+        writeStandardOutput(bytes)
+        bytes.removeAll(keepingCapacity: true)
+    }
+}
+
+/// Writes `bytes` to standard output at once (unbuffered), retrying partial writes; stops at an error.
+func writeStandardOutput(_ bytes: [UInt8]) {
+    var offset = 0
+    bytes.withUnsafeBytes { buffer in
+        while offset < buffer.count {
+            let written = Glibc.write(1, buffer.baseAddress.map { $0 + offset }, buffer.count - offset)
+            if written <= 0 { break }
+            offset += written
+        }
+    }
+}
+
+/// A JSON string literal (RFC 8259): quotes, backslashes and control characters (U+0000-U+001F
+/// and U+007F) are escaped; everything else is written as it is.
+func jsonQuote(_ text: String) -> String {
+    var out = "\""
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\"": out += "\\\""
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\r": out += "\\r"
+        case "\t": out += "\\t"
+        default:
+            if scalar.value < 0x20 || scalar.value == 0x7F {
+                let hex = String(scalar.value, radix: 16)
+                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            } else {
+                out.unicodeScalars.append(scalar)
+            }
+        }
+    }
+    return out + "\""
+}
