@@ -38,6 +38,17 @@ struct ParsedArguments: Sendable {
     func value(_ name: String) -> String? { values[name]?.last }
     func all(_ name: String) -> [String] { values[name] ?? [] }
 
+    /// Throws a usage error naming the first positional argument, for commands that take none.
+    func expectNoPositionals() throws {
+        if let first = positionals.first { throw CommandError.usage("Unexpected argument '\(first)'") }
+    }
+
+    /// The value of an option the command cannot run without; a usage error when it is absent.
+    func required(_ name: String, placeholder: String) throws -> String {
+        guard let text = value(name) else { throw CommandError.usage("Missing expected option '\(name) <\(placeholder)>'") }
+        return text
+    }
+
     /// An integer option, or `defaultValue` when absent; a usage error when not an integer.
     func int(_ name: String, default defaultValue: Int) throws -> Int {
         guard let text = value(name) else { return defaultValue }

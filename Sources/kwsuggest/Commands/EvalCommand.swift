@@ -45,10 +45,8 @@ struct EvalCommand: Command {
     var failures: Int
 
     init(arguments: ParsedArguments) throws {
-        guard arguments.positionals.isEmpty else {
-            throw CommandError.usage("Unexpected argument '\(arguments.positionals[0])'")
-        }
-        guard let data = arguments.value("--data") else { throw CommandError.usage("Missing expected option '--data <file>'") }
+        try arguments.expectNoPositionals()
+        let data = try arguments.required("--data", placeholder: "file")
         self.data = data
         model = resolveModelDirectory(arguments.value("--model"))
         keywordsFile = arguments.value("--keywords")

@@ -48,9 +48,7 @@ struct ServeCommand: Command {
     var overlayPath: String
 
     init(arguments: ParsedArguments) throws {
-        guard arguments.positionals.isEmpty else {
-            throw CommandError.usage("Unexpected argument '\(arguments.positionals[0])'")
-        }
+        try arguments.expectNoPositionals()
         host = arguments.value("--host") ?? "127.0.0.1"
         if let text = arguments.value("--port") {
             guard let number = Int(text) else {

@@ -40,11 +40,9 @@ struct TrainCommand: Command {
     var randomNegatives: Int
 
     init(arguments: ParsedArguments) throws {
-        guard arguments.positionals.isEmpty else {
-            throw CommandError.usage("Unexpected argument '\(arguments.positionals[0])'")
-        }
-        guard let data = arguments.value("--data") else { throw CommandError.usage("Missing expected option '--data <file>'") }
-        guard let out = arguments.value("--out") else { throw CommandError.usage("Missing expected option '--out <dir>'") }
+        try arguments.expectNoPositionals()
+        let data = try arguments.required("--data", placeholder: "file")
+        let out = try arguments.required("--out", placeholder: "dir")
         self.data = data
         self.out = out
         dev = arguments.value("--dev")
