@@ -3,27 +3,8 @@ import XCTest
 
 /// `kwsuggest bench` with tiny iteration counts: output shape and argument errors, not speed
 /// (speed is measured by running the release binary, see bench/README.md).
-final class CLIBenchTests: XCTestCase {
-    var scratch = ""
-
-    override func setUpWithError() throws {
-        scratch = NSTemporaryDirectory() + "cli-bench-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(atPath: scratch)
-    }
-
-    func file(_ name: String, _ text: String) throws -> String {
-        let path = scratch + "/" + name
-        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-        return path
-    }
-
-    var hasShippedModel: Bool {
-        FileManager.default.fileExists(atPath: CLITests.packageRoot.appendingPathComponent("models/default/encoder.bin").path)
-    }
+final class CLIBenchTests: ScratchTestCase {
+    override var scratchPrefix: String { "cli-bench" }
 
     /// The shipped keyword count, by the loader's rules (trimmed, non-empty, no comments, first occurrence).
     func shippedKeywordCount() throws -> Int {

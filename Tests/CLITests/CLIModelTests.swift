@@ -3,27 +3,8 @@ import XCTest
 
 /// `suggest`, `eval` and `train` against the built binary and the shipped model (models/default).
 /// Nothing here trains a model: `train` is exercised only through its argument and data-file errors.
-final class CLIModelTests: XCTestCase {
-    var scratch = ""
-
-    override func setUpWithError() throws {
-        scratch = NSTemporaryDirectory() + "cli-model-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(atPath: scratch)
-    }
-
-    func file(_ name: String, _ text: String) throws -> String {
-        let path = scratch + "/" + name
-        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-        return path
-    }
-
-    var hasShippedModel: Bool {
-        FileManager.default.fileExists(atPath: CLITests.packageRoot.appendingPathComponent("models/default/encoder.bin").path)
-    }
+final class CLIModelTests: ScratchTestCase {
+    override var scratchPrefix: String { "cli-model" }
 
     func testSuggestJSONPutsTheNamedIngredientFirst() throws {
         try XCTSkipUnless(hasShippedModel, "models/default has no trained encoder yet")
