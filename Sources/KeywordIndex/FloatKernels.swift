@@ -1,6 +1,10 @@
 import Dispatch
+#if arch(x86_64)
+import CKernels
+#endif
 
-// The only unsafe-pointer code of the index: dot products and the keyword-blocked scoring kernel.
+// The only unsafe-pointer code of the index: dot products and the keyword-blocked scoring kernel
+// (portable here; the AVX2 + FMA build of the same kernel is in Sources/CKernels).
 
 /// Vectorised kernels over raw Float32 buffers. Callers pass pointers obtained inside
 /// `withUnsafe(Mutable)BufferPointer` and guarantee the documented number of elements at each.
@@ -36,6 +40,19 @@ enum FloatKernels {
         return sum
     }
 
+    /// out[r] += Σ_c matrix[r · cols + c] · vector[c] for every row r < rows (row-major matrix), with `kernel`.
+    /// - Complexity: O(rows · cols).
+    static func matvecAdd(kernel: ScoringKernel, _ matrix: UnsafePointer<Float>, rows: Int, cols: Int,
+                          _ vector: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>) {
+        #if arch(x86_64)
+        if kernel == .avx2 && kernel.isAvailable {
+            ckernels_matvec_add_avx2(matrix, rows, cols, vector, out)
+            return
+        }
+        #endif
+        for r in 0..<rows { out[r] += dot(matrix + r * cols, vector, cols) }
+    }
+
     /// e^x for x ≤ 0 (clamped below at −87), lane-wise: Cody–Waite range reduction and a degree-6 polynomial;
     /// relative error below 2e-7 on the range.
     @inlinable @inline(__always)
@@ -58,18 +75,12 @@ enum FloatKernels {
         return p * unsafeBitCast(scale, to: SIMD8<Float>.self)
     }
 
-    /// Scores all blocks, split over `threads` (1 or 2) with disjoint output ranges; `work` holds
+    /// Scores all blocks with `kernel`, split over `threads` (1 or 2) with disjoint output ranges; `work` holds
     /// `3 · n · threads` SIMD8 values.
-    static func score(blocks: Int, singleBlocks: Int, threads: Int, n: Int, hidden h: Int, temperature: Float,
-                      attention: Bool, states: UnsafePointer<Float>, units: UnsafePointer<Float>,
+    static func score(kernel: ScoringKernel, blocks: Int, singleBlocks: Int, threads: Int, n: Int, hidden h: Int,
+                      temperature: Float, attention: Bool, states: UnsafePointer<Float>, units: UnsafePointer<Float>,
                       gram: UnsafePointer<Float>, unitMeans: UnsafePointer<Float>, directions: UnsafePointer<Float>,
                       work: UnsafeMutablePointer<SIMD8<Float>>, out: UnsafeMutablePointer<Float>) {
-        guard threads > 1, blocks > 1 else {
-            scoreBlocks(blocks: 0..<blocks, singleBlocks: singleBlocks, n: n, hidden: h, temperature: temperature,
-                        attention: attention, states: states, units: units, gram: gram, unitMeans: unitMeans,
-                        directions: directions, work: work, out: out)
-            return
-        }
         struct Pointers: @unchecked Sendable {
             let states, units, gram, unitMeans, directions: UnsafePointer<Float>
             let work: UnsafeMutablePointer<SIMD8<Float>>
@@ -77,13 +88,33 @@ enum FloatKernels {
         }
         let pointers = Pointers(states: states, units: units, gram: gram, unitMeans: unitMeans, directions: directions,
                                 work: work, out: out)
+        let chosen = kernel.isAvailable ? kernel : .portable
+        @Sendable func run(_ range: Range<Int>, _ work: UnsafeMutablePointer<SIMD8<Float>>) {
+            switch chosen {
+            case .avx2:
+                #if arch(x86_64)
+                work.withMemoryRebound(to: Float.self, capacity: 3 * n * lanes) { floats in
+                    ckernels_score_blocks_avx2(range.lowerBound, range.upperBound, singleBlocks, n, h, temperature,
+                                               attention ? 1 : 0, pointers.states, pointers.units, pointers.gram,
+                                               pointers.unitMeans, pointers.directions, floats, pointers.out)
+                }
+                #else
+                fallthrough
+                #endif
+            case .portable:
+                scoreBlocks(blocks: range, singleBlocks: singleBlocks, n: n, hidden: h, temperature: temperature,
+                            attention: attention, states: pointers.states, units: pointers.units, gram: pointers.gram,
+                            unitMeans: pointers.unitMeans, directions: pointers.directions, work: work,
+                            out: pointers.out)
+            }
+        }
+        guard threads > 1, blocks > 1 else {
+            run(0..<blocks, work)
+            return
+        }
         let half = blocks / 2
         DispatchQueue.concurrentPerform(iterations: 2) { part in
-            let range = part == 0 ? 0..<half : half..<blocks
-            scoreBlocks(blocks: range, singleBlocks: singleBlocks, n: n, hidden: h, temperature: temperature,
-                        attention: attention, states: pointers.states, units: pointers.units, gram: pointers.gram,
-                        unitMeans: pointers.unitMeans, directions: pointers.directions,
-                        work: pointers.work + part * 3 * n, out: pointers.out)
+            run(part == 0 ? 0..<half : half..<blocks, pointers.work + part * 3 * n)
         }
     }
 
@@ -133,7 +164,7 @@ enum FloatKernels {
             }
             if attention {
                 var largest = similarity[0]
-                for i in 1..<n { largest = pointwiseMax(largest, similarity[i]) }
+                for i in 1..<n { largest.replace(with: similarity[i], where: similarity[i] .> largest) }
                 var total = SIMD8<Float>()
                 for i in 0..<n {
                     let e = exp(similarity[i] - largest)

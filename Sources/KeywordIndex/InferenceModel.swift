@@ -36,8 +36,9 @@ public struct FloatEncoder: Sendable {
     }
 
     /// Writes the n × hidden states of `rows` into `states`, using `projected` (n × hidden) as work space.
+    /// `kernel` picks the matrix-vector product (the results differ only by Float32 rounding).
     /// - Complexity: O(n · hidden · (input + 3 · hidden)).
-    func encode(_ rows: UnsafeBufferPointer<Int32>, vectors: InputVectors,
+    func encode(_ rows: UnsafeBufferPointer<Int32>, vectors: InputVectors, kernel: ScoringKernel = .best,
                 projected: UnsafeMutablePointer<Float>, states: UnsafeMutablePointer<Float>) {
         let n = rows.count, h = hidden, d = input
         vectors.storage.withUnsafeBufferPointer { table in
@@ -50,8 +51,9 @@ public struct FloatEncoder: Sendable {
                     if isIdentity {
                         for q in 0..<h { x[q] = v[q] }
                     } else {
+                        for o in 0..<h { x[o] = projectionBias[o] }
                         projection.withUnsafeBufferPointer { w in
-                            for o in 0..<h { x[o] = projectionBias[o] + FloatKernels.dot(w.baseAddress! + o * d, v, d) }
+                            FloatKernels.matvecAdd(kernel: kernel, w.baseAddress!, rows: h, cols: d, v, x)
                         }
                     }
                 } else {
@@ -60,16 +62,15 @@ public struct FloatEncoder: Sendable {
             }
         }
         if isIdentity { return }
-        convolution.withUnsafeBufferPointer { kernel in
-            let k = kernel.baseAddress!
+        convolution.withUnsafeBufferPointer { weights in
+            let k = weights.baseAddress!
             for t in 0..<n {
                 let out = states + t * h
                 for o in 0..<h { out[o] = convolutionBias[o] }
                 for tap in 0..<3 {
                     let s = t + tap - 1
                     if s < 0 || s >= n { continue }
-                    let x = projected + s * h
-                    for o in 0..<h { out[o] += FloatKernels.dot(k + tap * h * h + o * h, x, h) }
+                    FloatKernels.matvecAdd(kernel: kernel, k + tap * h * h, rows: h, cols: h, projected + s * h, out)
                 }
                 let x = projected + t * h
                 for o in 0..<h { out[o] = x[o] + tanhf(out[o]) }

@@ -84,7 +84,7 @@ public final class KeywordIndex: Sendable {
             entry.text.rows.withUnsafeBufferPointer { rows in
                 projected.withUnsafeMutableBufferPointer { pr in
                     states.withUnsafeMutableBufferPointer { st in
-                        model.keyword.encode(rows, vectors: vectors, projected: pr.baseAddress!, states: st.baseAddress!)
+                        model.keyword.encode(rows, vectors: vectors, kernel: options.kernel, projected: pr.baseAddress!, states: st.baseAddress!)
                     }
                 }
             }
@@ -127,7 +127,7 @@ public final class KeywordIndex: Sendable {
     public func search(_ name: LexicalText, k: Int) -> [ScoredKeyword] {
         pool.with { scratch in
             scoreAll(name, scratch)
-            return KeywordIndex.top(scratch.scores, count: count, k: k, heap: &scratch.heap)
+            return KeywordIndex.top(scratch.internalScores, count: count, k: k, order: order, heap: &scratch.heap)
         }
     }
 
@@ -135,7 +135,7 @@ public final class KeywordIndex: Sendable {
     public func scores(_ name: LexicalText) -> [Float] {
         pool.with { scratch in
             scoreAll(name, scratch)
-            return Array(scratch.scores[0..<count])
+            return position.map { scratch.internalScores[Int($0)] }
         }
     }
 
@@ -159,7 +159,7 @@ public final class KeywordIndex: Sendable {
             let rows = UnsafeBufferPointer(rebasing: all[0..<n])
             scratch.projected.withUnsafeMutableBufferPointer { p in
                 scratch.states.withUnsafeMutableBufferPointer { s in
-                    model.name.encode(rows, vectors: vectors, projected: p.baseAddress!, states: s.baseAddress!)
+                    model.name.encode(rows, vectors: vectors, kernel: options.kernel, projected: p.baseAddress!, states: s.baseAddress!)
                 }
             }
         }
@@ -205,22 +205,10 @@ public final class KeywordIndex: Sendable {
         for i in 0..<n { scratch.alpha[i] /= total }
     }
 
+    /// Leaves every keyword's score in `scratch.internalScores`, in internal order (see `order`).
     private func scoreAll(_ name: LexicalText, _ scratch: IndexScratch) {
         let n = encodeName(name, scratch)
         let h = model.hidden, count = self.count
-        let useEvidence = options.evidence
-        if useEvidence {
-            matcher.match(name, into: &scratch.lexical)
-            for k32 in scratch.lexical.touched {
-                let k = Int(k32)
-                var bonus: Float = 0
-                for f in 0..<LexicalFeature.count {
-                    bonus += model.featureWeights[f] * scratch.lexical.features[k * LexicalFeature.count + f]
-                }
-                scratch.bonus[k] = bonus * options.evidenceScale
-            }
-        }
-        let beta = options.hubness
         let blocks = (count + FloatKernels.lanes - 1) / FloatKernels.lanes
         if n > 0 {
             let tau = model.temperature, attention = options.attention, single = singleBlocks
@@ -233,8 +221,8 @@ public final class KeywordIndex: Sendable {
                                 scratch.work.withUnsafeMutableBufferPointer { w in
                                     scratch.internalScores.withUnsafeMutableBufferPointer { out in
                                         FloatKernels.score(
-                                            blocks: blocks, singleBlocks: single, threads: threads, n: n, hidden: h,
-                                            temperature: tau, attention: attention,
+                                            kernel: options.kernel, blocks: blocks, singleBlocks: single,
+                                            threads: threads, n: n, hidden: h, temperature: tau, attention: attention,
                                             states: s.baseAddress!, units: u.baseAddress!, gram: g.baseAddress!,
                                             unitMeans: m.baseAddress!, directions: d.baseAddress!,
                                             work: w.baseAddress!, out: out.baseAddress!)
@@ -245,23 +233,32 @@ public final class KeywordIndex: Sendable {
                     }
                 }
             }
-            for p in 0..<count { scratch.scores[Int(order[p])] = scratch.internalScores[p] }
         } else {
-            for k in 0..<count { scratch.scores[k] = 0 }
+            for p in 0..<count { scratch.internalScores[p] = 0 }
         }
-        if useEvidence {
-            for k32 in scratch.lexical.touched { scratch.scores[Int(k32)] += scratch.bonus[Int(k32)] }
+        if options.evidence {
+            matcher.match(name, into: &scratch.lexical)
+            let weights = model.featureWeights, scale = options.evidenceScale
+            for k32 in scratch.lexical.touched {
+                let k = Int(k32)
+                var bonus: Float = 0
+                for f in 0..<LexicalFeature.count {
+                    bonus += weights[f] * scratch.lexical.features[k * LexicalFeature.count + f]
+                }
+                scratch.internalScores[Int(position[k])] += bonus * scale
+            }
         }
+        let beta = options.hubness
         if beta != 0 {
-            for k in 0..<count { scratch.scores[k] -= beta * hubPenalty[k] }
-        }
-        if useEvidence {
-            for k32 in scratch.lexical.touched { scratch.bonus[Int(k32)] = 0 }
+            for p in 0..<count { scratch.internalScores[p] -= beta * hubPenalty[Int(order[p])] }
         }
     }
 
-    /// Indices of the `k` largest scores, best first; ties go to the lower index.
-    static func top(_ scores: [Float], count: Int? = nil, k: Int, heap: inout [ScoredKeyword]) -> [ScoredKeyword] {
+    /// Indices of the `k` largest of the first `count` scores, best first; ties go to the lower index. With
+    /// `order`, `scores[p]` belongs to keyword `order[p]`, and that keyword index is reported and compared.
+    /// - Complexity: O(count · log k).
+    static func top(_ scores: [Float], count: Int? = nil, k: Int, order: [Int32]? = nil,
+                    heap: inout [ScoredKeyword]) -> [ScoredKeyword] {
         let total = count ?? scores.count
         let k = min(k, total)
         guard k > 0 else { return [] }
@@ -271,7 +268,7 @@ public final class KeywordIndex: Sendable {
             a.score < b.score || (a.score == b.score && a.index > b.index)
         }
         for i in 0..<total {
-            let candidate = ScoredKeyword(index: i, score: scores[i])
+            let candidate = ScoredKeyword(index: order.map { Int($0[i]) } ?? i, score: scores[i])
             if heap.count < k {
                 heap.append(candidate)
                 var c = heap.count - 1

@@ -9,10 +9,7 @@ final class IndexScratch {
     var units: [Float]
     var gram: [Float]
     var alpha: [Float]
-    var values: [Float]
-    var scores: [Float]
     var internalScores: [Float]
-    var bonus: [Float]
     var work: [SIMD8<Float>]
     var heap: [ScoredKeyword]
     var lexical: LexicalScratch
@@ -23,10 +20,7 @@ final class IndexScratch {
         units = projected
         gram = [Float](repeating: 0, count: maxTokens * maxTokens)
         alpha = [Float](repeating: 0, count: maxTokens)
-        values = alpha
-        scores = [Float](repeating: 0, count: keywords)
         internalScores = [Float](repeating: 0, count: max(padded, keywords))
-        bonus = [Float](repeating: 0, count: keywords)
         work = [SIMD8<Float>](repeating: SIMD8<Float>(), count: 2 * 3 * maxTokens)
         heap = []
         heap.reserveCapacity(64)

@@ -3,6 +3,7 @@
 import Glibc
 #endif
 import Foundation
+import KeywordIndex
 import KeywordService
 import KeywordVectors
 
@@ -12,10 +13,12 @@ struct BenchSettings {
     var extraKeywords: Int
     var rounds: Int
     var loads: Int
+    var kernel: ScoringKernel
 }
 
 /// What one `kwsuggest bench` run measured.
 struct BenchReport {
+    var kernel: ScoringKernel
     var keywords: Int
     var extraKeywords: Int
     var names: Int
@@ -35,6 +38,7 @@ struct BenchReport {
 
     func table() -> String {
         var rows: [(String, String)] = [
+            ("scoring kernel", kernel.rawValue),
             ("keywords in index", "\(keywords) (\(extraKeywords) extra)"),
             ("names", "\(names) × \(rounds) rounds"),
             ("model load (median)", fixed(loadMilliseconds, 1) + " ms"),
@@ -78,7 +82,7 @@ struct BenchRunner {
         for _ in 0..<settings.loads {
             engine = nil
             let start = BenchClock.wall()
-            let loaded = try BenchRunner.load(settings.model)
+            let loaded = try BenchRunner.load(settings.model, kernel: settings.kernel)
             loadTimes.append((BenchClock.wall() - start) * 1000)
             engine = loaded
         }
@@ -91,7 +95,7 @@ struct BenchRunner {
             components.keywords += extras
             let start = BenchClock.wall()
             do {
-                engine = try ModelEngine(components: components, applyOverlay: false)
+                engine = try ModelEngine(components: components, options: engine.options, applyOverlay: false)
             } catch let error as ModelDirectoryError {
                 throw CommandError.failure(error.description)
             }
@@ -101,7 +105,7 @@ struct BenchRunner {
         let latency = measureSuggest(engine, names)
         let scoring = measureScoring(engine, names)
         return BenchReport(
-            keywords: engine.index.count, extraKeywords: settings.extraKeywords, names: names.count,
+            kernel: engine.options.kernel, keywords: engine.index.count, extraKeywords: settings.extraKeywords, names: names.count,
             rounds: settings.rounds, loadMilliseconds: BenchStatistics.median(loadTimes),
             indexBuildMilliseconds: buildTime, suggestP50: latency.p50, suggestP99: latency.p99,
             suggestMean: latency.mean, scoreOnlyP50: scoring.p50, scoreOnlyMean: scoring.mean, scoreOnlyCPU: scoring.cpu, tokenizePerSecond: tokenize, rssMegabytes: BenchClock.peakResidentMegabytes())
@@ -146,9 +150,11 @@ struct BenchRunner {
     }
 
     /// The model directory read into an engine with the model's own keyword list (overlay not applied).
-    static func load(_ model: String) throws -> ModelEngine {
+    static func load(_ model: String, kernel: ScoringKernel) throws -> ModelEngine {
+        var options = ScoringOptions()
+        options.kernel = kernel
         do {
-            return try ModelEngine(components: try ModelDirectory.load(path: model), applyOverlay: false)
+            return try ModelEngine(components: try ModelDirectory.load(path: model), options: options, applyOverlay: false)
         } catch let error as ModelDirectoryError {
             throw CommandError.failure(error.description)
         }

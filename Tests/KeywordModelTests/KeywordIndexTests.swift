@@ -24,8 +24,23 @@ final class KeywordIndexTests: XCTestCase {
         return (weights, vectors, index)
     }
 
+    /// The kernels this CPU runs (the portable one always; AVX2 + FMA where present).
+    static let kernels = ScoringKernel.allCases.filter(\.isAvailable)
+
+    static func options(_ kernel: ScoringKernel, attention: Bool = true, evidence: Bool = true) -> ScoringOptions {
+        var options = ScoringOptions(attention: attention, evidence: evidence)
+        options.kernel = kernel
+        return options
+    }
+
     func testIndexScoresMatchTheTrainingScorer() {
-        let (weights, vectors, index) = makeIndex(seed: 1)
+        for kernel in Self.kernels {
+            checkIndexScoresMatchTheTrainingScorer(kernel)
+        }
+    }
+
+    func checkIndexScoresMatchTheTrainingScorer(_ kernel: ScoringKernel) {
+        let (weights, vectors, index) = makeIndex(seed: 1, options: Self.options(kernel))
         let layout = weights.layout
         let name = LexicalText(folded: [0x3003, 0x3004, 99], rows: index.entries[3].text.rows + [7, -1, 12])
         let scores = index.scores(name)
@@ -40,13 +55,19 @@ final class KeywordIndexTests: XCTestCase {
             if let phi = features.first(where: { $0.keyword == k })?.values {
                 for f in 0..<phi.count { expected += weights.featureWeights[f] * Double(phi[f]) / weights.config.scale }
             }
-            XCTAssertEqual(scores[k], Float(expected), accuracy: Self.tolerance, "keyword \(k)")
+            XCTAssertEqual(scores[k], Float(expected), accuracy: Self.tolerance, "keyword \(k), kernel \(kernel)")
         }
     }
 
     func testEveryNameLengthMatchesTheTrainingScorerWithAndWithoutAttention() {
+        for kernel in Self.kernels {
+            checkEveryNameLength(kernel)
+        }
+    }
+
+    func checkEveryNameLength(_ kernel: ScoringKernel) {
         for attention in [true, false] {
-            let (weights, vectors, index) = makeIndex(seed: 9, options: ScoringOptions(attention: attention, evidence: false))
+            let (weights, vectors, index) = makeIndex(seed: 9, options: Self.options(kernel, attention: attention, evidence: false))
             let layout = weights.layout
             for length in 1...5 {
                 let rows: [Int32] = (0..<length).map { Int32(($0 * 7 + 3) % 50) }
@@ -57,7 +78,7 @@ final class KeywordIndexTests: XCTestCase {
                                                                 layout: layout.keyword, vectors: vectors).states
                     let expected = AttentionScorer.forward(name: nameStates, keyword: keywordStates, hidden: 12,
                                                            temperature: weights.temperature, attention: attention).score
-                    XCTAssertEqual(scores[k], Float(expected), accuracy: Self.tolerance, "n \(length) keyword \(k) attention \(attention)")
+                    XCTAssertEqual(scores[k], Float(expected), accuracy: Self.tolerance, "n \(length) keyword \(k) attention \(attention) kernel \(kernel)")
                 }
             }
         }
@@ -72,6 +93,8 @@ final class KeywordIndexTests: XCTestCase {
         var heap: [ScoredKeyword] = []
         XCTAssertEqual(KeywordIndex.top([1, 3, 3, 2, 3], k: 2, heap: &heap).map(\.index), [1, 2])
         XCTAssertEqual(KeywordIndex.top([1, 2], k: 5, heap: &heap).map(\.index), [1, 0])
+        // Scores in a permuted order: indices come from `order`, and ties still go to the lower keyword index.
+        XCTAssertEqual(KeywordIndex.top([3, 1, 3, 2], k: 3, order: [2, 0, 1, 3], heap: &heap).map(\.index), [1, 2, 3])
         XCTAssertEqual(KeywordIndex.bestRank([0.5, 0.9, 0.9, 0.1], positives: [2, 3]), 2)
         XCTAssertEqual(KeywordIndex.bestRank([0.5, 0.9, 0.9, 0.1], positives: [0]), 3)
     }
@@ -128,6 +151,89 @@ final class FloatKernelTests: XCTestCase {
                 XCTAssertEqual(got[i], want, accuracy: max(want * 1e-6, 1e-37), "exp(\(lanes[i]))")
             }
             x += 0.37
+        }
+    }
+
+    /// Uniform values in [−1, 1) from a seeded generator.
+    static func random(_ count: Int, _ generator: inout SeededGenerator) -> [Float] {
+        (0..<count).map { _ in Float.random(in: -1..<1, using: &generator) }
+    }
+
+    /// Runs `FloatKernels.score` on random inputs: n tokens of width `hidden`, `blocks` keyword blocks.
+    static func score(kernel: ScoringKernel, threads: Int, n: Int, hidden: Int, blocks: Int, singleBlocks: Int,
+                      attention: Bool, seed: UInt64) -> [Float] {
+        var generator = SeededGenerator(seed: seed)
+        let states = random(n * hidden, &generator)
+        var units = states
+        for i in 0..<n {
+            let norm = (0..<hidden).reduce(Float(1e-12)) { $0 + states[i * hidden + $1] * states[i * hidden + $1] }.squareRoot()
+            for q in 0..<hidden { units[i * hidden + q] = states[i * hidden + q] / norm }
+        }
+        var gram = [Float](repeating: 0, count: n * n)
+        for i in 0..<n { for j in 0..<n { for q in 0..<hidden { gram[i * n + j] += states[i * hidden + q] * states[j * hidden + q] } } }
+        let means = random(blocks * hidden * 8, &generator), directions = random(blocks * hidden * 8, &generator)
+        var work = [SIMD8<Float>](repeating: SIMD8(), count: 3 * n * threads)
+        var out = [Float](repeating: .nan, count: blocks * 8)
+        work.withUnsafeMutableBufferPointer { w in
+            out.withUnsafeMutableBufferPointer { o in
+                FloatKernels.score(kernel: kernel, blocks: blocks, singleBlocks: singleBlocks, threads: threads, n: n,
+                                   hidden: hidden, temperature: 7, attention: attention, states: states, units: units,
+                                   gram: gram, unitMeans: means, directions: directions, work: w.baseAddress!,
+                                   out: o.baseAddress!)
+            }
+        }
+        return out
+    }
+
+    /// AVX2 + FMA against the portable kernel: the same formula with other rounding (fused multiply-adds,
+    /// other summation order), so scores of size ~1 agree within 2e-5 absolute (observed: a few 1e-7).
+    func testAVX2KernelMatchesThePortableKernel() throws {
+        try XCTSkipUnless(ScoringKernel.avx2.isAvailable, "this CPU has no AVX2 + FMA")
+        for (n, hidden) in [(1, 64), (2, 8), (5, 12), (8, 64), (13, 63), (64, 64)] {
+            for attention in [true, false] {
+                let blocks = 5, single = attention ? 2 : 0
+                let seed = UInt64(n * 100 + hidden)
+                let portable = Self.score(kernel: .portable, threads: 1, n: n, hidden: hidden, blocks: blocks,
+                                          singleBlocks: single, attention: attention, seed: seed)
+                let avx2 = Self.score(kernel: .avx2, threads: 1, n: n, hidden: hidden, blocks: blocks,
+                                      singleBlocks: single, attention: attention, seed: seed)
+                for k in 0..<(blocks * 8) {
+                    XCTAssertTrue(portable[k].isFinite, "n \(n) h \(hidden) keyword \(k)")
+                    XCTAssertEqual(avx2[k], portable[k], accuracy: 2e-5, "n \(n) h \(hidden) attention \(attention) keyword \(k)")
+                }
+            }
+        }
+    }
+
+    /// Splitting the blocks over two threads gives bit-identical scores (disjoint ranges, same kernel).
+    func testTwoThreadsGiveTheSameScoresAsOne() {
+        for kernel in KeywordIndexTests.kernels {
+            let one = Self.score(kernel: kernel, threads: 1, n: 6, hidden: 16, blocks: 9, singleBlocks: 3,
+                                 attention: true, seed: 11)
+            let two = Self.score(kernel: kernel, threads: 2, n: 6, hidden: 16, blocks: 9, singleBlocks: 3,
+                                 attention: true, seed: 11)
+            XCTAssertEqual(one, two, "kernel \(kernel)")
+            XCTAssertFalse(one.contains { $0.isNaN }, "every block is written")
+        }
+    }
+
+    /// The AVX2 matrix-vector product against the portable one, for row and column counts around the
+    /// 4-row and 8-lane steps; within 1e-5 relative to the sum of |terms| (rounding of ≤ 40-term sums).
+    func testAVX2MatrixVectorProductMatchesThePortableOne() throws {
+        try XCTSkipUnless(ScoringKernel.avx2.isAvailable, "this CPU has no AVX2 + FMA")
+        var generator = SeededGenerator(seed: 3)
+        for rows in [1, 3, 4, 5, 9] {
+            for cols in [1, 7, 8, 9, 17, 40] {
+                let matrix = Self.random(rows * cols, &generator), vector = Self.random(cols, &generator)
+                let start = Self.random(rows, &generator)
+                var portable = start, avx2 = start
+                FloatKernels.matvecAdd(kernel: .portable, matrix, rows: rows, cols: cols, vector, &portable)
+                FloatKernels.matvecAdd(kernel: .avx2, matrix, rows: rows, cols: cols, vector, &avx2)
+                for r in 0..<rows {
+                    let scale = (0..<cols).reduce(abs(start[r])) { $0 + abs(matrix[r * cols + $1] * vector[$1]) }
+                    XCTAssertEqual(avx2[r], portable[r], accuracy: 1e-5 * scale, "rows \(rows) cols \(cols) row \(r)")
+                }
+            }
         }
     }
 }

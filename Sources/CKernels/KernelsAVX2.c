@@ -1,0 +1,151 @@
+// AVX2 + FMA versions of the blocked keyword scoring kernel and of the encoder's matrix-vector product.
+// Same equations, same order of blocks and the same exp approximation as the portable Swift kernels
+// (FloatKernels.swift); results differ from them only by rounding (fused multiply-adds, summation order).
+#include "CKernels.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+int ckernels_has_avx2_fma(void) {
+    __builtin_cpu_init();
+    // The compiler runtime's check for "avx2" includes the OS check (OSXSAVE and XCR0 YMM state).
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 1 : 0;
+}
+
+/// e^x lane-wise for x <= 0, clamped below at -87: the range reduction and polynomial of `FloatKernels.exp`.
+__attribute__((target("avx2,fma")))
+static inline __m256 exp_avx2(__m256 x) {
+    const __m256 magic = _mm256_set1_ps(12582912.0f);
+    __m256 clamped = _mm256_max_ps(x, _mm256_set1_ps(-87.0f));
+    __m256 shifted = _mm256_fmadd_ps(clamped, _mm256_set1_ps(1.44269504f), magic);
+    __m256 k = _mm256_sub_ps(shifted, magic);
+    __m256 r = _mm256_fnmadd_ps(k, _mm256_set1_ps(0.693359375f), clamped);
+    r = _mm256_fmadd_ps(k, _mm256_set1_ps(2.1219444e-4f), r);
+    __m256 p = _mm256_set1_ps(1.98756915e-4f);
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.39819995e-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519e-3f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665796e-2f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.66666655e-1f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001e-1f));
+    p = _mm256_fmadd_ps(_mm256_mul_ps(p, r), r, _mm256_add_ps(r, _mm256_set1_ps(1.0f)));
+    __m256i integer = _mm256_sub_epi32(_mm256_castps_si256(shifted), _mm256_set1_epi32(0x4B400000));
+    __m256i scale = _mm256_slli_epi32(_mm256_add_epi32(integer, _mm256_set1_epi32(127)), 23);
+    return _mm256_mul_ps(p, _mm256_castsi256_ps(scale));
+}
+
+/// Σ_q row[q] · column(q) over one block: `matrix` points at the block (component-major, 8 lanes per
+/// component). Four independent accumulators hide the FMA latency.
+__attribute__((target("avx2,fma")))
+static inline __m256 block_product(const float *row, const float *matrix, ptrdiff_t h) {
+    __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+    __m256 acc2 = _mm256_setzero_ps(), acc3 = _mm256_setzero_ps();
+    ptrdiff_t q = 0;
+    for (; q + 4 <= h; q += 4) {
+        const float *m = matrix + q * 8;
+        acc0 = _mm256_fmadd_ps(_mm256_broadcast_ss(row + q), _mm256_loadu_ps(m), acc0);
+        acc1 = _mm256_fmadd_ps(_mm256_broadcast_ss(row + q + 1), _mm256_loadu_ps(m + 8), acc1);
+        acc2 = _mm256_fmadd_ps(_mm256_broadcast_ss(row + q + 2), _mm256_loadu_ps(m + 16), acc2);
+        acc3 = _mm256_fmadd_ps(_mm256_broadcast_ss(row + q + 3), _mm256_loadu_ps(m + 24), acc3);
+    }
+    for (; q < h; q++) {
+        acc0 = _mm256_fmadd_ps(_mm256_broadcast_ss(row + q), _mm256_loadu_ps(matrix + q * 8), acc0);
+    }
+    return _mm256_add_ps(_mm256_add_ps(acc0, acc1), _mm256_add_ps(acc2, acc3));
+}
+
+__attribute__((target("avx2,fma")))
+void ckernels_score_blocks_avx2(ptrdiff_t block_start, ptrdiff_t block_end, ptrdiff_t single_blocks,
+                                ptrdiff_t n, ptrdiff_t h, float temperature, int attention,
+                                const float *states, const float *units, const float *gram,
+                                const float *unit_means, const float *directions,
+                                float *work, float *out) {
+    float *similarity = work, *projection = work + n * 8, *alpha = work + 2 * n * 8;
+    const __m256 tau = _mm256_set1_ps(temperature);
+    for (ptrdiff_t block = block_start; block < block_end; block++) {
+        const float *means = unit_means + block * h * 8, *dirs = directions + block * h * 8;
+        // Single-token keywords: the attention query is the direction, so U m = (H d) / |h|.
+        int shared = attention && block < single_blocks;
+        for (ptrdiff_t i = 0; i < n; i++) {
+            __m256 p = block_product(states + i * h, dirs, h);
+            _mm256_storeu_ps(projection + i * 8, p);
+            __m256 s;
+            if (shared) {
+                float inverse_norm = 1.0f / __builtin_sqrtf(gram[i * n + i] + 1e-12f);
+                s = _mm256_mul_ps(p, _mm256_set1_ps(inverse_norm * temperature));
+            } else if (attention) {
+                s = _mm256_mul_ps(block_product(units + i * h, means, h), tau);
+            } else {
+                s = _mm256_setzero_ps();
+            }
+            _mm256_storeu_ps(similarity + i * 8, s);
+        }
+        if (attention) {
+            __m256 largest = _mm256_loadu_ps(similarity);
+            for (ptrdiff_t i = 1; i < n; i++) largest = _mm256_max_ps(largest, _mm256_loadu_ps(similarity + i * 8));
+            __m256 total = _mm256_setzero_ps();
+            for (ptrdiff_t i = 0; i < n; i++) {
+                __m256 e = exp_avx2(_mm256_sub_ps(_mm256_loadu_ps(similarity + i * 8), largest));
+                _mm256_storeu_ps(alpha + i * 8, e);
+                total = _mm256_add_ps(total, e);
+            }
+            __m256 inverse = _mm256_div_ps(_mm256_set1_ps(1.0f), total);
+            for (ptrdiff_t i = 0; i < n; i++) _mm256_storeu_ps(alpha + i * 8, _mm256_mul_ps(_mm256_loadu_ps(alpha + i * 8), inverse));
+        } else {
+            __m256 uniform = _mm256_set1_ps(1.0f / (float)n);
+            for (ptrdiff_t i = 0; i < n; i++) _mm256_storeu_ps(alpha + i * 8, uniform);
+        }
+        __m256 numerator = _mm256_setzero_ps(), quadratic = _mm256_set1_ps(1e-12f);
+        for (ptrdiff_t i = 0; i < n; i++) {
+            __m256 a = _mm256_loadu_ps(alpha + i * 8);
+            numerator = _mm256_fmadd_ps(a, _mm256_loadu_ps(projection + i * 8), numerator);
+            __m256 row = _mm256_setzero_ps();
+            for (ptrdiff_t j = 0; j < n; j++) {
+                row = _mm256_fmadd_ps(_mm256_loadu_ps(alpha + j * 8), _mm256_set1_ps(gram[i * n + j]), row);
+            }
+            quadratic = _mm256_fmadd_ps(a, row, quadratic);
+        }
+        _mm256_storeu_ps(out + block * 8, _mm256_div_ps(numerator, _mm256_sqrt_ps(quadratic)));
+    }
+}
+/// Horizontal sum of the 8 lanes.
+__attribute__((target("avx2,fma")))
+static inline float sum_lanes(__m256 v) {
+    __m128 half = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    half = _mm_add_ps(half, _mm_movehl_ps(half, half));
+    half = _mm_add_ss(half, _mm_movehdup_ps(half));
+    return _mm_cvtss_f32(half);
+}
+
+__attribute__((target("avx2,fma")))
+void ckernels_matvec_add_avx2(const float *matrix, ptrdiff_t rows, ptrdiff_t cols, const float *vector, float *out) {
+    ptrdiff_t r = 0;
+    // Four rows at a time share each load of the vector.
+    for (; r + 4 <= rows; r += 4) {
+        const float *m0 = matrix + r * cols, *m1 = m0 + cols, *m2 = m1 + cols, *m3 = m2 + cols;
+        __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+        __m256 acc2 = _mm256_setzero_ps(), acc3 = _mm256_setzero_ps();
+        ptrdiff_t c = 0;
+        for (; c + 8 <= cols; c += 8) {
+            __m256 v = _mm256_loadu_ps(vector + c);
+            acc0 = _mm256_fmadd_ps(_mm256_loadu_ps(m0 + c), v, acc0);
+            acc1 = _mm256_fmadd_ps(_mm256_loadu_ps(m1 + c), v, acc1);
+            acc2 = _mm256_fmadd_ps(_mm256_loadu_ps(m2 + c), v, acc2);
+            acc3 = _mm256_fmadd_ps(_mm256_loadu_ps(m3 + c), v, acc3);
+        }
+        float s0 = sum_lanes(acc0), s1 = sum_lanes(acc1), s2 = sum_lanes(acc2), s3 = sum_lanes(acc3);
+        for (; c < cols; c++) {
+            s0 += m0[c] * vector[c]; s1 += m1[c] * vector[c]; s2 += m2[c] * vector[c]; s3 += m3[c] * vector[c];
+        }
+        out[r] += s0; out[r + 1] += s1; out[r + 2] += s2; out[r + 3] += s3;
+    }
+    for (; r < rows; r++) {
+        const float *m = matrix + r * cols;
+        __m256 acc = _mm256_setzero_ps();
+        ptrdiff_t c = 0;
+        for (; c + 8 <= cols; c += 8) acc = _mm256_fmadd_ps(_mm256_loadu_ps(m + c), _mm256_loadu_ps(vector + c), acc);
+        float s = sum_lanes(acc);
+        for (; c < cols; c++) s += m[c] * vector[c];
+        out[r] += s;
+    }
+}
+#endif /* __x86_64__ */
