@@ -53,6 +53,50 @@ static inline __m256 block_product(const float *row, const float *matrix, ptrdif
     return _mm256_add_ps(_mm256_add_ps(acc0, acc1), _mm256_add_ps(acc2, acc3));
 }
 
+/// The same product for four rows (tokens) at once: every column load is shared by four FMAs, and the
+/// eight accumulators (four rows × even/odd components) hide the FMA latency.
+__attribute__((target("avx2,fma")))
+static inline void block_product4(const float *row, ptrdiff_t stride, const float *matrix, ptrdiff_t h, __m256 result[4]) {
+    const float *r0 = row, *r1 = row + stride, *r2 = row + 2 * stride, *r3 = row + 3 * stride;
+    __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps(), a2 = _mm256_setzero_ps(), a3 = _mm256_setzero_ps();
+    __m256 b0 = _mm256_setzero_ps(), b1 = _mm256_setzero_ps(), b2 = _mm256_setzero_ps(), b3 = _mm256_setzero_ps();
+    ptrdiff_t q = 0;
+    for (; q + 2 <= h; q += 2) {
+        __m256 even = _mm256_loadu_ps(matrix + q * 8), odd = _mm256_loadu_ps(matrix + q * 8 + 8);
+        a0 = _mm256_fmadd_ps(_mm256_broadcast_ss(r0 + q), even, a0);
+        a1 = _mm256_fmadd_ps(_mm256_broadcast_ss(r1 + q), even, a1);
+        a2 = _mm256_fmadd_ps(_mm256_broadcast_ss(r2 + q), even, a2);
+        a3 = _mm256_fmadd_ps(_mm256_broadcast_ss(r3 + q), even, a3);
+        b0 = _mm256_fmadd_ps(_mm256_broadcast_ss(r0 + q + 1), odd, b0);
+        b1 = _mm256_fmadd_ps(_mm256_broadcast_ss(r1 + q + 1), odd, b1);
+        b2 = _mm256_fmadd_ps(_mm256_broadcast_ss(r2 + q + 1), odd, b2);
+        b3 = _mm256_fmadd_ps(_mm256_broadcast_ss(r3 + q + 1), odd, b3);
+    }
+    if (q < h) {
+        __m256 last = _mm256_loadu_ps(matrix + q * 8);
+        a0 = _mm256_fmadd_ps(_mm256_broadcast_ss(r0 + q), last, a0);
+        a1 = _mm256_fmadd_ps(_mm256_broadcast_ss(r1 + q), last, a1);
+        a2 = _mm256_fmadd_ps(_mm256_broadcast_ss(r2 + q), last, a2);
+        a3 = _mm256_fmadd_ps(_mm256_broadcast_ss(r3 + q), last, a3);
+    }
+    result[0] = _mm256_add_ps(a0, b0);
+    result[1] = _mm256_add_ps(a1, b1);
+    result[2] = _mm256_add_ps(a2, b2);
+    result[3] = _mm256_add_ps(a3, b3);
+}
+
+/// `out[i] = Σ_q rows[i · h + q] · column(q)` for the n rows, four at a time.
+__attribute__((target("avx2,fma")))
+static inline void block_products(const float *rows, ptrdiff_t n, const float *matrix, ptrdiff_t h, float *out) {
+    ptrdiff_t i = 0;
+    __m256 four[4];
+    for (; i + 4 <= n; i += 4) {
+        block_product4(rows + i * h, h, matrix, h, four);
+        for (int t = 0; t < 4; t++) _mm256_storeu_ps(out + (i + t) * 8, four[t]);
+    }
+    for (; i < n; i++) _mm256_storeu_ps(out + i * 8, block_product(rows + i * h, matrix, h));
+}
+
 __attribute__((target("avx2,fma")))
 void ckernels_score_blocks_avx2(ptrdiff_t block_start, ptrdiff_t block_end, ptrdiff_t single_blocks,
                                 ptrdiff_t n, ptrdiff_t h, float temperature, int attention,
@@ -63,21 +107,19 @@ void ckernels_score_blocks_avx2(ptrdiff_t block_start, ptrdiff_t block_end, ptrd
     const __m256 tau = _mm256_set1_ps(temperature);
     for (ptrdiff_t block = block_start; block < block_end; block++) {
         const float *means = unit_means + block * h * 8, *dirs = directions + block * h * 8;
-        // Single-token keywords: the attention query is the direction, so U m = (H d) / |h|.
-        int shared = attention && block < single_blocks;
-        for (ptrdiff_t i = 0; i < n; i++) {
-            __m256 p = block_product(states + i * h, dirs, h);
-            _mm256_storeu_ps(projection + i * 8, p);
-            __m256 s;
-            if (shared) {
+        block_products(states, n, dirs, h, projection);
+        if (attention && block < single_blocks) {
+            // Single-token keywords: the attention query is the direction, so U m = (H d) / |h|.
+            for (ptrdiff_t i = 0; i < n; i++) {
                 float inverse_norm = 1.0f / __builtin_sqrtf(gram[i * n + i] + 1e-12f);
-                s = _mm256_mul_ps(p, _mm256_set1_ps(inverse_norm * temperature));
-            } else if (attention) {
-                s = _mm256_mul_ps(block_product(units + i * h, means, h), tau);
-            } else {
-                s = _mm256_setzero_ps();
+                _mm256_storeu_ps(similarity + i * 8,
+                                 _mm256_mul_ps(_mm256_loadu_ps(projection + i * 8), _mm256_set1_ps(inverse_norm * temperature)));
             }
-            _mm256_storeu_ps(similarity + i * 8, s);
+        } else if (attention) {
+            block_products(units, n, means, h, similarity);
+            for (ptrdiff_t i = 0; i < n; i++) {
+                _mm256_storeu_ps(similarity + i * 8, _mm256_mul_ps(_mm256_loadu_ps(similarity + i * 8), tau));
+            }
         }
         if (attention) {
             __m256 largest = _mm256_loadu_ps(similarity);

@@ -263,12 +263,13 @@ public final class KeywordIndex: Sendable {
         let k = min(k, total)
         guard k > 0 else { return [] }
         heap.removeAll(keepingCapacity: true)
+        let positions = order ?? [], permuted = order != nil
         // Min-heap on (score, -index): the root is the worst kept entry.
         @inline(__always) func worse(_ a: ScoredKeyword, _ b: ScoredKeyword) -> Bool {
             a.score < b.score || (a.score == b.score && a.index > b.index)
         }
         for i in 0..<total {
-            let candidate = ScoredKeyword(index: order.map { Int($0[i]) } ?? i, score: scores[i])
+            let candidate = ScoredKeyword(index: permuted ? Int(positions[i]) : i, score: scores[i])
             if heap.count < k {
                 heap.append(candidate)
                 var c = heap.count - 1

@@ -47,6 +47,22 @@ final class CLIBenchTests: ScratchTestCase {
         }
     }
 
+    func testUnknownKernelIsAUsageErrorWithTheExactMessage() throws {
+        let outcome = try CLITests.run(["bench", "--kernel", "sse9"])
+        XCTAssertEqual(outcome.status, 64, outcome.stderr)
+        XCTAssertTrue(outcome.stderr.hasPrefix("Error: The value 'sse9' is invalid for '--kernel <name>': expected avx2 or portable.\n"),
+                      outcome.stderr)
+        XCTAssertEqual(outcome.stdout, "")
+    }
+
+    func testTheTableNamesTheKernelItRan() throws {
+        try XCTSkipUnless(hasShippedModel, "models/default has no trained encoder yet")
+        let names = try file("names.txt", "淡路島産 にんじん 3本\n")
+        let outcome = try CLITests.run(["bench", "--names", names, "--rounds", "1", "--loads", "1", "--kernel", "portable"])
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        XCTAssertTrue(outcome.stdout.hasPrefix("scoring kernel                portable\n"), outcome.stdout)
+    }
+
     func testMissingNamesFileIsAFailureNamingTheFile() throws {
         try XCTSkipUnless(hasShippedModel, "models/default has no trained encoder yet")
         let missing = scratch + "/absent.txt"
@@ -58,8 +74,9 @@ final class CLIBenchTests: ScratchTestCase {
     func testHelpDocumentsTheOptions() throws {
         let outcome = try CLITests.run(["bench", "--help"])
         XCTAssertEqual(outcome.status, 0)
-        for text in ["kwsuggest bench [--model <dir>] [--keywords <n>] [--json]", "--rounds <r>", "--loads <l>",
-                     "--names <file>", "EXTRA keywords"] {
+        for text in ["kwsuggest bench [--model <dir>] [--keywords <n>] [--kernel <name>] [--json]", "--rounds <r>",
+                     "--loads <l>", "--names <file>", "EXTRA keywords",
+                     "  --kernel <name>         Scoring kernel: avx2 or portable (default: the fastest this CPU runs).\n"] {
             XCTAssertTrue(outcome.stdout.contains(text), text)
         }
     }
