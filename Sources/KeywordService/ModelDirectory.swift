@@ -22,17 +22,22 @@ public enum ModelDirectory {
             throw ModelDirectoryError(path: directory, message: "not a model directory")
         }
         func file(_ name: String) -> String { (directory as NSString).appendingPathComponent(name) }
+        // The two large files (vectors, lexicon) are independent: read the lexicon on a second thread meanwhile.
+        let pipelineLoad = Background { try TextPipeline.load(directory: directory) }
+        let vectorsResult = Result { () throws -> InputVectors in
+            let words = try WordVectors.load(path: file(vectorsName))
+            return InputVectors(dimension: words.dimension, storage: words.withMatrix { Array($0) })
+        }
+        let pipelineResult = pipelineLoad.wait()
         let vectors: InputVectors
         do {
-            let words = try WordVectors.load(path: file(vectorsName))
-            let storage = words.withMatrix { Array($0) }
-            vectors = InputVectors(dimension: words.dimension, storage: storage)
+            vectors = try vectorsResult.get()
         } catch let error as VectorFileError {
             throw ModelDirectoryError(path: file(vectorsName), message: error.description)
         }
         let pipeline: TextPipeline
         do {
-            pipeline = try TextPipeline.load(directory: directory)
+            pipeline = try pipelineResult.get()
         } catch {
             throw ModelDirectoryError(path: directory, message: "\(error)")
         }
@@ -52,5 +57,25 @@ public enum ModelDirectory {
             ? try ModelManifest.load(path: file(manifestName)) : nil
         return ModelComponents(directory: directory, analyzer: PipelineAnalyzer(pipeline: pipeline), vectors: vectors,
                                weights: weights, keywords: keywords, varieties: varieties, manifest: manifest)
+    }
+}
+
+/// A throwing computation started on a global queue at init; `wait()` blocks until it has finished and
+/// returns its outcome. `result` is written once before `done` is signalled and read only after waiting.
+final class Background<Value: Sendable>: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var result: Result<Value, any Error>?
+
+    init(_ work: @escaping @Sendable () throws -> Value) {
+        DispatchQueue.global().async {
+            self.result = Result { try work() }
+            self.done.signal()
+        }
+    }
+
+    func wait() -> Result<Value, any Error> {
+        done.wait()
+        done.signal()
+        return result ?? .failure(CancellationError())
     }
 }
