@@ -22,6 +22,12 @@ public enum LexicalFeature: Int, CaseIterable, Sendable {
     /// Matched by rows only, not by text, on a row sequence other keywords share: 1 − 1/(keywords sharing it).
     /// The name names one of several words chiVe merged, and the text says it is not this one (ムツ vs あいなめ).
     case sharedRowsOnly
+    /// A text match starts and ends on token boundaries of the name, i.e. covers whole tokens (always, when the
+    /// name's tokens are unknown): ます in 「国産 ます 切り身」 does, ます in 「シャインマスカット」 (…/マスカット) does not.
+    case textWholeTokens
+    /// A text match ends where a token of the name ends. Japanese compounds end in their head, so a match at
+    /// the end of a token (鮭 in 秋鮭) is good evidence even when it starts inside it; one at the start is not.
+    case textEndsToken
 
     public static let count = allCases.count
 }
@@ -94,7 +100,7 @@ public struct LexicalScratch: Sendable {
 /// Finds, for one name, every keyword with exact-match evidence, in time linear in the name's length.
 ///
 /// Built once per keyword list. Keys are folded keyword texts, keyword row sequences, folded variety names
-/// (mapped onto the keywords whose folded text or rows equal the variety's target) and single rows.
+/// (mapped onto the keywords spelled like the variety's target, else those with its rows) and single rows.
 public struct LexicalMatcher: Sendable {
     public let keywordCount: Int
     private let texts: SequenceTable
@@ -135,9 +141,12 @@ public struct LexicalMatcher: Sendable {
         }
         var varietyEntries: [([UInt32], Int32)] = []
         for entry in varieties {
+            // The keywords spelled like the target; only when there are none, those with the target's rows
+            // (a list that writes 玉ねぎ for the target たまねぎ). Rows alone would also reach every keyword chiVe
+            // merged onto the same row (枝豆's row carries とんぶり and 落花生).
             var targets = byText[entry.target.folded] ?? []
-            if !entry.target.rows.isEmpty, entry.target.rows.allSatisfy({ $0 >= 0 }) {
-                for k in byRows[entry.target.rows] ?? [] where !targets.contains(k) { targets.append(k) }
+            if targets.isEmpty, !entry.target.rows.isEmpty, entry.target.rows.allSatisfy({ $0 >= 0 }) {
+                targets = byRows[entry.target.rows] ?? []
             }
             for k in targets { varietyEntries.append((entry.variety.folded, k)) }
         }
@@ -175,6 +184,9 @@ public struct LexicalMatcher: Sendable {
             scan(folded, texts) { k, start, length in
                 scratch.set(k, .text, 1)
                 scratch.set(k, .length, Float(min(length, 6)) / 6)
+                let endsToken = name.isBoundary(start + length)
+                if endsToken { scratch.set(k, .textEndsToken, 1) }
+                if endsToken && name.isBoundary(start) { scratch.set(k, .textWholeTokens, 1) }
                 scratch.textSpan[2 * k] = Int32(start)
                 scratch.textSpan[2 * k + 1] = Int32(start + length)
             }

@@ -1,18 +1,45 @@
-// The text side of exact-match evidence: a kana-folded scalar string plus the token rows.
+// The text side of exact-match evidence: a kana-folded scalar string, the token rows and the token boundaries.
 
 /// A name or keyword prepared for matching: `folded` is the normalised text with katakana folded to hiragana,
-/// ASCII lower-cased and spaces removed; `rows` are its tokens' vector rows (−1 without a vector).
+/// ASCII lower-cased and spaces removed; `rows` are its tokens' vector rows (−1 without a vector);
+/// `boundaries` marks the folded offsets where a token of the tokenizer starts or ends.
 public struct LexicalText: Sendable, Equatable {
     public var folded: [UInt32]
     public var rows: RowSequence
+    /// `boundaries[i]` is true when a token starts or ends at folded offset i (count `folded.count + 1`).
+    /// Empty when the tokens are unknown: then every offset counts as a boundary.
+    public var boundaries: [Bool]
 
-    public init(folded: [UInt32], rows: RowSequence) {
+    public init(folded: [UInt32], rows: RowSequence, boundaries: [Bool] = []) {
         self.folded = folded
         self.rows = rows
+        self.boundaries = boundaries.count == folded.count + 1 ? boundaries : []
     }
 
     public init(text: String, rows: RowSequence) {
         self.init(folded: LexicalText.fold(text), rows: rows)
+    }
+
+    /// From every token surface of the text in order (content or not; the text is their concatenation up to
+    /// the spaces and separators `fold` drops), so that the tokens' edges become `boundaries`.
+    /// - Complexity: O(total length of the surfaces).
+    public init(tokens: [String], rows: RowSequence) {
+        var folded: [UInt32] = []
+        var boundaries = [true]
+        for surface in tokens {
+            let piece = LexicalText.fold(surface)
+            if piece.isEmpty { continue }
+            folded.append(contentsOf: piece)
+            boundaries.append(contentsOf: repeatElement(false, count: piece.count - 1))
+            boundaries.append(true)
+        }
+        self.init(folded: folded, rows: rows, boundaries: boundaries)
+    }
+
+    /// Whether a token starts or ends at folded offset `offset` (always true when the tokens are unknown).
+    @inline(__always)
+    public func isBoundary(_ offset: Int) -> Bool {
+        boundaries.isEmpty || boundaries[offset]
     }
 
     /// Folds text for matching: katakana → hiragana, full-width ASCII → ASCII, upper → lower case; drops spaces,

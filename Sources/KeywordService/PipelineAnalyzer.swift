@@ -15,7 +15,7 @@ public struct PipelineAnalyzer: TextAnalyzer {
         let analysis = pipeline.analyze(raw)
         let content = analysis.tokens.filter(\.isContent)
         return AnalyzedText(normalized: analysis.normalized.text, surfaces: content.map(\.surface),
-                            rows: content.map { Int32($0.row ?? -1) })
+                            rows: content.map { Int32($0.row ?? -1) }, tokenSurfaces: analysis.tokens.map(\.surface))
     }
 
     public func analyzeKeyword(_ raw: String) -> AnalyzedText {

@@ -8,15 +8,25 @@ public struct AnalyzedText: Sendable, Equatable {
     /// Token surfaces, in order; `rows[i]` is token i's vector row or −1.
     public var surfaces: [String]
     public var rows: [Int32]
+    /// Every token surface in order, content or not (empty when unknown): the token boundaries of the
+    /// exact-match features.
+    public var tokenSurfaces: [String]
 
-    public init(normalized: String, surfaces: [String], rows: [Int32]) {
+    public init(normalized: String, surfaces: [String], rows: [Int32], tokenSurfaces: [String] = []) {
         self.normalized = normalized
         self.surfaces = surfaces
         self.rows = rows
+        self.tokenSurfaces = tokenSurfaces
     }
 
-    /// The form the model and the exact-match features consume.
-    public var lexical: LexicalText { LexicalText(text: normalized, rows: rows) }
+    /// The form the model and the exact-match features consume. The folded text always comes from
+    /// `normalized`; the token boundaries are kept only when the tokens spell exactly that text.
+    public var lexical: LexicalText {
+        let plain = LexicalText(text: normalized, rows: rows)
+        guard !tokenSurfaces.isEmpty else { return plain }
+        let tokens = LexicalText(tokens: tokenSurfaces, rows: rows)
+        return tokens.folded == plain.folded ? tokens : plain
+    }
 }
 
 /// Turns raw strings into `AnalyzedText`. Names get the full pipeline (stop phrases, units); keywords and

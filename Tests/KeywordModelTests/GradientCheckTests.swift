@@ -21,15 +21,21 @@ final class GradientCheckTests: XCTestCase {
         func randomRows(_ count: Int) -> RowSequence {
             (0..<count).map { _ in generator.below(5) == 0 ? -1 : Int32(generator.below(12)) }
         }
-        let keywords = (0..<6).map { k in LexicalText(folded: [UInt32(k)], rows: randomRows(1 + k % 3)) }
+        // Keyword 0 and name 0 start with a word without a vector, so the OOV states always get a gradient;
+        // feature values come from their own generator, so adding a feature does not change the rows.
+        var featureGenerator = SeededGenerator(seed: seed &+ 2)
+        let keywords = (0..<6).map { k in
+            LexicalText(folded: [UInt32(k)], rows: (k == 0 ? [-1] : []) + randomRows(1 + k % 3))
+        }
         var examples: [TrainingExample] = []
         for e in 0..<3 {
             var features: [Int: [Double]] = [:]
-            for k in 0..<6 where generator.below(2) == 0 {
-                features[k] = (0..<LexicalFeature.count).map { _ in generator.unit() }
+            for k in 0..<6 where featureGenerator.below(2) == 0 {
+                features[k] = (0..<LexicalFeature.count).map { _ in featureGenerator.unit() }
             }
             let positives = e == 1 ? [1, 4] : [e]
-            examples.append(TrainingExample(name: LexicalText(folded: [], rows: randomRows(2 + e)), keywords: positives,
+            let rows = (e == 0 ? [-1] : []) + randomRows(2 + e)
+            examples.append(TrainingExample(name: LexicalText(folded: [], rows: rows), keywords: positives,
                                             features: features))
         }
         return (BatchObjective.self, weights, vectors, keywords, examples)

@@ -93,3 +93,69 @@ final class SharedRowEvidenceTests: XCTestCase {
         XCTAssertEqual(shared(2), 0)
     }
 }
+
+final class TokenBoundaryEvidenceTests: XCTestCase {
+    func value(_ list: [(keyword: Int, values: [Float])], _ k: Int, _ f: LexicalFeature) -> Float {
+        list.first { $0.keyword == k }?.values[f.rawValue] ?? 0
+    }
+
+    func testTokensGiveBoundariesAtTheirFoldedEdges() {
+        // ・ folds to nothing, so its token adds no offset; spaces between segments are not tokens.
+        let text = LexicalText(tokens: ["山形県", "ラ", "・", "フランス"], rows: [1, 2, 3])
+        XCTAssertEqual(text.folded, LexicalText.fold("山形県らふらんす"))
+        XCTAssertEqual((0...text.folded.count).filter(text.isBoundary), [0, 3, 4, 8])
+        let plain = LexicalText(text: "山形県らふらんす", rows: [1, 2, 3])
+        XCTAssertTrue(plain.boundaries.isEmpty)
+        XCTAssertTrue((0...plain.folded.count).allSatisfy(plain.isBoundary), "unknown tokens: every offset counts")
+        XCTAssertTrue(LexicalText(folded: [1, 2], rows: [], boundaries: [true]).boundaries.isEmpty,
+                      "boundaries of the wrong length are dropped")
+    }
+
+    func testShortKanaKeywordInsideALongerWordDoesNotEndOnAToken() {
+        let keywords = [LexicalText(text: "ます", rows: [12]), LexicalText(text: "ぶどう", rows: [30])]
+        let matcher = LexicalMatcher(keywords: keywords)
+        let grape = matcher.features(of: LexicalText(tokens: ["山形県", "産", "シャイン", "マスカット"], rows: [1, 2, 3, 4]))
+        XCTAssertEqual(value(grape, 0, .text), 1, "the folded text ます still occurs in しゃいんますかっと")
+        XCTAssertEqual(value(grape, 0, .textWholeTokens), 0, "ます ends inside マスカット")
+        XCTAssertEqual(value(grape, 0, .textEndsToken), 0)
+        let fish = matcher.features(of: LexicalText(tokens: ["国産", "ます", "切り身"], rows: [5, 12, 6]))
+        XCTAssertEqual(value(fish, 0, .text), 1)
+        XCTAssertEqual(value(fish, 0, .textWholeTokens), 1)
+        XCTAssertEqual(value(fish, 0, .textEndsToken), 1)
+    }
+
+    func testMatchAtTheEndOfACompoundEndsOnATokenButDoesNotStartOne() {
+        let keywords = [LexicalText(text: "ジン", rows: [40]), LexicalText(text: "にんじん", rows: [7]),
+                        LexicalText(text: "鮭", rows: [8])]
+        let matcher = LexicalMatcher(keywords: keywords)
+        let found = matcher.features(of: LexicalText(tokens: ["北海道産", "にんじん", "生", "秋鮭"], rows: [9, 7, 10, 11]))
+        XCTAssertEqual(value(found, 0, .textWholeTokens), 0, "じん starts inside にんじん")
+        XCTAssertEqual(value(found, 0, .textEndsToken), 1)
+        XCTAssertEqual(value(found, 0, .maximal), 0, "and にんじん covers it")
+        XCTAssertEqual(value(found, 1, .textWholeTokens), 1)
+        XCTAssertEqual(value(found, 1, .textEndsToken), 1)
+        XCTAssertEqual(value(found, 2, .textWholeTokens), 0, "鮭 is the head of the compound 秋鮭")
+        XCTAssertEqual(value(found, 2, .textEndsToken), 1)
+    }
+
+    func testWithoutTokensBothBoundaryFeaturesFollowTheTextMatch() {
+        let matcher = LexicalMatcher(keywords: [LexicalText(text: "ます", rows: [12])])
+        let found = matcher.features(of: LexicalText(text: "シャインマスカット", rows: [3, 4]))
+        XCTAssertEqual(value(found, 0, .text), 1)
+        XCTAssertEqual(value(found, 0, .textWholeTokens), 1)
+        XCTAssertEqual(value(found, 0, .textEndsToken), 1)
+    }
+
+    func testVarietyMapsToTheKeywordSpelledLikeItsTargetNotToRowMates() {
+        // chiVe merged 枝豆, とんぶり and 落花生 onto one row (11); だだちゃ豆 stands for 枝豆 only.
+        let keywords = [LexicalText(text: "枝豆", rows: [11]), LexicalText(text: "とんぶり", rows: [11]),
+                        LexicalText(text: "落花生", rows: [11])]
+        let varieties = [VarietyEntry(variety: LexicalText(text: "だだちゃ豆", rows: [4]),
+                                      target: LexicalText(text: "枝豆", rows: [11]))]
+        let found = LexicalMatcher(keywords: keywords, varieties: varieties)
+            .features(of: LexicalText(tokens: ["山形県", "産", "だだちゃ豆"], rows: [2, 3, 4]))
+        XCTAssertEqual(value(found, 0, .variety), 1)
+        XCTAssertEqual(value(found, 1, .variety), 0)
+        XCTAssertEqual(value(found, 2, .variety), 0)
+    }
+}
