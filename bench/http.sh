@@ -311,6 +311,8 @@ mkdir -p "$(dirname "$OUT")"
     echo "wrk runs 1 thread for 1 connection and 2 threads otherwise."
     echo
     echo "- Machine: $(nproc) cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), Linux $(uname -r)"
+    if grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo; then kernel=avx2; else kernel=portable; fi
+    echo "- kwsuggest scoring kernel: $kernel (the CPU's flags; \`ScoringKernel.best\` picks AVX2 + FMA when both are present)"
     echo "- Load average (1/5/15 min) before the run: $LOAD_BEFORE; after: $(cut -d' ' -f1-3 /proc/loadavg) (other work on the machine skews the numbers)"
     echo "- Load generator: $(wrk -v 2>&1 | head -n 1 | cut -d' ' -f1-2), on the same 2 cores as the server (it competes with the server for CPU)"
     if [ "$SKIP_KWSUGGEST" != 1 ]; then

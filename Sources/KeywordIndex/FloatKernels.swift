@@ -1,4 +1,7 @@
 import Dispatch
+#if canImport(Glibc)
+import Glibc
+#endif
 #if arch(x86_64)
 import CKernels
 #endif
@@ -51,6 +54,19 @@ enum FloatKernels {
         }
         #endif
         for r in 0..<rows { out[r] += dot(matrix + r * cols, vector, cols) }
+    }
+
+    /// out[i] = x[i] + tanh(out[i]) for i < count (the encoder's residual), with `kernel`; the AVX2 tanh is
+    /// within 2e-7 absolute of `tanhf`.
+    /// - Complexity: O(count).
+    static func addTanh(kernel: ScoringKernel, _ x: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, count: Int) {
+        #if arch(x86_64)
+        if kernel == .avx2 && kernel.isAvailable {
+            ckernels_add_tanh_avx2(x, out, count)
+            return
+        }
+        #endif
+        for i in 0..<count { out[i] = x[i] + tanhf(out[i]) }
     }
 
     /// e^x for x ≤ 0 (clamped below at −87), lane-wise: Cody–Waite range reduction and a degree-6 polynomial;

@@ -72,8 +72,7 @@ public struct FloatEncoder: Sendable {
                     if s < 0 || s >= n { continue }
                     FloatKernels.matvecAdd(kernel: kernel, k + tap * h * h, rows: h, cols: h, projected + s * h, out)
                 }
-                let x = projected + t * h
-                for o in 0..<h { out[o] = x[o] + tanhf(out[o]) }
+                FloatKernels.addTanh(kernel: kernel, projected + t * h, out, count: h)
             }
         }
     }

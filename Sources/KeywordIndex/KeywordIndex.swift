@@ -268,8 +268,12 @@ public final class KeywordIndex: Sendable {
         @inline(__always) func worse(_ a: ScoredKeyword, _ b: ScoredKeyword) -> Bool {
             a.score < b.score || (a.score == b.score && a.index > b.index)
         }
+        // Once the heap is full, a score below its root's can never enter: skip it without building a candidate.
+        var floor = -Float.infinity
         for i in 0..<total {
-            let candidate = ScoredKeyword(index: permuted ? Int(positions[i]) : i, score: scores[i])
+            let score = scores[i]
+            if score < floor { continue }
+            let candidate = ScoredKeyword(index: permuted ? Int(positions[i]) : i, score: score)
             if heap.count < k {
                 heap.append(candidate)
                 var c = heap.count - 1
@@ -290,6 +294,7 @@ public final class KeywordIndex: Sendable {
                     p = m
                 }
             }
+            if heap.count == k { floor = heap[0].score }
         }
         return heap.sorted { worse($1, $0) }
     }

@@ -1,4 +1,7 @@
 import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
 import KeywordModel
 @testable import KeywordIndex
 
@@ -234,6 +237,23 @@ final class FloatKernelTests: XCTestCase {
                     XCTAssertEqual(avx2[r], portable[r], accuracy: 1e-5 * scale, "rows \(rows) cols \(cols) row \(r)")
                 }
             }
+        }
+    }
+
+    /// The AVX2 residual tanh against Glibc's `tanhf`, within 2e-7 absolute, on [−30, 30] with a fine grid near
+    /// 0 (where the series takes over from the exponential form at |v| = 1/16) and at ±0.
+    func testAVX2TanhMatchesGlibc() throws {
+        try XCTSkipUnless(ScoringKernel.avx2.isAvailable, "this CPU has no AVX2 + FMA")
+        var values: [Float] = [0, -0.0, 1e-30, -1e-7, 0.0625, -0.0625, 0.062_499_996, 30, -30, 100]
+        var v: Float = -30
+        while v <= 30 { values.append(v); v += 0.0137 }
+        v = -0.2
+        while v <= 0.2 { values.append(v); v += 0.000_31 }
+        let x = (0..<values.count).map { Float($0 % 7) - 3 }
+        var out = values
+        FloatKernels.addTanh(kernel: .avx2, x, &out, count: values.count)
+        for i in values.indices {
+            XCTAssertEqual(out[i] - x[i], tanhf(values[i]), accuracy: 2e-7, "tanh(\(values[i]))")
         }
     }
 }

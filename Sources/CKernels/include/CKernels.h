@@ -1,8 +1,8 @@
 #ifndef KWSUGGEST_CKERNELS_H
 #define KWSUGGEST_CKERNELS_H
-// AVX2 + FMA builds of the scoring kernel and of the encoder's matrix-vector product, chosen at run time.
+// AVX2 + FMA builds of the scoring kernel and of the encoder's matrix-vector product and tanh, chosen at run time.
 // Swift cannot compile one function for a wider instruction set than the rest of the binary; C can
-// (`__attribute__((target))`), so only these two kernels live here. The portable kernel and every caller are in Sources/KeywordIndex/FloatKernels.swift.
+// (`__attribute__((target))`), so only these kernels live here. The portable kernel and every caller are in Sources/KeywordIndex/FloatKernels.swift.
 #include <stddef.h>
 
 #if defined(__x86_64__)
@@ -23,5 +23,10 @@ void ckernels_score_blocks_avx2(ptrdiff_t block_start, ptrdiff_t block_end, ptrd
 /// Call only when `ckernels_has_avx2_fma()` returned 1.
 /// - Complexity: O(rows · cols).
 void ckernels_matvec_add_avx2(const float *matrix, ptrdiff_t rows, ptrdiff_t cols, const float *vector, float *out);
+
+/// out[i] = x[i] + tanh(out[i]) for i < count (the encoder's residual), with AVX2 + FMA; absolute error of the
+/// tanh below 2e-7. Call only when `ckernels_has_avx2_fma()` returned 1.
+/// - Complexity: O(count).
+void ckernels_add_tanh_avx2(const float *x, float *out, ptrdiff_t count);
 #endif /* __x86_64__ */
 #endif

@@ -214,6 +214,11 @@ enum Syscall {
         _ = Glibc.write(fd, &byte, 1)
     }
 
+    /// Lets other runnable threads on this CPU go first (sched_yield(2)); returns at once when there are none.
+    static func yieldProcessor() {
+        _ = sched_yield()
+    }
+
     /// Monotonic time in nanoseconds.
     static func monotonicNanoseconds() -> UInt64 {
         var time = timespec()
