@@ -68,12 +68,17 @@ public enum Checkpoint {
         var json = try encoder.encode(header)
         json.append(0x0A)
         try json.write(to: URL(fileURLWithPath: directory).appendingPathComponent(headerName), options: .atomic)
-        var data = Data(capacity: layout.count * 4)
+        try valuesData(weights).write(to: URL(fileURLWithPath: directory).appendingPathComponent(valuesName), options: .atomic)
+    }
+
+    /// The bytes of `encoder.bin`: every parameter as a little-endian Float32, in layout order.
+    public static func valuesData(_ weights: ModelWeights) -> Data {
+        var data = Data(capacity: weights.values.count * 4)
         for value in weights.values {
             var bits = Float(value).bitPattern.littleEndian
             withUnsafeBytes(of: &bits) { data.append(contentsOf: $0) }
         }
-        try data.write(to: URL(fileURLWithPath: directory).appendingPathComponent(valuesName), options: .atomic)
+        return data
     }
 
     /// Reads the two files from `directory`; errors name the file.

@@ -43,6 +43,11 @@ public struct ModelTraining {
         return (keywords, examples)
     }
 
+    /// The scoring kernel of every index built while training (mining, evidence calibration, dev metrics): the
+    /// portable one, so the trained weights are the same on every CPU. The AVX2 kernel rounds differently, and
+    /// at that size differences flip mined negatives and the chosen evidence scale.
+    public static let kernel = ScoringKernel.portable
+
     /// Trains from a seeded initialisation. `onEpoch` receives the report and the weights after each epoch.
     public func train(_ data: [LabelledName], onEpoch: (EpochReport, ModelWeights) -> Void) -> ModelWeights {
         let universe = ModelTraining.universe(data)
@@ -54,8 +59,10 @@ public struct ModelTraining {
         let attention = options.attention
         let prepared = trainer.examples
         return trainer.train(from: ModelWeights(config: config, seed: options.seed), mine: { weights in
+            var scoring = ScoringOptions(attention: attention)
+            scoring.kernel = ModelTraining.kernel
             let index = KeywordIndex(model: InferenceModel(weights), vectors: vectors, entries: entries,
-                                     varieties: varieties, options: ScoringOptions(attention: attention))
+                                     varieties: varieties, options: scoring)
             return ModelTraining.mine(index, prepared, count: count, threads: threads)
         }, onEpoch: onEpoch)
     }
@@ -96,9 +103,12 @@ public struct ModelTraining {
         return slots.values
     }
 
-    /// Dev metrics of `weights` ranked against `keywords` (the model's list by default).
+    /// Dev metrics of `weights` ranked against `keywords` (the model's list by default), scored with
+    /// `ModelTraining.kernel` whatever `scoring.kernel` says.
     public func evaluate(_ weights: ModelWeights, on data: [LabelledName], keywords: [String]? = nil,
                          scoring: ScoringOptions = ScoringOptions()) -> EvaluationMetrics {
+        var scoring = scoring
+        scoring.kernel = ModelTraining.kernel
         var components = base
         components.weights = weights
         guard let index = try? components.makeIndex(keywords: keywords ?? base.keywords, options: scoring) else {

@@ -106,7 +106,9 @@ struct TrainCommand: Command {
             var manifest = components.manifest ?? ModelManifest(modelVersion: "")
             manifest.formatVersion = 1
             let digest = SHA256.hex(Array(try Data(contentsOf: URL(fileURLWithPath: data))))
-            manifest.modelVersion = "kwsuggest-conv\(hidden)-seed\(seed)-" + String(digest.prefix(8))
+            // Data hash, then the hash of encoder.bin: a retrained model (same data, other code) gets a new version.
+            let weightsDigest = SHA256.hex(Array(Checkpoint.valuesData(weights)))
+            manifest.modelVersion = "kwsuggest-conv\(hidden)-seed\(seed)-" + String(digest.prefix(8)) + "-w" + String(weightsDigest.prefix(8))
             manifest.trainingData = (data as NSString).lastPathComponent
             manifest.trainingDataSHA256 = digest
             manifest.seed = UInt64(seed)
