@@ -34,68 +34,42 @@ static inline __m256 exp_avx2(__m256 x) {
     return _mm256_mul_ps(p, _mm256_castsi256_ps(scale));
 }
 
-/// Σ_q row[q] · column(q) over one block: `matrix` points at the block (component-major, 8 lanes per
-/// component). Four independent accumulators hide the FMA latency.
-__attribute__((target("avx2,fma")))
-static inline __m256 block_product(const float *row, const float *matrix, ptrdiff_t h) {
-    __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
-    __m256 acc2 = _mm256_setzero_ps(), acc3 = _mm256_setzero_ps();
-    ptrdiff_t q = 0;
-    for (; q + 4 <= h; q += 4) {
-        const float *m = matrix + q * 8;
-        acc0 = _mm256_fmadd_ps(_mm256_broadcast_ss(row + q), _mm256_loadu_ps(m), acc0);
-        acc1 = _mm256_fmadd_ps(_mm256_broadcast_ss(row + q + 1), _mm256_loadu_ps(m + 8), acc1);
-        acc2 = _mm256_fmadd_ps(_mm256_broadcast_ss(row + q + 2), _mm256_loadu_ps(m + 16), acc2);
-        acc3 = _mm256_fmadd_ps(_mm256_broadcast_ss(row + q + 3), _mm256_loadu_ps(m + 24), acc3);
-    }
-    for (; q < h; q++) {
-        acc0 = _mm256_fmadd_ps(_mm256_broadcast_ss(row + q), _mm256_loadu_ps(matrix + q * 8), acc0);
-    }
-    return _mm256_add_ps(_mm256_add_ps(acc0, acc1), _mm256_add_ps(acc2, acc3));
-}
-
-/// The same product for four rows (tokens) at once: every column load is shared by four FMAs, and the
-/// eight accumulators (four rows × even/odd components) hide the FMA latency.
-__attribute__((target("avx2,fma")))
-static inline void block_product4(const float *row, ptrdiff_t stride, const float *matrix, ptrdiff_t h, __m256 result[4]) {
-    const float *r0 = row, *r1 = row + stride, *r2 = row + 2 * stride, *r3 = row + 3 * stride;
-    __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps(), a2 = _mm256_setzero_ps(), a3 = _mm256_setzero_ps();
-    __m256 b0 = _mm256_setzero_ps(), b1 = _mm256_setzero_ps(), b2 = _mm256_setzero_ps(), b3 = _mm256_setzero_ps();
+/// The same product for `count` (1 to 4) rows (tokens) at once, `stride` floats apart: every column load is
+/// shared by `count` FMAs, and even and odd components go to separate accumulators to hide the FMA latency.
+/// Always inlined with a constant `count`, so the accumulator arrays live in registers.
+__attribute__((target("avx2,fma"), always_inline))
+static inline void block_product_tile(const float *row, ptrdiff_t stride, const float *matrix, ptrdiff_t h,
+                                      float *out, const int count) {
+    __m256 even_acc[4], odd_acc[4];
+    for (int t = 0; t < count; t++) { even_acc[t] = _mm256_setzero_ps(); odd_acc[t] = _mm256_setzero_ps(); }
     ptrdiff_t q = 0;
     for (; q + 2 <= h; q += 2) {
         __m256 even = _mm256_loadu_ps(matrix + q * 8), odd = _mm256_loadu_ps(matrix + q * 8 + 8);
-        a0 = _mm256_fmadd_ps(_mm256_broadcast_ss(r0 + q), even, a0);
-        a1 = _mm256_fmadd_ps(_mm256_broadcast_ss(r1 + q), even, a1);
-        a2 = _mm256_fmadd_ps(_mm256_broadcast_ss(r2 + q), even, a2);
-        a3 = _mm256_fmadd_ps(_mm256_broadcast_ss(r3 + q), even, a3);
-        b0 = _mm256_fmadd_ps(_mm256_broadcast_ss(r0 + q + 1), odd, b0);
-        b1 = _mm256_fmadd_ps(_mm256_broadcast_ss(r1 + q + 1), odd, b1);
-        b2 = _mm256_fmadd_ps(_mm256_broadcast_ss(r2 + q + 1), odd, b2);
-        b3 = _mm256_fmadd_ps(_mm256_broadcast_ss(r3 + q + 1), odd, b3);
+        for (int t = 0; t < count; t++) {
+            even_acc[t] = _mm256_fmadd_ps(_mm256_broadcast_ss(row + t * stride + q), even, even_acc[t]);
+            odd_acc[t] = _mm256_fmadd_ps(_mm256_broadcast_ss(row + t * stride + q + 1), odd, odd_acc[t]);
+        }
     }
     if (q < h) {
         __m256 last = _mm256_loadu_ps(matrix + q * 8);
-        a0 = _mm256_fmadd_ps(_mm256_broadcast_ss(r0 + q), last, a0);
-        a1 = _mm256_fmadd_ps(_mm256_broadcast_ss(r1 + q), last, a1);
-        a2 = _mm256_fmadd_ps(_mm256_broadcast_ss(r2 + q), last, a2);
-        a3 = _mm256_fmadd_ps(_mm256_broadcast_ss(r3 + q), last, a3);
+        for (int t = 0; t < count; t++) {
+            even_acc[t] = _mm256_fmadd_ps(_mm256_broadcast_ss(row + t * stride + q), last, even_acc[t]);
+        }
     }
-    result[0] = _mm256_add_ps(a0, b0);
-    result[1] = _mm256_add_ps(a1, b1);
-    result[2] = _mm256_add_ps(a2, b2);
-    result[3] = _mm256_add_ps(a3, b3);
+    for (int t = 0; t < count; t++) _mm256_storeu_ps(out + t * 8, _mm256_add_ps(even_acc[t], odd_acc[t]));
 }
 
-/// `out[i] = Σ_q rows[i · h + q] · column(q)` for the n rows, four at a time.
+/// `out[i] = Σ_q rows[i · h + q] · column(q)` for the n rows: four at a time, then the last one to three together.
 __attribute__((target("avx2,fma")))
 static inline void block_products(const float *rows, ptrdiff_t n, const float *matrix, ptrdiff_t h, float *out) {
     ptrdiff_t i = 0;
-    __m256 four[4];
-    for (; i + 4 <= n; i += 4) {
-        block_product4(rows + i * h, h, matrix, h, four);
-        for (int t = 0; t < 4; t++) _mm256_storeu_ps(out + (i + t) * 8, four[t]);
+    for (; i + 4 <= n; i += 4) block_product_tile(rows + i * h, h, matrix, h, out + i * 8, 4);
+    switch (n - i) {
+    case 3: block_product_tile(rows + i * h, h, matrix, h, out + i * 8, 3); break;
+    case 2: block_product_tile(rows + i * h, h, matrix, h, out + i * 8, 2); break;
+    case 1: block_product_tile(rows + i * h, h, matrix, h, out + i * 8, 1); break;
+    default: break;
     }
-    for (; i < n; i++) _mm256_storeu_ps(out + i * 8, block_product(rows + i * h, matrix, h));
 }
 
 __attribute__((target("avx2,fma")))
