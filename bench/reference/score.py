@@ -11,7 +11,10 @@ not re-implemented. It re-implements the scoring of Sources/KeywordIndex + Sourc
   keyword     m_k = mean_j h_j/|h_j| (attention query), d_k = mean_j h_j / |mean_j h_j|
   name        H (n x h), U = rows of H normalised, G = H H^T
   score       a = softmax(tau U m_k); cos = (a . H d_k) / sqrt(a^T G a)
-  evidence    + sum_f w_f feature_f (exact-match features of LexicalMatcher; w = trained / scale)
+  evidence    + sum_f w_f feature_f (exact-match features of LexicalMatcher; w = trained / scale);
+              text matches are checked against the name's token boundaries, which come from the
+              surfaces of all its tokens (content or not) when those spell exactly its folded text;
+              a variety maps to the keywords spelled like its target, else to those with its rows
   hubness     off by default in ScoringOptions, so not applied
 
 Then compares its top-5 (ties: lower keyword index first) with `kwsuggest suggest --json -k 5` and
@@ -30,7 +33,10 @@ import time
 
 import numpy as np
 
-FEATURES = ["rows", "text", "maximal", "variety", "overlap", "length", "bigrams", "sharedRowsOnly"]
+# In the order of LexicalFeature (Sources/KeywordModel/LexicalMatcher.swift).
+FEATURES = ["rows", "text", "maximal", "variety", "overlap", "length", "bigrams", "sharedRowsOnly",
+            "textWholeTokens", "textEndsToken"]
+F = {name: i for i, name in enumerate(FEATURES)}
 MAX_NAME_TOKENS = 64
 TIE_TOLERANCE = 1e-5
 
@@ -82,6 +88,10 @@ def read_encoder(model):
     keyword = name if config["sharedEncoder"] else side("keyword")
     tau = np.float32(block("temperature")[0])
     trained = block("features").astype(np.float64) / config["scale"]
+    if len(trained) != len(FEATURES):
+        # Swift does the same (InferenceModel: missing weights are 0, extra ones ignored), but a mismatch
+        # usually means this file is behind LexicalFeature.
+        print(f"warning: encoder has {len(trained)} feature weights, score.py knows {len(FEATURES)}", file=sys.stderr)
     weights = np.zeros(len(FEATURES), dtype=np.float32)
     weights[: min(len(trained), len(FEATURES))] = trained[: len(FEATURES)]
     return name, keyword, tau, weights
@@ -141,6 +151,21 @@ def fold(text):
     return tuple(out)
 
 
+def boundaries(surfaces, folded):
+    """LexicalText(tokens:) + AnalyzedText.lexical: True at each folded offset where a token starts or ends,
+    from every token surface in order (surfaces that fold to nothing are skipped); None (every offset counts
+    as a boundary) when the tokens do not spell exactly `folded`."""
+    spelled, marks = [], [True]
+    for surface in surfaces:
+        piece = fold(surface)
+        if not piece:
+            continue
+        spelled.extend(piece)
+        marks.extend([False] * (len(piece) - 1))
+        marks.append(True)
+    return tuple(marks) if tuple(spelled) == folded else None
+
+
 def analyze(binary, model, lines, keyword):
     args = ["tokenize", "--json", "--model", model] + (["--keyword"] if keyword else [])
     out = run(binary, args, lines).splitlines()
@@ -158,7 +183,12 @@ def analyze(binary, model, lines, keyword):
             used = content
             text = obj["normalized"]
         rows = tuple(-1 if t["row"] is None else int(t["row"]) for t in used)
-        result.append({"folded": fold(text), "rows": rows, "surfaces": [t["surface"] for t in used]})
+        folded = fold(text)
+        # Keywords carry no token surfaces in the Swift analyzer (AnalyzedText.tokenSurfaces is empty), so no
+        # boundaries; names carry the surfaces of all their tokens.
+        marks = None if keyword else boundaries([t["surface"] for t in tokens], folded)
+        result.append({"folded": folded, "rows": rows, "surfaces": [t["surface"] for t in used],
+                       "boundaries": marks})
     return result
 
 
@@ -226,9 +256,10 @@ class Matcher:
                 self.specificity[k] = 1.0 / len(ids)
         self.varieties = {}
         for variety, target in varieties:
+            # The keywords spelled like the target; only when there are none, those with the target's rows.
             targets = list(by_text.get(target["folded"], []))
-            if target["rows"] and all(r >= 0 for r in target["rows"]):
-                targets += [k for k in by_rows.get(target["rows"], []) if k not in targets]
+            if not targets and target["rows"] and all(r >= 0 for r in target["rows"]):
+                targets = list(by_rows.get(target["rows"], []))
             for k in targets:
                 self.varieties.setdefault(variety["folded"], []).append(k)
         self.max_text = max((len(key) for key in self.texts), default=0)
@@ -250,15 +281,24 @@ class Matcher:
             vec = feats.setdefault(k, np.zeros(len(FEATURES), dtype=np.float32))
             vec[f] = max(vec[f], v)
 
-        folded, rows = name["folded"], name["rows"]
+        folded, rows, marks = name["folded"], name["rows"], name.get("boundaries")
+
+        def boundary(offset):
+            return marks is None or marks[offset]
+
         for k, start, length in self.scan(folded, self.texts, self.max_text):
-            put(k, 1, 1.0)
-            put(k, 5, np.float32(min(length, 6)) / np.float32(6))
+            put(k, F["text"], 1.0)
+            put(k, F["length"], np.float32(min(length, 6)) / np.float32(6))
+            ends = boundary(start + length)
+            if ends:
+                put(k, F["textEndsToken"], 1.0)
+                if boundary(start):
+                    put(k, F["textWholeTokens"], 1.0)
             text_span[k] = (start, start + length)
         for k, _, _ in self.scan(folded, self.varieties, self.max_variety):
-            put(k, 3, 1.0)
+            put(k, F["variety"], 1.0)
         for k, start, length in self.scan(rows, self.row_seqs, self.max_rows):
-            put(k, 0, self.specificity[k])
+            put(k, F["rows"], self.specificity[k])
             row_span[k] = (start, start + length)
         for i, r in enumerate(rows):
             if r < 0 or r in rows[:i]:
@@ -279,17 +319,17 @@ class Matcher:
 
         for k, vec in feats.items():
             if overlap.get(k, 0) > 0 and self.distinct[k] > 0:
-                vec[4] = np.float32(overlap[k]) / np.float32(self.distinct[k])
+                vec[F["overlap"]] = np.float32(overlap[k]) / np.float32(self.distinct[k])
             if hits.get(k, 0) > 0 and self.bigram_count[k] > 0:
-                vec[6] = np.float32(hits[k]) / np.float32(self.bigram_count[k])
+                vec[F["bigrams"]] = np.float32(hits[k]) / np.float32(self.bigram_count[k])
             if k in row_span and k not in text_span and self.specificity[k] < 1:
-                vec[7] = np.float32(1) - np.float32(self.specificity[k])
+                vec[F["sharedRowsOnly"]] = np.float32(1) - np.float32(self.specificity[k])
             if k not in text_span and k not in row_span:
                 continue
             covered = any(o != k and k in text_span and covers(s, text_span[k]) for o, s in text_span.items()) or \
                 any(o != k and k in row_span and covers(s, row_span[k]) for o, s in row_span.items())
             if not covered:
-                vec[2] = 1.0
+                vec[F["maximal"]] = 1.0
         return feats
 
 
