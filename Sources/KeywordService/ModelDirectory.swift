@@ -22,22 +22,17 @@ public enum ModelDirectory {
             throw ModelDirectoryError(path: directory, message: "not a model directory")
         }
         func file(_ name: String) -> String { (directory as NSString).appendingPathComponent(name) }
-        // The two large files (vectors, lexicon) are independent: read the lexicon on a second thread meanwhile.
-        let pipelineLoad = Background { try TextPipeline.load(directory: directory) }
-        let vectorsResult = Result { () throws -> InputVectors in
-            let words = try WordVectors.load(path: file(vectorsName))
-            return InputVectors(dimension: words.dimension, storage: words.withMatrix { Array($0) })
-        }
-        let pipelineResult = pipelineLoad.wait()
         let vectors: InputVectors
         do {
-            vectors = try vectorsResult.get()
+            // The lexicon maps words to rows, so the vectors' own keys are not needed here (`loadRows` skips them).
+            let matrix = try WordVectors.loadRows(path: file(vectorsName))
+            vectors = InputVectors(dimension: matrix.dimension, storage: matrix.rows)
         } catch let error as VectorFileError {
             throw ModelDirectoryError(path: file(vectorsName), message: error.description)
         }
         let pipeline: TextPipeline
         do {
-            pipeline = try pipelineResult.get()
+            pipeline = try TextPipeline.load(directory: directory)
         } catch {
             throw ModelDirectoryError(path: directory, message: "\(error)")
         }
@@ -57,25 +52,5 @@ public enum ModelDirectory {
             ? try ModelManifest.load(path: file(manifestName)) : nil
         return ModelComponents(directory: directory, analyzer: PipelineAnalyzer(pipeline: pipeline), vectors: vectors,
                                weights: weights, keywords: keywords, varieties: varieties, manifest: manifest)
-    }
-}
-
-/// A throwing computation started on a global queue at init; `wait()` blocks until it has finished and
-/// returns its outcome. `result` is written once before `done` is signalled and read only after waiting.
-final class Background<Value: Sendable>: @unchecked Sendable {
-    private let done = DispatchSemaphore(value: 0)
-    private var result: Result<Value, any Error>?
-
-    init(_ work: @escaping @Sendable () throws -> Value) {
-        DispatchQueue.global().async {
-            self.result = Result { try work() }
-            self.done.signal()
-        }
-    }
-
-    func wait() -> Result<Value, any Error> {
-        done.wait()
-        done.signal()
-        return result ?? .failure(CancellationError())
     }
 }

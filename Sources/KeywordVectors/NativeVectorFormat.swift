@@ -49,7 +49,20 @@ public enum NativeVectorFormat {
         return try decode(file, path: path)
     }
 
-    static func decode(_ file: [UInt8], path: String) throws -> WordVectors {
+    /// The header fields, checked against each other and against the file's length.
+    struct Header {
+        var precision: Precision
+        var dimension: Int
+        var rowCount: Int
+        var keyCount: Int
+        var rowsOffset: UInt64
+        var countsOffset: UInt64
+        var keysOffset: UInt64
+        var end: UInt64
+    }
+
+    /// Reads and checks the header and the section offsets; errors give the byte offset of the bad field.
+    static func header(_ file: [UInt8], path: String) throws -> Header {
         func fail(_ kind: VectorFileError.Kind, _ offset: Int, _ message: String) -> VectorFileError {
             VectorFileError(path: path, kind: kind, location: .byteOffset(offset), message: message)
         }
@@ -78,25 +91,56 @@ public enum NativeVectorFormat {
             throw fail(.truncated, file.count, "file is truncated: the sections need \(end) bytes, the file has \(file.count)")
         }
         guard end == UInt64(file.count) else { throw fail(.malformed, Int(end), "\(UInt64(file.count) - end) unexpected bytes after the keys") }
+        return Header(precision: precision, dimension: dimension, rowCount: rowCount, keyCount: keyCount,
+                      rowsOffset: rowsOffset, countsOffset: countsOffset, keysOffset: keysOffset, end: end)
+    }
 
-        // Rows → one Float matrix.
-        let matrix = FloatMatrix(rows: rowCount, columns: dimension)
-        matrix.withMutableStorage { target in
-            file.withUnsafeBytes { raw in
-                let base = Int(rowsOffset)
-                switch precision {
-                case .float16:
-                    for index in 0 ..< target.count {
-                        let bits = UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: base + 2 * index, as: UInt16.self))
-                        target[index] = halfToFloat(bits)
-                    }
-                case .float32:
-                    for index in 0 ..< target.count {
-                        target[index] = Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: base + 4 * index, as: UInt32.self)))
-                    }
+    /// Converts the rows section to Float32 into `target` (`rowCount × dimension` elements).
+    static func decodeRows(_ file: [UInt8], _ header: Header, into target: UnsafeMutableBufferPointer<Float>) {
+        file.withUnsafeBytes { raw in
+            let base = Int(header.rowsOffset)
+            switch header.precision {
+            case .float16:
+                for index in 0 ..< target.count {
+                    let bits = UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: base + 2 * index, as: UInt16.self))
+                    target[index] = halfToFloat(bits)
+                }
+            case .float32:
+                for index in 0 ..< target.count {
+                    target[index] = Float(bitPattern: UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: base + 4 * index, as: UInt32.self)))
                 }
             }
         }
+    }
+
+    /// Only the rows of a `.kwv` file, row-major: the header and offsets are checked as by `load`, the keys
+    /// section is not read (no key table is built), so this is faster and needs less memory.
+    /// - Complexity: O(R × D).
+    static func loadRows(path: String) throws -> (dimension: Int, rows: [Float]) {
+        let reader = try FileReader(path: path)
+        if reader.size == 0 { throw VectorFileError(path: path, kind: .emptyFile, location: .file, message: "file is empty") }
+        let file = try reader.readRest()
+        let header = try header(file, path: path)
+        let count = header.rowCount * header.dimension
+        let rows = [Float](unsafeUninitializedCapacity: count) { buffer, initialized in
+            decodeRows(file, header, into: buffer)
+            initialized = count
+        }
+        return (header.dimension, rows)
+    }
+
+    static func decode(_ file: [UInt8], path: String) throws -> WordVectors {
+        func fail(_ kind: VectorFileError.Kind, _ offset: Int, _ message: String) -> VectorFileError {
+            VectorFileError(path: path, kind: kind, location: .byteOffset(offset), message: message)
+        }
+        func u32(_ at: Int) -> UInt32 { file.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: at, as: UInt32.self)) } }
+        let header = try header(file, path: path)
+        let rowCount = header.rowCount, keyCount = header.keyCount, countsOffset = header.countsOffset
+        let keysOffset = header.keysOffset, end = header.end
+
+        // Rows → one Float matrix.
+        let matrix = FloatMatrix(rows: rowCount, columns: header.dimension)
+        matrix.withMutableStorage { decodeRows(file, header, into: $0) }
 
         // Row counts → the row of each key.
         var keyRows: [UInt32] = []

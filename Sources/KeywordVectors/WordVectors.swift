@@ -70,6 +70,22 @@ public final class WordVectors: Sendable {
         return try FastTextTextFormat.load(path: path)
     }
 
+    /// Only the matrix of a vector file, row-major (`rows.count == rowCount × dimension`), for callers that map
+    /// words to rows themselves. For `.kwv` the keys are not read, which saves the key table's time and memory;
+    /// other formats are loaded in full and copied.
+    /// - Complexity: O(R × D) for `.kwv`; as `load` otherwise.
+    public static func loadRows(path: String) throws -> (dimension: Int, rows: [Float]) {
+        let prefix: [UInt8]
+        do {
+            let reader = try FileReader(path: path)
+            if reader.size == 0 { throw VectorFileError(path: path, kind: .emptyFile, location: .file, message: "file is empty") }
+            prefix = try reader.readBytes(min(8, reader.size), what: "the format magic")
+        }
+        if NativeVectorFormat.matches(prefix) { return try NativeVectorFormat.loadRows(path: path) }
+        let vectors = try load(path: path)
+        return (vectors.dimension, vectors.withMatrix { Array($0) })
+    }
+
     /// The row of a vocabulary key (for `.bin`: the word's id in the fastText dictionary).
     /// - Complexity: O(key length) expected.
     public func row(forKey key: String) -> Int? {

@@ -65,4 +65,33 @@ final class NativeFormatTests: VectorTestCase {
         XCTAssertEqual(Array(bytes[0 ..< 8]), Array("KWVECTRS".utf8))
         XCTAssertEqual(bytes.count, 64 + 4 + 4 + 2)
     }
+
+    func testLoadRowsGivesTheMatrixOfLoadForEveryFormat() throws {
+        for precision in [NativeVectorFormat.Precision.float16, .float32] {
+            let bytes = NativeVectorFormat.encode(dimension: 3, rows: rows, keys: ["a", "b", "c"], keyRows: [0, 1, 2],
+                                                  precision: precision)
+            let path = try temporaryFile(bytes, extension: "kwv")
+            let loaded = try WordVectors.loadRows(path: path)
+            XCTAssertEqual(loaded.dimension, 3)
+            XCTAssertEqual(loaded.rows, try WordVectors.load(path: path).withMatrix { Array($0) }, "\(precision)")
+        }
+        let text = try temporaryFile("2 3\na 1 2 3\nb -0.5 0.25 0.001\n", extension: "vec")
+        XCTAssertEqual(try WordVectors.loadRows(path: text).rows, [1, 2, 3, -0.5, 0.25, 0.001])
+    }
+
+    func testLoadRowsReportsAHeaderErrorWithFileAndOffsetLikeLoad() throws {
+        var bytes = NativeVectorFormat.encode(dimension: 3, rows: rows, keys: ["a", "b", "c"], keyRows: [0, 1, 2], precision: .float32)
+        bytes[12] = 9 // scalar kind
+        let path = try temporaryFile(bytes, extension: "kwv")
+        XCTAssertThrowsError(try WordVectors.loadRows(path: path)) { error in
+            XCTAssertEqual("\(error)", "\(path): at byte offset 12: unknown scalar kind 9")
+        }
+        XCTAssertThrowsError(try WordVectors.load(path: path)) { error in
+            XCTAssertEqual("\(error)", "\(path): at byte offset 12: unknown scalar kind 9")
+        }
+        let truncated = try temporaryFile(Array(bytes.prefix(40)), extension: "kwv")
+        XCTAssertThrowsError(try WordVectors.loadRows(path: truncated)) { error in
+            XCTAssertTrue("\(error)".hasPrefix("\(truncated): at byte offset 40: file is truncated"), "\(error)")
+        }
+    }
 }
