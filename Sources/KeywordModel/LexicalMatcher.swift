@@ -52,6 +52,8 @@ public struct LexicalScratch: Sendable {
     fileprivate var bigramHits: [Int32]
     fileprivate var textSpan: [Int32]
     fileprivate var rowSpan: [Int32]
+    /// The touched keywords with a text or row span (the only ones that can cover another match).
+    fileprivate var spanned: [Int32] = []
 
     public init(keywordCount: Int) {
         features = [Float](repeating: 0, count: keywordCount * LexicalFeature.count)
@@ -81,6 +83,7 @@ public struct LexicalScratch: Sendable {
             for f in 0..<LexicalFeature.count { features[k * LexicalFeature.count + f] = 0 }
         }
         touched.removeAll(keepingCapacity: true)
+        spanned.removeAll(keepingCapacity: true)
     }
 
     @inline(__always) fileprivate mutating func touch(_ k: Int) {
@@ -230,6 +233,10 @@ public struct LexicalMatcher: Sendable {
         let count = scratch.touched.count
         for t in 0..<count {
             let k = Int(scratch.touched[t])
+            if scratch.textSpan[2 * k] >= 0 || scratch.rowSpan[2 * k] >= 0 { scratch.spanned.append(Int32(k)) }
+        }
+        for t in 0..<count {
+            let k = Int(scratch.touched[t])
             let rows = distinctRows[k]
             if rows > 0 && scratch.overlapCount[k] > 0 {
                 scratch.features[k * LexicalFeature.count + LexicalFeature.overlap.rawValue] =
@@ -245,8 +252,8 @@ public struct LexicalMatcher: Sendable {
             }
             guard hasText || hasRows else { continue }
             var covered = false
-            for u in 0..<count where !covered {
-                let other = Int(scratch.touched[u])
+            for u in 0..<scratch.spanned.count where !covered {
+                let other = Int(scratch.spanned[u])
                 if other == k { continue }
                 if hasText && scratch.textSpan[2 * other] >= 0
                     && strictlyCovers(scratch.textSpan, other, k) { covered = true }
