@@ -78,17 +78,19 @@ void ckernels_score_blocks_avx2(ptrdiff_t block_start, ptrdiff_t block_end, ptrd
                                 const float *states, const float *units, const float *gram,
                                 const float *unit_means, const float *directions,
                                 float *work, float *out) {
-    float *similarity = work, *projection = work + n * 8, *alpha = work + 2 * n * 8;
+    // The softmax runs in place, so `alpha` is `similarity`; the third part of `work` holds τ / |h_i| for the
+    // single-token blocks, computed once per name instead of once per block.
+    float *similarity = work, *projection = work + n * 8, *alpha = similarity, *scaled_inverse_norms = work + 2 * n * 8;
     const __m256 tau = _mm256_set1_ps(temperature);
+    for (ptrdiff_t i = 0; i < n; i++) scaled_inverse_norms[i] = temperature / __builtin_sqrtf(gram[i * n + i] + 1e-12f);
     for (ptrdiff_t block = block_start; block < block_end; block++) {
         const float *means = unit_means + block * h * 8, *dirs = directions + block * h * 8;
         block_products(states, n, dirs, h, projection);
         if (attention && block < single_blocks) {
             // Single-token keywords: the attention query is the direction, so U m = (H d) / |h|.
             for (ptrdiff_t i = 0; i < n; i++) {
-                float inverse_norm = 1.0f / __builtin_sqrtf(gram[i * n + i] + 1e-12f);
                 _mm256_storeu_ps(similarity + i * 8,
-                                 _mm256_mul_ps(_mm256_loadu_ps(projection + i * 8), _mm256_set1_ps(inverse_norm * temperature)));
+                                 _mm256_mul_ps(_mm256_loadu_ps(projection + i * 8), _mm256_set1_ps(scaled_inverse_norms[i])));
             }
         } else if (attention) {
             block_products(units, n, means, h, similarity);
