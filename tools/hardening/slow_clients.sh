@@ -5,6 +5,8 @@ source "$(dirname "$0")/common.sh"
 build_release
 ulimit -n 65536 2>/dev/null || true
 start_server
+# Let the server see the readiness probe's connection close first, as the "after" count below does.
+sleep 1
 FD_BEFORE=$(fd_count "$SERVER_PID")
 set +e
 python3 "$ROOT/tools/hardening/slow_clients.py" "$PORT" "$SERVER_PID" "${1:-15}" "${2:-200}" "${3:-1000}"
