@@ -86,8 +86,8 @@ final class KeywordOverlayStoreTests: XCTestCase {
         let store = makeStore()
         let stale = directory + "/.keywords.overlay.json.123.456.tmp"
         let fresh = directory + "/.keywords.overlay.json.789.12.tmp"
-        FileManager.default.createFile(atPath: stale, contents: Data("{".utf8))
-        FileManager.default.createFile(atPath: fresh, contents: Data("{".utf8))
+        XCTAssertTrue(FileManager.default.createFile(atPath: stale, contents: Data("{".utf8)))
+        XCTAssertTrue(FileManager.default.createFile(atPath: fresh, contents: Data("{".utf8)))
         try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-3600)], ofItemAtPath: stale)
         try store.save(KeywordOverlay(added: ["a"], removed: []))
         XCTAssertFalse(FileManager.default.fileExists(atPath: stale))
