@@ -28,6 +28,10 @@ public enum LexicalFeature: Int, CaseIterable, Sendable {
     /// A text match ends where a token of the name ends. Japanese compounds end in their head, so a match at
     /// the end of a token (鮭 in 秋鮭) is good evidence even when it starts inside it; one at the start is not.
     case textEndsToken
+    /// Every text match of the keyword lies strictly inside a variety name found in the name that maps to other
+    /// keywords only: なると in 「なると金時」 (→ さつまいも), のり in 「恋みのり」 (→ いちご), ぶどう in 「ぶどう酒」 (→ ワイン).
+    /// A variety that maps to the keyword itself (メロン in 「アンデスメロン」) does not count.
+    case textInsideVariety
 
     public static let count = allCases.count
 }
@@ -54,6 +58,10 @@ public struct LexicalScratch: Sendable {
     fileprivate var rowSpan: [Int32]
     /// The touched keywords with a text or row span (the only ones that can cover another match).
     fileprivate var spanned: [Int32] = []
+    /// Variety matches of the current name as (start, end, keyword) triples, in folded offsets.
+    fileprivate var varietySpans: [Int32] = []
+    /// Per keyword: 0 no text match yet, 1 every text match so far inside another keyword's variety, 2 not.
+    fileprivate var insideVariety: [UInt8]
 
     public init(keywordCount: Int) {
         features = [Float](repeating: 0, count: keywordCount * LexicalFeature.count)
@@ -61,6 +69,7 @@ public struct LexicalScratch: Sendable {
         overlapCount = [Int32](repeating: 0, count: keywordCount)
         bigramHits = [Int32](repeating: 0, count: keywordCount)
         textSpan = [Int32](repeating: -1, count: keywordCount * 2)
+        insideVariety = [UInt8](repeating: 0, count: keywordCount)
         rowSpan = [Int32](repeating: -1, count: keywordCount * 2)
         touched.reserveCapacity(keywordCount)
     }
@@ -78,12 +87,14 @@ public struct LexicalScratch: Sendable {
             isTouched[k] = false
             overlapCount[k] = 0
             bigramHits[k] = 0
+            insideVariety[k] = 0
             textSpan[2 * k] = -1; textSpan[2 * k + 1] = -1
             rowSpan[2 * k] = -1; rowSpan[2 * k + 1] = -1
             for f in 0..<LexicalFeature.count { features[k * LexicalFeature.count + f] = 0 }
         }
         touched.removeAll(keepingCapacity: true)
         spanned.removeAll(keepingCapacity: true)
+        varietySpans.removeAll(keepingCapacity: true)
     }
 
     @inline(__always) fileprivate mutating func touch(_ k: Int) {
@@ -184,7 +195,15 @@ public struct LexicalMatcher: Sendable {
         precondition(scratch.keywordCount == keywordCount, "scratch was made for another keyword list")
         scratch.clear()
         name.folded.withUnsafeBufferPointer { folded in
+            scan(folded, varieties) { k, start, length in
+                scratch.set(k, .variety, 1)
+                scratch.varietySpans.append(Int32(start)); scratch.varietySpans.append(Int32(start + length))
+                scratch.varietySpans.append(Int32(k))
+            }
             scan(folded, texts) { k, start, length in
+                let inside = LexicalMatcher.insideOtherVariety(scratch.varietySpans, k, start, start + length)
+                if inside { scratch.insideVariety[k] = max(scratch.insideVariety[k], 1) }
+                else { scratch.insideVariety[k] = 2 }
                 scratch.set(k, .text, 1)
                 scratch.set(k, .length, Float(min(length, 6)) / 6)
                 let endsToken = name.isBoundary(start + length)
@@ -193,7 +212,6 @@ public struct LexicalMatcher: Sendable {
                 scratch.textSpan[2 * k] = Int32(start)
                 scratch.textSpan[2 * k + 1] = Int32(start + length)
             }
-            scan(folded, varieties) { k, _, _ in scratch.set(k, .variety, 1) }
         }
         var rowBuffer = name.rows
         rowBuffer.withUnsafeMutableBufferPointer { rows in
@@ -247,6 +265,9 @@ public struct LexicalMatcher: Sendable {
                     Float(scratch.bigramHits[k]) / Float(bigramCount[k])
             }
             let hasText = scratch.textSpan[2 * k] >= 0, hasRows = scratch.rowSpan[2 * k] >= 0
+            if scratch.insideVariety[k] == 1 {
+                scratch.features[k * LexicalFeature.count + LexicalFeature.textInsideVariety.rawValue] = 1
+            }
             if hasRows && !hasText && rowSpecificity[k] < 1 {
                 scratch.features[k * LexicalFeature.count + LexicalFeature.sharedRowsOnly.rawValue] = 1 - rowSpecificity[k]
             }
@@ -273,6 +294,27 @@ public struct LexicalMatcher: Sendable {
 
     /// Folded text length of keyword `k` (for the lexical baseline's longest-first order).
     public func textLength(of k: Int) -> Int { Int(textLength[k]) }
+
+    /// Whether the text match [start, end) lies strictly inside a variety match of `spans` ((start, end, keyword)
+    /// triples) whose variety name does not also map to keyword `k` (the same name at the same span).
+    /// - Complexity: O(variety matches), at most a few per name.
+    static func insideOtherVariety(_ spans: [Int32], _ k: Int, _ start: Int, _ end: Int) -> Bool {
+        var v = 0
+        while v < spans.count {
+            let vs = Int(spans[v]), ve = Int(spans[v + 1])
+            if vs <= start && ve >= end && ve - vs > end - start {
+                var mapsToK = false
+                var u = 0
+                while u < spans.count && !mapsToK {
+                    if spans[u] == spans[v] && spans[u + 1] == spans[v + 1] && Int(spans[u + 2]) == k { mapsToK = true }
+                    u += 3
+                }
+                if !mapsToK { return true }
+            }
+            v += 3
+        }
+        return false
+    }
 
     @inline(__always) static func bigram(_ a: UInt32, _ b: UInt32) -> UInt64 { UInt64(a) << 32 | UInt64(b) }
 

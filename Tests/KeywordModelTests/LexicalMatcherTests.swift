@@ -158,4 +158,47 @@ final class TokenBoundaryEvidenceTests: XCTestCase {
         XCTAssertEqual(value(found, 1, .variety), 0)
         XCTAssertEqual(value(found, 2, .variety), 0)
     }
+
+    func testKeywordInsideAVarietyOfAnotherKeywordIsFlagged() {
+        // なると金時 is a sweet potato; the fish-cake keyword なると is spelled inside it, as a whole token too.
+        let keywords = [LexicalText(text: "なると", rows: [5]), LexicalText(text: "さつまいも", rows: [6]),
+                        LexicalText(text: "金時豆", rows: [7])]
+        let varieties = [VarietyEntry(variety: LexicalText(text: "なると金時", rows: [5, 8]),
+                                      target: LexicalText(text: "さつまいも", rows: [6]))]
+        let matcher = LexicalMatcher(keywords: keywords, varieties: varieties)
+        let found = matcher.features(of: LexicalText(tokens: ["徳島県産", "なると", "金時", "5kg"], rows: [1, 5, 8]))
+        XCTAssertEqual(value(found, 0, .text), 1)
+        XCTAssertEqual(value(found, 0, .textWholeTokens), 1)
+        XCTAssertEqual(value(found, 0, .textInsideVariety), 1)
+        XCTAssertEqual(value(found, 1, .variety), 1)
+        XCTAssertEqual(value(found, 1, .textInsideVariety), 0, "no text match of さつまいも at all")
+        // The keyword alone, or once more outside the variety, is not flagged.
+        let alone = matcher.features(of: LexicalText(tokens: ["焼き", "なると"], rows: [2, 5]))
+        XCTAssertEqual(value(alone, 0, .textInsideVariety), 0)
+        let twice = matcher.features(of: LexicalText(tokens: ["なると", "金時", "と", "なると"], rows: [5, 8, 3, 5]))
+        XCTAssertEqual(value(twice, 0, .text), 1)
+        XCTAssertEqual(value(twice, 0, .textInsideVariety), 0, "one なると stands outside the variety name")
+    }
+
+    func testKeywordInsideItsOwnVarietyIsNotFlagged() {
+        // アンデスメロン maps to メロン: メロン inside it is the right keyword, not a trap.
+        let keywords = [LexicalText(text: "メロン", rows: [5]), LexicalText(text: "赤肉メロン", rows: [6, 5])]
+        let varieties = [VarietyEntry(variety: LexicalText(text: "アンデスメロン", rows: [9, 5]),
+                                      target: LexicalText(text: "メロン", rows: [5]))]
+        let matcher = LexicalMatcher(keywords: keywords, varieties: varieties)
+        let found = matcher.features(of: LexicalText(tokens: ["茨城県産", "アンデス", "メロン"], rows: [1, 9, 5]))
+        XCTAssertEqual(value(found, 0, .variety), 1)
+        XCTAssertEqual(value(found, 0, .text), 1)
+        XCTAssertEqual(value(found, 0, .textInsideVariety), 0)
+        // Scratch reuse: the flag of one name does not leak into the next.
+        var scratch = LexicalScratch(keywordCount: keywords.count)
+        let other = LexicalMatcher(keywords: keywords, varieties: [
+            VarietyEntry(variety: LexicalText(text: "メロンパン風", rows: [4]), target: LexicalText(text: "赤肉メロン", rows: [6, 5]))])
+        other.match(LexicalText(text: "メロンパン風", rows: [4]), into: &scratch)
+        XCTAssertEqual(scratch.featureValues(of: 0)[scratch.featureValues(of: 0).startIndex
+            + LexicalFeature.textInsideVariety.rawValue], 1)
+        other.match(LexicalText(text: "メロン", rows: [5]), into: &scratch)
+        XCTAssertEqual(scratch.featureValues(of: 0)[scratch.featureValues(of: 0).startIndex
+            + LexicalFeature.textInsideVariety.rawValue], 0)
+    }
 }
