@@ -14,7 +14,8 @@ not re-implemented. It re-implements the scoring of Sources/KeywordIndex + Sourc
   evidence    + sum_f w_f feature_f (exact-match features of LexicalMatcher; w = trained / scale);
               text matches are checked against the name's token boundaries, which come from the
               surfaces of all its tokens (content or not) when those spell exactly its folded text;
-              a variety maps to the keywords spelled like its target, else to those with its rows
+              a variety maps to the keywords spelled like its target, else to those with its rows;
+              a keyword whose every text match lies inside another keyword's variety match is flagged
   hubness     off by default in ScoringOptions, so not applied
 
 Then compares its top-5 (ties: lower keyword index first) with `kwsuggest suggest --json -k 5` and
@@ -35,7 +36,7 @@ import numpy as np
 
 # In the order of LexicalFeature (Sources/KeywordModel/LexicalMatcher.swift).
 FEATURES = ["rows", "text", "maximal", "variety", "overlap", "length", "bigrams", "sharedRowsOnly",
-            "textWholeTokens", "textEndsToken"]
+            "textWholeTokens", "textEndsToken", "textInsideVariety"]
 F = {name: i for i, name in enumerate(FEATURES)}
 MAX_NAME_TOKENS = 64
 TIE_TOLERANCE = 1e-5
@@ -286,7 +287,22 @@ class Matcher:
         def boundary(offset):
             return marks is None or marks[offset]
 
+        variety_spans = []  # (start, end, keyword) of every variety match, as LexicalScratch.varietySpans
+        for k, start, length in self.scan(folded, self.varieties, self.max_variety):
+            put(k, F["variety"], 1.0)
+            variety_spans.append((start, start + length, k))
+
+        def inside_other_variety(k, start, end):
+            # Strictly inside a variety match whose variety name (same span) does not also map to k.
+            for vs, ve, _ in variety_spans:
+                if vs <= start and ve >= end and ve - vs > end - start:
+                    if not any(us == vs and ue == ve and uk == k for us, ue, uk in variety_spans):
+                        return True
+            return False
+
+        inside = {}  # keyword -> 1 while every text match so far lies inside another keyword's variety, 2 once one does not
         for k, start, length in self.scan(folded, self.texts, self.max_text):
+            inside[k] = max(inside.get(k, 0), 1) if inside_other_variety(k, start, start + length) else 2
             put(k, F["text"], 1.0)
             put(k, F["length"], np.float32(min(length, 6)) / np.float32(6))
             ends = boundary(start + length)
@@ -295,8 +311,6 @@ class Matcher:
                 if boundary(start):
                     put(k, F["textWholeTokens"], 1.0)
             text_span[k] = (start, start + length)
-        for k, _, _ in self.scan(folded, self.varieties, self.max_variety):
-            put(k, F["variety"], 1.0)
         for k, start, length in self.scan(rows, self.row_seqs, self.max_rows):
             put(k, F["rows"], self.specificity[k])
             row_span[k] = (start, start + length)
@@ -322,6 +336,8 @@ class Matcher:
                 vec[F["overlap"]] = np.float32(overlap[k]) / np.float32(self.distinct[k])
             if hits.get(k, 0) > 0 and self.bigram_count[k] > 0:
                 vec[F["bigrams"]] = np.float32(hits[k]) / np.float32(self.bigram_count[k])
+            if inside.get(k) == 1:
+                vec[F["textInsideVariety"]] = 1.0
             if k in row_span and k not in text_span and self.specificity[k] < 1:
                 vec[F["sharedRowsOnly"]] = np.float32(1) - np.float32(self.specificity[k])
             if k not in text_span and k not in row_span:
