@@ -57,12 +57,7 @@ public final class WordVectors: Sendable {
     /// - Throws: `VectorFileError` naming the file and the line or byte offset.
     /// - Complexity: O(file size); `.bin` output matrices are skipped, not read.
     public static func load(path: String) throws -> WordVectors {
-        let prefix: [UInt8]
-        do {
-            let reader = try FileReader(path: path)
-            if reader.size == 0 { throw VectorFileError(path: path, kind: .emptyFile, location: .file, message: "file is empty") }
-            prefix = try reader.readBytes(min(8, reader.size), what: "the format magic")
-        }
+        let prefix = try formatMagic(path: path)
         if NativeVectorFormat.matches(prefix) { return try NativeVectorFormat.load(path: path) }
         if FastTextBinaryFormat.matches(prefix) { return try FastTextBinaryFormat.load(path: path) }
         if path.hasSuffix(".kwv") { return try NativeVectorFormat.load(path: path) }
@@ -75,15 +70,16 @@ public final class WordVectors: Sendable {
     /// other formats are loaded in full and copied.
     /// - Complexity: O(R × D) for `.kwv`; as `load` otherwise.
     public static func loadRows(path: String) throws -> (dimension: Int, rows: [Float]) {
-        let prefix: [UInt8]
-        do {
-            let reader = try FileReader(path: path)
-            if reader.size == 0 { throw VectorFileError(path: path, kind: .emptyFile, location: .file, message: "file is empty") }
-            prefix = try reader.readBytes(min(8, reader.size), what: "the format magic")
-        }
-        if NativeVectorFormat.matches(prefix) { return try NativeVectorFormat.loadRows(path: path) }
+        if NativeVectorFormat.matches(try formatMagic(path: path)) { return try NativeVectorFormat.loadRows(path: path) }
         let vectors = try load(path: path)
         return (vectors.dimension, vectors.withMatrix { Array($0) })
+    }
+
+    /// The first (up to) 8 bytes of the file, which name its format; an empty file is an error.
+    private static func formatMagic(path: String) throws -> [UInt8] {
+        let reader = try FileReader(path: path)
+        if reader.size == 0 { throw VectorFileError(path: path, kind: .emptyFile, location: .file, message: "file is empty") }
+        return try reader.readBytes(min(8, reader.size), what: "the format magic")
     }
 
     /// The row of a vocabulary key (for `.bin`: the word's id in the fastText dictionary).
