@@ -1,4 +1,5 @@
-// AVX2 + FMA versions of the blocked keyword scoring kernel and of the encoder's matrix-vector product.
+// AVX2 + FMA versions of the blocked keyword scoring kernel and of the encoder's matrix-vector product and
+// residual tanh.
 // Same equations, same order of blocks and the same exp approximation as the portable Swift kernels
 // (FloatKernels.swift); results differ from them only by rounding (fused multiply-adds, summation order).
 #include "CKernels.h"
