@@ -48,7 +48,7 @@ enum FloatKernels {
     static func matvecAdd(kernel: ScoringKernel, _ matrix: UnsafePointer<Float>, rows: Int, cols: Int,
                           _ vector: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>) {
         #if arch(x86_64)
-        if kernel == .avx2 && kernel.isAvailable {
+        if kernel.runnable == .avx2 {
             ckernels_matvec_add_avx2(matrix, rows, cols, vector, out)
             return
         }
@@ -61,7 +61,7 @@ enum FloatKernels {
     /// - Complexity: O(count).
     static func addTanh(kernel: ScoringKernel, _ x: UnsafePointer<Float>, _ out: UnsafeMutablePointer<Float>, count: Int) {
         #if arch(x86_64)
-        if kernel == .avx2 && kernel.isAvailable {
+        if kernel.runnable == .avx2 {
             ckernels_add_tanh_avx2(x, out, count)
             return
         }
@@ -104,7 +104,7 @@ enum FloatKernels {
         }
         let pointers = Pointers(states: states, units: units, gram: gram, unitMeans: unitMeans, directions: directions,
                                 work: work, out: out)
-        let chosen = kernel.isAvailable ? kernel : .portable
+        let chosen = kernel.runnable
         @Sendable func run(_ range: Range<Int>, _ work: UnsafeMutablePointer<SIMD8<Float>>) {
             switch chosen {
             case .avx2:

@@ -38,7 +38,7 @@ public struct FloatEncoder: Sendable {
     /// Writes the n × hidden states of `rows` into `states`, using `projected` (n × hidden) as work space.
     /// `kernel` picks the matrix-vector product (the results differ only by Float32 rounding).
     /// - Complexity: O(n · hidden · (input + 3 · hidden)).
-    func encode(_ rows: UnsafeBufferPointer<Int32>, vectors: InputVectors, kernel: ScoringKernel = .best,
+    func encode(_ rows: UnsafeBufferPointer<Int32>, vectors: InputVectors, kernel: ScoringKernel,
                 projected: UnsafeMutablePointer<Float>, states: UnsafeMutablePointer<Float>) {
         let n = rows.count, h = hidden, d = input
         vectors.storage.withUnsafeBufferPointer { table in

@@ -18,6 +18,9 @@ public enum ScoringKernel: String, Sendable, CaseIterable {
         }
     }
 
+    /// This kernel when this CPU runs it, else `.portable`: what the kernels in `FloatKernels` actually execute.
+    public var runnable: ScoringKernel { isAvailable ? self : .portable }
+
     /// The fastest kernel this CPU runs (checked once, from CPUID).
     public static let best: ScoringKernel = hasAVX2 ? .avx2 : .portable
 

@@ -43,10 +43,28 @@ public enum NativeVectorFormat {
     /// Loads a `.kwv` file.
     /// - Complexity: O(file size).
     static func load(path: String) throws -> WordVectors {
+        try decode(try readFile(path: path), path: path)
+    }
+
+    /// The whole file; an empty one is an error.
+    private static func readFile(path: String) throws -> [UInt8] {
         let reader = try FileReader(path: path)
         if reader.size == 0 { throw VectorFileError(path: path, kind: .emptyFile, location: .file, message: "file is empty") }
-        let file = try reader.readRest()
-        return try decode(file, path: path)
+        return try reader.readRest()
+    }
+
+    /// A little-endian integer of `file` at byte offset `at` (the caller has checked the length).
+    private static func u32(_ file: [UInt8], _ at: Int) -> UInt32 {
+        file.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: at, as: UInt32.self)) }
+    }
+
+    private static func u64(_ file: [UInt8], _ at: Int) -> UInt64 {
+        file.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: at, as: UInt64.self)) }
+    }
+
+    /// The error for a bad field at byte `offset` of the file at `path`.
+    private static func failure(_ path: String, _ kind: VectorFileError.Kind, _ offset: Int, _ message: String) -> VectorFileError {
+        VectorFileError(path: path, kind: kind, location: .byteOffset(offset), message: message)
     }
 
     /// The header fields, checked against each other and against the file's length.
@@ -64,15 +82,15 @@ public enum NativeVectorFormat {
     /// Reads and checks the header and the section offsets; errors give the byte offset of the bad field.
     static func header(_ file: [UInt8], path: String) throws -> Header {
         func fail(_ kind: VectorFileError.Kind, _ offset: Int, _ message: String) -> VectorFileError {
-            VectorFileError(path: path, kind: kind, location: .byteOffset(offset), message: message)
+            failure(path, kind, offset, message)
         }
         guard file.count >= headerSize else {
             if file.count >= magic.count && !matches(file) { throw fail(.badMagic, 0, "not a .kwv file (wrong magic)") }
             throw fail(.truncated, file.count, "file is truncated: the header needs \(headerSize) bytes, the file has \(file.count)")
         }
         guard matches(file) else { throw fail(.badMagic, 0, "not a .kwv file (wrong magic)") }
-        func u32(_ at: Int) -> UInt32 { file.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: at, as: UInt32.self)) } }
-        func u64(_ at: Int) -> UInt64 { file.withUnsafeBytes { UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: at, as: UInt64.self)) } }
+        func u32(_ at: Int) -> UInt32 { NativeVectorFormat.u32(file, at) }
+        func u64(_ at: Int) -> UInt64 { NativeVectorFormat.u64(file, at) }
         let version = u32(8)
         guard version == Self.version else { throw fail(.unsupportedVersion, 8, "unsupported .kwv version \(version) (this build reads version \(Self.version))") }
         guard let precision = Precision(rawValue: u32(12)) else { throw fail(.unsupportedFormat, 12, "unknown scalar kind \(u32(12))") }
@@ -117,9 +135,7 @@ public enum NativeVectorFormat {
     /// section is not read (no key table is built), so this is faster and needs less memory.
     /// - Complexity: O(R × D).
     static func loadRows(path: String) throws -> (dimension: Int, rows: [Float]) {
-        let reader = try FileReader(path: path)
-        if reader.size == 0 { throw VectorFileError(path: path, kind: .emptyFile, location: .file, message: "file is empty") }
-        let file = try reader.readRest()
+        let file = try readFile(path: path)
         let header = try header(file, path: path)
         let count = header.rowCount * header.dimension
         let rows = [Float](unsafeUninitializedCapacity: count) { buffer, initialized in
@@ -131,9 +147,9 @@ public enum NativeVectorFormat {
 
     static func decode(_ file: [UInt8], path: String) throws -> WordVectors {
         func fail(_ kind: VectorFileError.Kind, _ offset: Int, _ message: String) -> VectorFileError {
-            VectorFileError(path: path, kind: kind, location: .byteOffset(offset), message: message)
+            failure(path, kind, offset, message)
         }
-        func u32(_ at: Int) -> UInt32 { file.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: at, as: UInt32.self)) } }
+        func u32(_ at: Int) -> UInt32 { NativeVectorFormat.u32(file, at) }
         let header = try header(file, path: path)
         let rowCount = header.rowCount, keyCount = header.keyCount, countsOffset = header.countsOffset
         let keysOffset = header.keysOffset, end = header.end

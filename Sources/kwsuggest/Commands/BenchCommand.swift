@@ -35,23 +35,24 @@ struct BenchCommand: Command {
     var json: Bool
 
     init(arguments: ParsedArguments) throws {
+        let kernelName = arguments.value("--kernel")
         settings = BenchSettings(
             model: resolveModelDirectory(arguments.value("--model")),
             namesFile: arguments.value("--names") ?? "bench/names.txt",
             extraKeywords: try arguments.int("--keywords", default: 0),
             rounds: try arguments.int("--rounds", default: 7),
             loads: try arguments.int("--loads", default: 3),
-            kernel: ScoringKernel.best)
-        kernelName = arguments.value("--kernel")
+            kernel: kernelName.flatMap(ScoringKernel.init(rawValue:)) ?? .best)
+        self.kernelName = kernelName
         json = arguments.flag("--json")
     }
 
     func validate() throws {
         if let kernelName {
-            guard let kernel = ScoringKernel(rawValue: kernelName) else {
+            guard ScoringKernel(rawValue: kernelName) != nil else {
                 throw CommandError.usage("The value '\(kernelName)' is invalid for '--kernel <name>': expected avx2 or portable.")
             }
-            guard kernel.isAvailable else {
+            guard settings.kernel.isAvailable else {
                 throw CommandError.usage("The kernel '\(kernelName)' needs a CPU with AVX2 and FMA; this one has neither or not both.")
             }
         }
@@ -67,8 +68,6 @@ struct BenchCommand: Command {
     }
 
     func run() throws {
-        var settings = self.settings
-        if let kernelName, let kernel = ScoringKernel(rawValue: kernelName) { settings.kernel = kernel }
         let report = try BenchRunner(settings: settings).run()
         let output = OutputBuffer()
         output.write(report.table())
