@@ -1,6 +1,8 @@
 import Foundation
 import KeywordService
+@testable import HTTPCore
 @testable import KeywordServer
+import StrictJSON
 import XCTest
 
 /// A real server on loopback port 0, driven by a raw-socket client. Timeouts are configured short.

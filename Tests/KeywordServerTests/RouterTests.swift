@@ -1,6 +1,8 @@
 import Foundation
 import KeywordService
+@testable import HTTPCore
 @testable import KeywordServer
+import StrictJSON
 import XCTest
 
 /// Handlers and the router, called without any socket.

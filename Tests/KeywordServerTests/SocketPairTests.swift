@@ -1,5 +1,7 @@
 import Foundation
+@testable import HTTPCore
 @testable import KeywordServer
+import StrictJSON
 import XCTest
 
 /// A connection driven over a socketpair: the event loop and HTTP state machine without TCP.

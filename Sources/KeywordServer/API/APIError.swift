@@ -1,4 +1,6 @@
 // Errors as values: each knows its status and code, and becomes a JSON body in exactly one place.
+import HTTPCore
+import StrictJSON
 
 /// A failure to report to the client. `message` is written for the client and holds no internals.
 public struct APIError: Error, Equatable, Sendable {

@@ -1,4 +1,6 @@
 // Cross-origin rules: which origins may call the API from a browser, and the preflight answer.
+import HTTPCore
+import StrictJSON
 
 /// Allowed origins, from `--cors-origin` (repeatable) or `KWSUGGEST_CORS_ORIGINS` (comma-separated).
 /// `*` allows every origin. No origins (the default) means no CORS headers at all.

@@ -1,5 +1,8 @@
 // The API's handlers: each turns a request into a response or throws an APIError.
+import Foundation
+import HTTPCore
 import KeywordService
+import StrictJSON
 
 #if canImport(Glibc)
 import Glibc
@@ -247,5 +250,3 @@ final class Handlers: Sendable {
         return String(decoding: json.bytes, as: UTF8.self)
     }
 }
-
-import Foundation

@@ -1,5 +1,7 @@
 // The router: maps method + path to handlers, answers 404/405/OPTIONS, adds CORS headers.
 import KeywordService
+import HTTPCore
+import StrictJSON
 
 /// Settings of the API layer (the HTTP layer has `ServerConfiguration`).
 public struct APIConfiguration: Sendable {

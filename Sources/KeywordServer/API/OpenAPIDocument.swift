@@ -1,5 +1,7 @@
 // The OpenAPI 3.1 description served at GET /openapi.json. Kept by hand next to the handlers it describes;
 // a test checks that it is valid JSON and lists every route the router serves.
+import HTTPCore
+import StrictJSON
 
 enum OpenAPIDocument {
     static let json = #"""

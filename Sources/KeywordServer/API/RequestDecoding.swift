@@ -1,4 +1,8 @@
 // Turning request bodies and query strings into validated inputs, or into the right 4xx.
+import Foundation
+import HTTPCore
+import StrictJSON
+
 
 /// Validated input of one suggestion request.
 public struct SuggestInput: Equatable, Sendable {
@@ -163,8 +167,8 @@ enum RequestDecoding {
             case UInt8(ascii: "+"):
                 bytes.append(0x20)
             case UInt8(ascii: "%"):
-                guard let high = iterator.next().flatMap(RequestParser.hexValue),
-                      let low = iterator.next().flatMap(RequestParser.hexValue) else {
+                guard let high = iterator.next().flatMap(HexDigit.value),
+                      let low = iterator.next().flatMap(HexDigit.value) else {
                     throw .badRequest("bad_percent_encoding", "the query has a malformed %-escape")
                 }
                 bytes.append(UInt8(high * 16 + low))
@@ -205,7 +209,6 @@ enum RequestDecoding {
     }
 }
 
-import Foundation
 
 extension String {
     func trimmingCharacters(in text: String) -> String {

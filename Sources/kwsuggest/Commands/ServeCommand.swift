@@ -1,3 +1,4 @@
+import HTTPCore
 import KeywordServer
 import KeywordService
 #if canImport(Glibc)

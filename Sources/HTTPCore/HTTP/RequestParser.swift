@@ -1,3 +1,4 @@
+import StrictJSON
 // An incremental HTTP/1.1 request parser (RFC 9112). It never copies header bytes twice, never trusts a
 // length it has not checked against the limits, and reports every malformed input as a status to send.
 
@@ -17,7 +18,7 @@ public struct HTTPParseError: Error, Equatable, Sendable {
 ///
 /// Call `parse(_:from:)` whenever bytes arrive, with the offset where the current request starts. It keeps its
 /// progress between calls, so each byte is scanned about once even when a client sends one byte at a time.
-struct RequestParser {
+public struct RequestParser {
     enum Outcome: Equatable {
         /// The buffer holds no complete request yet.
         case needMore
@@ -369,7 +370,7 @@ struct RequestParser {
                 var size = 0
                 var digits = 0
                 var index = lineBegin
-                while index < lf, let value = Self.hexValue(bytes[index]) {
+                while index < lf, let value = HexDigit.value(bytes[index]) {
                     if digits > 0 || value > 0 { digits += 1 }
                     // Huge sizes are rejected as too large before they can overflow.
                     if digits > 12 { return .failure(tooLargeBody()) }
@@ -452,14 +453,5 @@ struct RequestParser {
 
     static func digit(_ byte: UInt8) -> Int? {
         (byte >= 0x30 && byte <= 0x39) ? Int(byte - 0x30) : nil
-    }
-
-    static func hexValue(_ byte: UInt8) -> Int? {
-        switch byte {
-        case 0x30...0x39: return Int(byte - 0x30)
-        case 0x41...0x46: return Int(byte - 0x41 + 10)
-        case 0x61...0x66: return Int(byte - 0x61 + 10)
-        default: return nil
-        }
     }
 }

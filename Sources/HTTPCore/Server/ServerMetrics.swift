@@ -112,7 +112,7 @@ public final class ServerMetrics: Sendable {
     }
 
     /// Escapes a Prometheus label value.
-    static func label(_ value: String) -> String {
+    public static func label(_ value: String) -> String {
         var result = ""
         for character in value {
             switch character {

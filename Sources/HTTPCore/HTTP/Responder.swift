@@ -1,5 +1,7 @@
 // The seam between the HTTP server and the application: a request goes in, a route match comes out.
 
+import StrictJSON
+
 /// How the server should run a matched request.
 public struct RouteMatch: Sendable {
     /// The route's template (for example `/v1/suggest`), used as the metrics label; never the raw path.

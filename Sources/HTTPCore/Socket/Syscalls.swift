@@ -20,7 +20,7 @@ public struct SocketError: Error, CustomStringConvertible, Equatable, Sendable {
 }
 
 /// Thin wrappers over the Linux calls the socket layer needs. No other file uses `#if` or raw errno.
-enum Syscall {
+public enum Syscall {
     /// Result of a non-blocking read or write.
     enum IOResult: Equatable {
         case bytes(Int)
@@ -121,7 +121,7 @@ enum Syscall {
         _ = Glibc.shutdown(fd, Int32(SHUT_WR))
     }
 
-    static func close(_ fd: Int32) {
+    public static func close(_ fd: Int32) {
         _ = Glibc.close(fd)
     }
 
@@ -163,18 +163,18 @@ enum Syscall {
     }
 
     /// A non-blocking, close-on-exec pipe: (read end, write end).
-    static func pipe() throws -> (Int32, Int32) {
+    public static func pipe() throws -> (Int32, Int32) {
         var fds: [Int32] = [0, 0]
         guard csystem_pipe2(&fds, Int32(O_NONBLOCK | O_CLOEXEC)) == 0 else { throw SocketError.last("pipe2") }
         return (fds[0], fds[1])
     }
 
     /// Routes `signal` to a byte on `fd` (see CSystem.c).
-    static func forwardSignal(_ signal: Int32, to fd: Int32) throws {
+    public static func forwardSignal(_ signal: Int32, to fd: Int32) throws {
         guard csystem_forward_signal(signal, fd) == 0 else { throw SocketError.last("sigaction") }
     }
 
-    static func defaultSignal(_ signal: Int32) {
+    public static func defaultSignal(_ signal: Int32) {
         _ = csystem_default_signal(signal)
     }
 
@@ -192,24 +192,24 @@ enum Syscall {
         return Int(limit.rlim_cur)
     }
 
-    static func ignoreSIGPIPE() {
+    public static func ignoreSIGPIPE() {
         _ = Glibc.signal(SIGPIPE, SIG_IGN)
     }
 
     /// Waits until `fd` is readable or `milliseconds` pass; true when readable.
-    static func waitReadable(_ fd: Int32, milliseconds: Int32) -> Bool {
+    public static func waitReadable(_ fd: Int32, milliseconds: Int32) -> Bool {
         var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         return Glibc.poll(&descriptor, 1, milliseconds) > 0
     }
 
     /// Reads one byte from a non-blocking descriptor, nil when none is waiting.
-    static func readByte(_ fd: Int32) -> UInt8? {
+    public static func readByte(_ fd: Int32) -> UInt8? {
         var byte: UInt8 = 0
         return Glibc.read(fd, &byte, 1) == 1 ? byte : nil
     }
 
     /// Writes a zero byte to a pipe to wake its reader without naming a signal.
-    static func eventlessWake(_ fd: Int32) {
+    public static func eventlessWake(_ fd: Int32) {
         var byte: UInt8 = 0
         _ = Glibc.write(fd, &byte, 1)
     }
@@ -220,7 +220,7 @@ enum Syscall {
     }
 
     /// Monotonic time in nanoseconds.
-    static func monotonicNanoseconds() -> UInt64 {
+    public static func monotonicNanoseconds() -> UInt64 {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
         return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
@@ -240,7 +240,7 @@ enum Syscall {
     }
 
     /// Writes all of `bytes` to a blocking descriptor such as stderr.
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
+    public static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
         bytes.withUnsafeBytes { raw in
             guard let base = raw.baseAddress else { return }
             var offset = 0
