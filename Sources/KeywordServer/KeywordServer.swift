@@ -57,6 +57,8 @@
 // | header count `limits.maxHeaderCount` | 100 | 431 `too_many_headers`, close |
 // | request target `limits.maxURIBytes` | 8 KiB | 414 `uri_too_long`, close |
 // | body `limits.maxBodyBytes` | 1 MiB | 413 `body_too_large`, close (checked before reading it) |
+// | chunk extension `limits.maxChunkExtensionBytes` | 256 B | 400 `invalid_chunk`, close |
+// | chunked framing beyond 2 × body `limits.maxChunkFramingBytes` | 64 KiB | 413 `body_too_large`, close |
 // | `headerTimeout` (first byte → end of headers) | 10 s | 408 `request_timeout`, close |
 // | `bodyIdleTimeout` (pause while a body arrives) | 10 s | 408, close |
 // | `keepAliveTimeout` (idle between requests) | 60 s | close |

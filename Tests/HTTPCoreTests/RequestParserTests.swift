@@ -162,6 +162,29 @@ final class RequestParserTests: XCTestCase {
         XCTAssertEqual(failure(text) { $0.maxBodyBytes = 10 }?.status.code, 413)
     }
 
+    func testLongChunkExtensionIs400() {
+        let head = "POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n"
+        let long = head + "1;" + String(repeating: "e", count: 1000) + "\r\nx\r\n0\r\n\r\n"
+        XCTAssertEqual(failure(long)?.code, "invalid_chunk")
+        // Refused while the line is still arriving, before its end is buffered.
+        XCTAssertEqual(failure(head + "1;" + String(repeating: "e", count: 400))?.code, "invalid_chunk")
+        XCTAssertNotNil(parse(head + "1;" + String(repeating: "e", count: 200) + "\r\nx\r\n0\r\n\r\n"))
+    }
+
+    func testChunkFramingOverheadIsBounded() {
+        // Many small chunks with extensions: 400 KB of raw bytes for 2 KB of body (the reproduction's shape).
+        var text = "POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n"
+        let chunk = "1;" + String(repeating: "e", count: 200) + "\r\n \r\n"
+        for _ in 0..<2000 { text += chunk }
+        var parser = makeParser()
+        guard case .failure(let error) = parser.parse(Array(text.utf8), from: 0) else { return XCTFail("accepted") }
+        XCTAssertEqual(error.status.code, 413)
+        // Plain 1-byte chunks for a 10 KB body stay accepted.
+        var plain = "POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n"
+        for _ in 0..<10_000 { plain += "1\r\nx\r\n" }
+        XCTAssertEqual(parse(plain + "0\r\n\r\n")?.body.count, 10_000)
+    }
+
     func testBadChunkFraming() {
         XCTAssertEqual(failure("POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n")?.code, "invalid_chunk")
         XCTAssertEqual(failure("POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabc\r\n")?.code, "invalid_chunk")

@@ -362,11 +362,13 @@ public struct RequestParser {
             case .size:
                 // chunk = chunk-size [ chunk-ext ] CRLF chunk-data CRLF ; last-chunk = 1*("0") [ chunk-ext ] CRLF
                 let lineBegin = start + chunkPosition
+                // 16 hex digits, the extension, and CRLF: anything longer is refused before it is buffered.
+                let longestLine = 16 + limits.maxChunkExtensionBytes + 2
                 guard let lf = bytes[lineBegin..<end].firstIndex(of: 0x0A) else {
-                    if end - lineBegin > 1024 { return .failure(.bad("chunk size line too long", code: "invalid_chunk")) }
+                    if end - lineBegin > longestLine { return .failure(chunkLineTooLong()) }
                     return .needMore
                 }
-                guard lf - lineBegin <= 1024 else { return .failure(.bad("chunk size line too long", code: "invalid_chunk")) }
+                guard lf + 1 - lineBegin <= longestLine else { return .failure(chunkLineTooLong()) }
                 var size = 0
                 var digits = 0
                 var index = lineBegin
@@ -386,6 +388,7 @@ public struct RequestParser {
                 }
                 guard chunkBody.count + size <= limits.maxBodyBytes else { return .failure(tooLargeBody()) }
                 chunkPosition = lf + 1 - start
+                if let error = framingOverrun(current) { return .failure(error) }
                 chunkPhase = size == 0 ? .trailers(bytes: 0) : .data(remaining: size)
             case .data(let remaining):
                 let from = start + chunkPosition
@@ -423,6 +426,7 @@ public struct RequestParser {
                 let total = seen + length + 1
                 guard total <= limits.maxHeaderBytes else { return .failure(tooLargeHeaders()) }
                 chunkPosition = lf + 1 - start
+                if let error = framingOverrun(current) { return .failure(error) }
                 if length == 0 || (length == 1 && bytes[lineBegin] == 0x0D) {
                     var request = current.request
                     request.body = chunkBody
@@ -433,6 +437,20 @@ public struct RequestParser {
                 chunkPhase = .trailers(bytes: total)
             }
         }
+    }
+
+    private func chunkLineTooLong() -> HTTPParseError {
+        .bad("a chunk-size line is longer than 16 hex digits and a \(limits.maxChunkExtensionBytes)-byte extension",
+             code: "invalid_chunk")
+    }
+
+    /// The raw bytes of a chunked body stay buffered until the request completes, so framing is bounded too:
+    /// raw ≤ 2 × decoded + `maxChunkFramingBytes` (a 1-byte chunk costs 6 raw bytes; heavier framing is abuse).
+    private func framingOverrun(_ current: Head) -> HTTPParseError? {
+        let raw = chunkPosition - current.bodyStart
+        guard raw > 2 * chunkBody.count + limits.maxChunkFramingBytes else { return nil }
+        return HTTPParseError(status: .contentTooLarge, code: "body_too_large",
+                              message: "the chunked framing exceeds the body by more than \(limits.maxChunkFramingBytes) bytes")
     }
 
     // MARK: Character classes

@@ -10,6 +10,12 @@ public struct HTTPLimits: Sendable, Equatable {
     public var maxHeaderCount: Int = 100
     /// Decoded body, in bytes. Larger → 413.
     public var maxBodyBytes: Int = 1024 * 1024
+    /// Chunk extension on one chunk-size line (RFC 9112 §7.1.1), in bytes. Longer → 400.
+    public var maxChunkExtensionBytes: Int = 256
+    /// Chunked framing (size lines, extensions, CRLFs, trailers) beyond the decoded body, in bytes: the raw body may
+    /// be at most `maxChunkFramingBytes` plus twice the decoded bytes, so a connection never buffers more than
+    /// about two maximal bodies however the chunks are cut. More → 413.
+    public var maxChunkFramingBytes: Int = 64 * 1024
 
     public init() {}
 }

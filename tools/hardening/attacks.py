@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""Resource-limit reproductions against a running server, one subcommand each; prints what it measured.
+
+Usage: attacks.py PORT PID ATTACK   (tools/hardening/attacks.sh starts the server and runs them all)
+Each attack prints one JSON line: what was sent, the status answered, and the server's RSS before and after.
+"""
+import json
+import socket
+import sys
+import time
+
+
+def rss_kib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS"):
+                return int(line.split()[1])
+    return -1
+
+
+def connect(port):
+    s = socket.create_connection(("127.0.0.1", port))
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return s
+
+
+def read_status(s, timeout=10.0):
+    """The status code of the first final response on `s`, or None when the connection ends first."""
+    s.settimeout(timeout)
+    data = b""
+    try:
+        while True:
+            while b"\r\n\r\n" in data:
+                head, _, rest = data.partition(b"\r\n\r\n")
+                code = int(head.split(b" ", 2)[1])
+                if code >= 200:
+                    return code
+                data = rest
+            chunk = s.recv(65536)
+            if not chunk:
+                return None
+            data += chunk
+    except (socket.timeout, ConnectionResetError):
+        return None
+
+
+def chunk_extensions(port, pid):
+    """Chunks of one body byte, each with a 1000-byte extension: raw bytes grow 1000x faster than the body."""
+    before = rss_kib(pid)
+    results = []
+    for _ in range(3):
+        s = connect(port)
+        s.sendall(b"POST /v1/suggest HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\n"
+                  b"Transfer-Encoding: chunked\r\n\r\n")
+        chunk = b"1;" + b"e" * 1000 + b"\r\n \r\n"
+        sent = 0
+        try:
+            for _ in range(400_000):
+                s.sendall(chunk * 100)
+                sent += len(chunk) * 100
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        results.append({"raw_bytes_sent_before_refusal": sent, "status": read_status(s)})
+        s.close()
+    return {"attack": "chunk_extensions", "connections": results, "rss_kib_before": before,
+            "rss_kib_after": rss_kib(pid)}
+
+
+ATTACKS = {"chunk_extensions": chunk_extensions}
+
+if __name__ == "__main__":
+    port, pid, names = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3:] or list(ATTACKS)
+    for name in names:
+        print(json.dumps(ATTACKS[name](port, pid)), flush=True)
