@@ -66,7 +66,42 @@ def chunk_extensions(port, pid):
             "rss_kib_after": rss_kib(pid)}
 
 
-ATTACKS = {"chunk_extensions": chunk_extensions}
+def method_labels(port, pid):
+    """20,000 pipelined requests with random 4000-letter methods (each 405), then the /metrics size and time."""
+    import random
+    before = rss_kib(pid)
+    s = connect(port)
+    rng = random.Random(1)
+    batch = b""
+    for index in range(20_000):
+        method = "M" + "".join(rng.choice("ABCDEFGHIJKLMNOPQRSTUVWXYZ") for _ in range(4000))
+        batch += f"{method} /healthz HTTP/1.1\r\nHost: a\r\n\r\n".encode()
+        if index % 200 == 199:
+            s.sendall(batch)
+            batch = b""
+            drain(s)
+    s.close()
+    started = time.monotonic()
+    m = connect(port)
+    m.sendall(b"GET /metrics HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+    body = b""
+    while chunk := m.recv(65536):
+        body += chunk
+    return {"attack": "method_labels", "rss_kib_before": before, "rss_kib_after": rss_kib(pid),
+            "metrics_bytes": len(body), "metrics_ms": round((time.monotonic() - started) * 1000, 1)}
+
+
+def drain(s):
+    """Reads whatever has arrived without waiting long (keeps pipelined answers from filling the buffers)."""
+    s.settimeout(0.05)
+    try:
+        while s.recv(1 << 20):
+            pass
+    except (socket.timeout, BlockingIOError):
+        pass
+
+
+ATTACKS = {"chunk_extensions": chunk_extensions, "method_labels": method_labels}
 
 if __name__ == "__main__":
     port, pid, names = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3:] or list(ATTACKS)
