@@ -101,7 +101,32 @@ def drain(s):
         pass
 
 
-ATTACKS = {"chunk_extensions": chunk_extensions, "method_labels": method_labels}
+def post(port, path, body, headers=b""):
+    """One POST on a fresh connection: (status, milliseconds, response bytes)."""
+    s = connect(port)
+    started = time.monotonic()
+    s.sendall(b"POST " + path.encode() + b" HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\n" + headers
+              + b"Connection: close\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+    data = b""
+    s.settimeout(120)
+    while chunk := s.recv(1 << 20):
+        data += chunk
+    s.close()
+    status = int(data.split(b" ", 2)[1]) if data else None
+    return status, round((time.monotonic() - started) * 1000, 1), len(data)
+
+
+def combining_marks(port, pid):
+    """A 1 MB name that is one grapheme cluster, a keyword of 200,001 code points, and the longest name allowed."""
+    name = json.dumps({"name": "a" + "\u0301" * 522_000}).encode()
+    keyword = json.dumps({"add": ["\u3048" + "\u3099" * 200_000]}).encode()
+    longest = json.dumps({"name": "a" + "\u0301" * 999}).encode()
+    return {"attack": "combining_marks", "name_status_ms": post(port, "/v1/suggest", name)[:2],
+            "keyword_status_ms": post(port, "/v1/keywords", keyword)[:2],
+            "longest_allowed_status_ms": post(port, "/v1/suggest", longest)[:2]}
+
+
+ATTACKS = {"chunk_extensions": chunk_extensions, "method_labels": method_labels, "combining_marks": combining_marks}
 
 if __name__ == "__main__":
     port, pid, names = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3:] or list(ATTACKS)

@@ -233,8 +233,8 @@ final class Handlers: Sendable {
         for (index, keyword) in raw.enumerated() {
             let trimmed = keyword.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !trimmed.isEmpty else { throw .badRequest("invalid_keyword", "'\(field)[\(index)]' is empty") }
-            guard trimmed.count <= limits.maxKeywordCharacters else {
-                throw .badRequest("invalid_keyword", "'\(field)[\(index)]' is longer than \(limits.maxKeywordCharacters) characters")
+            guard RequestDecoding.fitsCodePoints(trimmed, limits.maxKeywordCharacters) else {
+                throw .badRequest("invalid_keyword", "'\(field)[\(index)]' is longer than \(limits.maxKeywordCharacters) characters (Unicode code points)")
             }
             guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
                 throw .badRequest("invalid_keyword", "'\(field)[\(index)]' contains a control character")

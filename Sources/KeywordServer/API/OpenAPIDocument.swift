@@ -83,7 +83,7 @@ enum OpenAPIDocument {
       "SuggestRequest": {
         "type": "object", "required": ["name"], "additionalProperties": false,
         "properties": {
-          "name": {"type": "string", "minLength": 1, "maxLength": 1000, "description": "1-1000 characters after trimming"},
+          "name": {"type": "string", "minLength": 1, "maxLength": 1000, "description": "1-1000 Unicode code points after trimming white space"},
           "k": {"type": "integer", "minimum": 1, "maximum": 50, "default": 5},
           "explain": {"type": "boolean", "default": false}
         }
@@ -126,7 +126,8 @@ enum OpenAPIDocument {
       },
       "KeywordChange": {
         "type": "object", "additionalProperties": false,
-        "properties": {"add": {"type": "array", "items": {"type": "string"}}, "remove": {"type": "array", "items": {"type": "string"}}}
+        "description": "At most 10000 keywords in add and remove together; each 1-100 Unicode code points after trimming, no control characters",
+        "properties": {"add": {"type": "array", "maxItems": 10000, "items": {"type": "string", "minLength": 1, "maxLength": 100}}, "remove": {"type": "array", "maxItems": 10000, "items": {"type": "string", "minLength": 1, "maxLength": 100}}}
       },
       "Error": {
         "type": "object", "required": ["error"],

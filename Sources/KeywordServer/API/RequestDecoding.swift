@@ -13,7 +13,8 @@ public struct SuggestInput: Equatable, Sendable {
 
 /// Limits the API enforces on its inputs.
 public struct APILimits: Sendable, Equatable {
-    /// Characters (grapheme clusters) in a name after trimming. Default 1000.
+    /// Unicode code points in a name after trimming (what JSON Schema's `maxLength` counts), so at most four
+    /// times as many UTF-8 bytes. Grapheme clusters would let combining marks through unbounded. Default 1000.
     public var maxNameCharacters = 1000
     /// Largest `k`. Default 50.
     public var maxK = 50
@@ -23,7 +24,7 @@ public struct APILimits: Sendable, Equatable {
     public var maxBatchNames = 1000
     /// Keywords added plus removed in one `POST /v1/keywords`. Default 10,000.
     public var maxKeywordChanges = 10_000
-    /// Characters in one keyword. Default 100.
+    /// Unicode code points in one keyword. Default 100.
     public var maxKeywordCharacters = 100
 
     public init() {}
@@ -86,18 +87,24 @@ enum RequestDecoding {
         guard !trimmed.utf8.contains(0) else {
             throw .badRequest("invalid_name", "'\(field)' contains a NUL character")
         }
-        // A character is at least one byte, so only long byte strings need counting; count lazily and stop
-        // as soon as the limit is passed, so a huge name costs no more than the limit.
-        if trimmed.utf8.count > limits.maxNameCharacters {
-            var count = 0
-            for _ in trimmed {
-                count += 1
-                if count > limits.maxNameCharacters {
-                    throw .badRequest("name_too_long", "'\(field)' is longer than \(limits.maxNameCharacters) characters")
-                }
-            }
+        guard fitsCodePoints(trimmed, limits.maxNameCharacters) else {
+            throw .badRequest("name_too_long", "'\(field)' is longer than \(limits.maxNameCharacters) characters (Unicode code points)")
         }
         return trimmed
+    }
+
+    /// Whether `text` has at most `limit` Unicode code points. A code point is one to four UTF-8 bytes, so only
+    /// long byte strings are counted, and counting stops at the limit: a huge input costs no more than the limit.
+    static func fitsCodePoints(_ text: String, _ limit: Int) -> Bool {
+        let bytes = text.utf8.count
+        if bytes <= limit { return true }
+        if bytes > 4 * limit { return false }
+        var count = 0
+        for _ in text.unicodeScalars {
+            count += 1
+            if count > limit { return false }
+        }
+        return true
     }
 
     /// Without leading and trailing white space (Unicode White_Space, which includes U+3000 and newlines).
