@@ -61,6 +61,7 @@
 // | chunked framing beyond 2 × body `limits.maxChunkFramingBytes` | 64 KiB | 413 `body_too_large`, close |
 // | `headerTimeout` (first byte → end of headers) | 10 s | 408 `request_timeout`, close |
 // | `bodyIdleTimeout` (pause while a body arrives) | 10 s | 408, close |
+// | `bodyTimeout` (end of headers → end of body) | 30 s | 408, close |
 // | `keepAliveTimeout` (idle between requests) | 60 s | close |
 // | `writeTimeout` (no progress writing) | 30 s | close |
 // | `maxConnections` | 4096 | 503 `server_full`, close |

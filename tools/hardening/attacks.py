@@ -126,7 +126,32 @@ def combining_marks(port, pid):
             "longest_allowed_status_ms": post(port, "/v1/suggest", longest)[:2]}
 
 
-ATTACKS = {"chunk_extensions": chunk_extensions, "method_labels": method_labels, "combining_marks": combining_marks}
+def slow_body(port, pid):
+    """One body byte every 3 s: the idle timer never fires; the body deadline answers 408."""
+    s = connect(port)
+    started = time.monotonic()
+    s.sendall(b"POST /v1/suggest HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n")
+    status = None
+    s.settimeout(3)
+    data = b""
+    for _ in range(100):
+        try:
+            s.sendall(b" ")
+            chunk = s.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+            if b"\r\n\r\n" in data:
+                status = int(data.split(b" ", 2)[1])
+                break
+        except socket.timeout:
+            continue
+        except (BrokenPipeError, ConnectionResetError):
+            break
+    return {"attack": "slow_body", "status": status, "seconds_until_answer": round(time.monotonic() - started, 1)}
+
+
+ATTACKS = {"slow_body": slow_body, "chunk_extensions": chunk_extensions, "method_labels": method_labels, "combining_marks": combining_marks}
 
 if __name__ == "__main__":
     port, pid, names = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3:] or list(ATTACKS)

@@ -3,5 +3,5 @@
 # Usage: tools/hardening/attacks.sh [ATTACK ...]   (no arguments: all of them)
 source "$(dirname "$0")/common.sh"
 build_release
-start_server
+start_server --overlay "$WORK/overlay.json"
 python3 "$ROOT/tools/hardening/attacks.py" "$PORT" "$SERVER_PID" "$@"

@@ -36,6 +36,9 @@ public struct ServerConfiguration: Sendable {
     public var headerTimeout: Double = 10
     /// Longest pause while a body is arriving. Expiry → 408 and close. Default 10 s.
     public var bodyIdleTimeout: Double = 10
+    /// From the end of the header section to the end of the body, however steadily bytes arrive (a minimum rate:
+    /// a 1 MiB body needs 35 KB/s). Expiry → 408 and close. Default 30 s.
+    public var bodyTimeout: Double = 30
     /// Longest wait for the next request on an idle persistent connection. Expiry → close. Default 60 s.
     public var keepAliveTimeout: Double = 60
     /// Longest time a response may wait for a slow reader. Expiry → close. Default 30 s.
@@ -55,7 +58,7 @@ public struct ServerConfiguration: Sendable {
 
     /// The smallest timeout, which sets how often deadlines are checked.
     var timerResolution: Double {
-        let smallest = min(headerTimeout, bodyIdleTimeout, keepAliveTimeout, writeTimeout)
+        let smallest = min(headerTimeout, bodyIdleTimeout, bodyTimeout, keepAliveTimeout, writeTimeout)
         return min(0.25, max(0.005, smallest / 8))
     }
 }

@@ -260,11 +260,7 @@ final class EventLoop: @unchecked Sendable {
             switch Syscall.read(connection.fd, into: readBuffer) {
             case .bytes(let count):
                 if case .lingering = connection.state { continue }
-                if connection.unparsedBytes == 0 && !connection.parser.hasPartialRequest {
-                    connection.requestStartedAt = now
-                }
-                connection.lastReadAt = now
-                connection.inbound.append(contentsOf: UnsafeRawBufferPointer(rebasing: readBuffer[0..<count]))
+                connection.receive(UnsafeRawBufferPointer(rebasing: readBuffer[0..<count]), now: now)
                 if count < readBuffer.count { reads = 16 }
             case .wouldBlock:
                 reads = 16
@@ -282,7 +278,7 @@ final class EventLoop: @unchecked Sendable {
 
     private func process(_ connection: HTTPConnection) {
         while connection.state == .active, connection.outbound.count - connection.sent < Self.outputHighWater {
-            switch connection.parser.parse(connection.inbound, from: connection.start) {
+            switch connection.parseNext(now: now) {
             case .needMore:
                 if connection.parser.wantsContinue {
                     connection.outbound.append(contentsOf: "HTTP/1.1 100 Continue\r\n\r\n".utf8)
@@ -300,11 +296,8 @@ final class EventLoop: @unchecked Sendable {
                 let seconds = Double(Syscall.monotonicNanoseconds() - connection.requestStartedAt) / 1e9
                 log.record(method: "-", path: "-", status: response.status.code, seconds: seconds, requestID: requestID)
                 core.metrics.record(shard: index, route: "(invalid)", method: "-", status: response.status.code, seconds: seconds)
-            case .request(let request, let consumed):
-                connection.start += consumed
-                connection.compact()
+            case .request(let request, _):
                 dispatch(request, on: connection)
-                if connection.unparsedBytes > 0 { connection.requestStartedAt = now }
             }
         }
         flush(connection)
@@ -427,31 +420,12 @@ final class EventLoop: @unchecked Sendable {
     // MARK: Timeouts and draining
 
     private func checkDeadlines() {
-        let configuration = core.configuration
-        let header = UInt64(configuration.headerTimeout * 1e9)
-        let body = UInt64(configuration.bodyIdleTimeout * 1e9)
-        let idle = UInt64(configuration.keepAliveTimeout * 1e9)
-        let write = UInt64(configuration.writeTimeout * 1e9)
+        let timeouts = HTTPConnection.Timeouts(core.configuration)
         for connection in Array(connections.values) {
-            switch connection.state {
-            case .waiting:
-                continue
-            case .lingering(let until):
-                if now >= until { close(connection) }
-                continue
-            case .active, .closingAfterFlush:
-                break
-            }
-            if connection.hasUnsentOutput {
-                if now - connection.lastWriteAt > write { close(connection) }
-                continue
-            }
-            if connection.parser.isReadingBody {
-                if now - connection.lastReadAt > body { timeOut(connection, "the request body stalled") }
-            } else if connection.parser.hasPartialRequest || connection.unparsedBytes > 0 {
-                if now - connection.requestStartedAt > header { timeOut(connection, "the request headers took too long") }
-            } else if draining || now - max(connection.idleSince, connection.lastReadAt) > idle {
-                close(connection)
+            switch connection.expiry(now: now, timeouts: timeouts, draining: draining) {
+            case .none: break
+            case .close: close(connection)
+            case .timeOut(let message): timeOut(connection, message)
             }
         }
     }
