@@ -67,8 +67,9 @@
 // | `maxConnections` | 4096 | 503 `server_full`, close |
 // | `drainTimeout` after SIGTERM/SIGINT | 10 s | remaining connections closed, exit 0 |
 //
-// API limits (`APILimits`): name 1–1000 characters after trimming, `k` 1–50 (default 5), batch ≤ 1000
-// names, ≤ 10,000 keyword changes per request, keyword ≤ 100 characters. POST bodies must be
+// API limits (`APILimits`): name 1–1000 code points after trimming, `k` 1–50 (default 5), batch ≤ 1000
+// names and names × k ≤ 10,000 (≤ 1,000 with explain), batch answer ≤ 8 MiB (else 413), ≤ 10,000 keyword changes
+// per request, keyword ≤ 100 code points. Keyword writes run on a worker of their own, never behind batches. POST bodies must be
 // `application/json` (charset, if given, UTF-8) → else 415; POST without a length → 411. A field the endpoint does
 // not define → 400 `unknown_field` (so a misspelt option is reported, not ignored).
 //

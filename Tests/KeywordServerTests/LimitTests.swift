@@ -38,4 +38,36 @@ final class LimitTests: XCTestCase {
         XCTAssertEqual(errorCode(response), "invalid_keyword")
         XCTAssertEqual(api.respond(to: makeRequest(.post, "/v1/keywords", body: #"{"add":["え\#u{3099}"]}"#)).status.code, 200)
     }
+
+    private func batchBody(_ count: Int, k: Int, explain: Bool = false) -> String {
+        let names = Array(repeating: "\"にんじん\"", count: count).joined(separator: ",")
+        return #"{"names":[\#(names)],"k":\#(k),"explain":\#(explain)}"#
+    }
+
+    func testBatchWorkIsBoundedByNamesTimesK() {
+        let api = makeAPI()
+        XCTAssertEqual(api.respond(to: makeRequest(.post, "/v1/suggest/batch", body: batchBody(1000, k: 10))).status.code, 200)
+        let big = api.respond(to: makeRequest(.post, "/v1/suggest/batch", body: batchBody(1000, k: 11)))
+        XCTAssertEqual(big.status.code, 400)
+        XCTAssertEqual(errorCode(big), "batch_too_large")
+        XCTAssertEqual(api.respond(to: makeRequest(.post, "/v1/suggest/batch", body: batchBody(200, k: 5, explain: true))).status.code, 200)
+        let explained = api.respond(to: makeRequest(.post, "/v1/suggest/batch", body: batchBody(201, k: 5, explain: true)))
+        XCTAssertEqual(errorCode(explained), "batch_too_large")
+    }
+
+    func testBatchResponseSizeIsCapped() {
+        var configuration = APIConfiguration()
+        configuration.limits.maxBatchResponseBytes = 10_000
+        let api = KeywordAPI(configuration: configuration, state: EngineState(engine: FakeEngine()), metrics: ServerMetrics())
+        XCTAssertEqual(api.respond(to: makeRequest(.post, "/v1/suggest/batch", body: batchBody(10, k: 5))).status.code, 200)
+        let response = api.respond(to: makeRequest(.post, "/v1/suggest/batch", body: batchBody(500, k: 5)))
+        XCTAssertEqual(response.status.code, 413)
+        XCTAssertEqual(errorCode(response), "response_too_large")
+    }
+
+    func testKeywordWritesHaveTheirOwnLane() {
+        let api = makeAPI()
+        XCTAssertEqual(api.match(makeRequest(.post, "/v1/keywords", body: "{}")).lane, .reserved)
+        XCTAssertEqual(api.match(makeRequest(.post, "/v1/suggest/batch", body: "{}")).lane, .shared)
+    }
 }

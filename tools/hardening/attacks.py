@@ -151,7 +151,39 @@ def slow_body(port, pid):
     return {"attack": "slow_body", "status": status, "seconds_until_answer": round(time.monotonic() - started, 1)}
 
 
-ATTACKS = {"slow_body": slow_body, "chunk_extensions": chunk_extensions, "method_labels": method_labels, "combining_marks": combining_marks}
+def big_batches(port, pid):
+    """1,000 names of 340 characters with k=50 and explain (the largest batch once allowed), three at once, and a
+    keyword write while ten batches are queued."""
+    import threading
+    import random
+    rng = random.Random(2)
+    names = ["".join(chr(rng.randint(0x3041, 0x30F6)) for _ in range(340)) for _ in range(1000)]
+    huge = json.dumps({"names": names, "k": 50, "explain": True}).encode()
+    allowed = json.dumps({"names": names[:200], "k": 5, "explain": True}).encode()
+    heavy = json.dumps({"names": names, "k": 10}).encode()
+    before = rss_kib(pid)
+    results = {}
+    threads = [threading.Thread(target=lambda i=i: results.__setitem__(i, post(port, "/v1/suggest/batch", huge)))
+               for i in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    largest = post(port, "/v1/suggest/batch", allowed)
+    queued = [threading.Thread(target=post, args=(port, "/v1/suggest/batch", heavy)) for _ in range(10)]
+    for t in queued:
+        t.start()
+    time.sleep(0.2)
+    write = post(port, "/v1/keywords", json.dumps({"add": ["ハードニング検査"]}).encode())
+    for t in queued:
+        t.join()
+    post(port, "/v1/keywords", json.dumps({"remove": ["ハードニング検査"]}).encode())
+    return {"attack": "big_batches", "huge_status_ms_bytes": [results[i] for i in range(3)],
+            "explain_200x5_status_ms_bytes": largest, "write_behind_10_batches_status_ms": write[:2],
+            "rss_kib_before": before, "rss_kib_after": rss_kib(pid)}
+
+
+ATTACKS = {"slow_body": slow_body, "big_batches": big_batches, "chunk_extensions": chunk_extensions, "method_labels": method_labels, "combining_marks": combining_marks}
 
 if __name__ == "__main__":
     port, pid, names = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3:] or list(ATTACKS)

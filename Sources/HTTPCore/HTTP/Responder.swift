@@ -2,6 +2,15 @@
 
 import StrictJSON
 
+/// Which worker threads run a blocking handler.
+public enum WorkLane: Sendable, Equatable {
+    /// The shared pool (`ServerConfiguration.blockingWorkers`), for long jobs such as batches.
+    case shared
+    /// A pool of its own (`ServerConfiguration.reservedWorkers`), for short jobs that must not queue behind
+    /// the shared lane's long ones (such as writes).
+    case reserved
+}
+
 /// How the server should run a matched request.
 public struct RouteMatch: Sendable {
     /// The route's template (for example `/v1/suggest`), used as the metrics label; never the raw path.
@@ -9,11 +18,15 @@ public struct RouteMatch: Sendable {
     /// True when the handler may block for long (disk sync, big batches): it then runs on a worker thread
     /// instead of the event loop, so other connections on that loop are not held up.
     public var isBlocking: Bool
+    /// The worker threads a blocking handler runs on.
+    public var lane: WorkLane
     public var handler: @Sendable (HTTPRequest) -> HTTPResponse
 
-    public init(label: String, isBlocking: Bool = false, handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
+    public init(label: String, isBlocking: Bool = false, lane: WorkLane = .shared,
+                handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
         self.label = label
         self.isBlocking = isBlocking
+        self.lane = lane
         self.handler = handler
     }
 }

@@ -31,6 +31,9 @@ public struct ServerConfiguration: Sendable {
     public var eventLoops: Int = max(1, System.processorCount)
     /// Threads for handlers that may block (keyword writes fsync, batches). Default 2.
     public var blockingWorkers: Int = 2
+    /// Threads for blocking handlers on the reserved lane (keyword writes), which never queue behind the
+    /// shared lane's batches. Default 1.
+    public var reservedWorkers: Int = 1
     public var limits = HTTPLimits()
     /// From the first byte of a request to the end of its header section. Expiry → 408 and close. Default 10 s.
     public var headerTimeout: Double = 10

@@ -12,6 +12,7 @@ final class ServerCore: Sendable {
     let responder: any HTTPResponder
     let metrics: ServerMetrics
     let pool: WorkerPool
+    let reservedPool: WorkerPool
     let openConnections = Atomic<Int>(0)
     let nextConnectionID = Atomic<UInt64>(1)
     let nextRequestID = Atomic<UInt64>(1)
@@ -22,6 +23,7 @@ final class ServerCore: Sendable {
         self.responder = responder
         self.metrics = metrics
         pool = WorkerPool(count: configuration.blockingWorkers, name: "kwsuggest-worker")
+        reservedPool = WorkerPool(count: configuration.reservedWorkers, name: "kwsuggest-reserved")
         let random = UInt32.random(in: 0...UInt32.max)
         requestIDPrefix = String(random, radix: 16)
     }
@@ -312,7 +314,8 @@ final class EventLoop: @unchecked Sendable {
         if route.isBlocking {
             connection.state = .waiting
             let (id, fd, loop) = (connection.id, connection.fd, self)
-            core.pool.submit {
+            let pool = route.lane == .reserved ? core.reservedPool : core.pool
+            pool.submit {
                 let response = route.handler(request)
                 loop.post(.completed(Completion(connectionID: id, fd: fd, request: request, label: route.label,
                                                 response: response, started: started, keepAlive: keepAlive,

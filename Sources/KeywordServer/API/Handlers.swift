@@ -168,12 +168,21 @@ final class Handlers: Sendable {
         }
         let k = try RequestDecoding.k(fields["k"], limits: limits)
         let explain = try RequestDecoding.flag(fields["explain"], field: "explain")
+        let most = explain ? limits.maxBatchExplainedSuggestions : limits.maxBatchSuggestions
+        guard names.count * k <= most else {
+            throw .badRequest("batch_too_large", "names × k is \(names.count * k); at most \(most)\(explain ? " with explain" : "") per batch")
+        }
         let engine = try engine()
         var json = JSONWriter(capacity: 64 + names.count * 200)
+        var overflow = false
         json.object { json in
             json.field("results") { json in
                 json.array { json in
-                    for name in names {
+                    for name in names where !overflow {
+                        if json.bytes.count > limits.maxBatchResponseBytes {
+                            overflow = true
+                            break
+                        }
                         let result = engine.suggest(name, k: k, explain: explain)
                         json.object { json in
                             json.field("name", string: name)
@@ -186,6 +195,10 @@ final class Handlers: Sendable {
                 }
             }
             json.field("model", string: engine.modelVersion)
+        }
+        guard !overflow && json.bytes.count <= limits.maxBatchResponseBytes else {
+            throw APIError(.contentTooLarge, "response_too_large",
+                           "the answer would exceed \(limits.maxBatchResponseBytes) bytes; send fewer names or a smaller k")
         }
         return .json(.ok, json.bytes)
     }

@@ -107,6 +107,7 @@ enum OpenAPIDocument {
       },
       "BatchRequest": {
         "type": "object", "required": ["names"], "additionalProperties": false,
+        "description": "names × k is at most 10000, or 1000 with explain (else 400 batch_too_large); an answer over 8 MiB is 413 response_too_large",
         "properties": {
           "names": {"type": "array", "maxItems": 1000, "items": {"type": "string", "minLength": 1, "maxLength": 1000}},
           "k": {"type": "integer", "minimum": 1, "maximum": 50, "default": 5},

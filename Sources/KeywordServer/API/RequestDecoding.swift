@@ -22,6 +22,12 @@ public struct APILimits: Sendable, Equatable {
     public var defaultK = 5
     /// Names in one batch. Default 1000.
     public var maxBatchNames = 1000
+    /// Names × `k` in one batch, which bounds its work and response. Default 10,000.
+    public var maxBatchSuggestions = 10_000
+    /// Names × `k` in one batch with `explain` (each suggestion then carries a weight per token). Default 1,000.
+    public var maxBatchExplainedSuggestions = 1_000
+    /// Bytes of one batch response; a batch whose answer grows past it is refused with 413. Default 8 MiB.
+    public var maxBatchResponseBytes = 8 * 1024 * 1024
     /// Keywords added plus removed in one `POST /v1/keywords`. Default 10,000.
     public var maxKeywordChanges = 10_000
     /// Unicode code points in one keyword. Default 100.
