@@ -64,6 +64,9 @@ public struct RequestParser {
     /// True once a request's header section was parsed and its body is still arriving.
     var isReadingBody: Bool { head != nil }
 
+    /// The head (without body) of the request whose body is arriving.
+    var currentHead: HTTPRequest? { head?.request }
+
     /// True while part of a request (at least one byte of it) has been seen.
     var hasPartialRequest: Bool { head != nil || scanned > leading }
 

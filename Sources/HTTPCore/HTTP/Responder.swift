@@ -39,6 +39,11 @@ public protocol HTTPResponder: Sendable {
     func respond(to error: HTTPParseError) -> HTTPResponse
     /// Adds headers every response needs (CORS, for example). Called for every response, errors included.
     func decorate(_ response: inout HTTPResponse, for request: HTTPRequest?)
+    /// Called once per request as soon as its header section is complete, before any `100 Continue` and before
+    /// the body is read (`head.body` is empty then). A response refuses the request (for example 401 when
+    /// credentials are missing): it is sent instead of reading the body, and the connection closes after it.
+    /// Requests that arrive whole are checked here too, before their handler. Must be quick: it runs on the loop.
+    func admit(_ head: HTTPRequest) -> HTTPResponse?
 }
 
 extension HTTPResponder {
@@ -46,6 +51,7 @@ extension HTTPResponder {
         ErrorBody.response(error.status, code: error.code, message: error.message)
     }
     public func decorate(_ response: inout HTTPResponse, for request: HTTPRequest?) {}
+    public func admit(_ head: HTTPRequest) -> HTTPResponse? { nil }
 }
 
 /// Renders `{"error":{"code":"…","message":"…"}}`, the one error body format of this server.

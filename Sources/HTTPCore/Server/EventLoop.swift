@@ -282,6 +282,10 @@ final class EventLoop: @unchecked Sendable {
         while connection.state == .active, connection.outbound.count - connection.sent < Self.outputHighWater {
             switch connection.parseNext(now: now) {
             case .needMore:
+                if let head = connection.headAwaitingAdmission(), let refusal = core.responder.admit(head) {
+                    refuse(head, with: refusal, on: connection)
+                    break
+                }
                 if connection.parser.wantsContinue {
                     connection.outbound.append(contentsOf: "HTTP/1.1 100 Continue\r\n\r\n".utf8)
                     connection.parser.continueSent()
@@ -299,14 +303,34 @@ final class EventLoop: @unchecked Sendable {
                 log.record(method: "-", path: "-", status: response.status.code, seconds: seconds, requestID: requestID)
                 core.metrics.record(shard: index, route: "(invalid)", method: "-", status: response.status.code, seconds: seconds)
             case .request(let request, _):
-                dispatch(request, on: connection)
+                dispatch(request, on: connection, admitted: connection.lastRequestAdmitted)
             }
         }
         flush(connection)
     }
 
-    private func dispatch(_ request: HTTPRequest, on connection: HTTPConnection) {
+    /// Answers a request refused on its head; its body is not read, so the connection closes.
+    private func refuse(_ head: HTTPRequest, with response: HTTPResponse, on connection: HTTPConnection) {
+        connection.parser.reset()
+        core.metrics.requestStarted()
+        let requestID = Self.validRequestID(head.headers["X-Request-Id"]) ?? core.makeRequestID()
+        finish(Completion(connectionID: connection.id, fd: connection.fd, request: head,
+                          label: core.responder.match(head).label, response: response,
+                          started: connection.bodyStartedAt ?? now, keepAlive: false, requestID: requestID),
+               on: connection)
+    }
+
+    private func dispatch(_ request: HTTPRequest, on connection: HTTPConnection, admitted: Bool) {
         let started = Syscall.monotonicNanoseconds()
+        if !admitted, let refusal = core.responder.admit(request) {
+            core.metrics.requestStarted()
+            let requestID = Self.validRequestID(request.headers["X-Request-Id"]) ?? core.makeRequestID()
+            finish(Completion(connectionID: connection.id, fd: connection.fd, request: request,
+                              label: core.responder.match(request).label, response: refusal, started: started,
+                              keepAlive: request.wantsKeepAlive && !draining, requestID: requestID),
+                   on: connection)
+            return
+        }
         let route = core.responder.match(request)
         core.metrics.requestStarted()
         let keepAlive = request.wantsKeepAlive && !draining

@@ -33,6 +33,10 @@ final class HTTPConnection {
     var idleSince: UInt64
     /// When the current request's header section was complete and its body began; nil outside a body.
     var bodyStartedAt: UInt64?
+    /// Set when the current request's head was offered to the responder (see `HTTPResponder.admit`).
+    var headAdmitted = false
+    /// Whether the request `parseNext` just returned was already admitted on its head.
+    private(set) var lastRequestAdmitted = false
 
     /// epoll interest currently registered.
     var interest: UInt32
@@ -79,13 +83,24 @@ final class HTTPConnection {
             }
         case .request(_, let consumed):
             bodyStartedAt = nil
+            lastRequestAdmitted = headAdmitted
+            headAdmitted = false
             start += consumed
             compact()
             if unparsedBytes > 0 { requestStartedAt = now }
         case .failure:
             bodyStartedAt = nil
+            headAdmitted = false
         }
         return outcome
+    }
+
+    /// The head of a request whose body is arriving, the first time it is asked for: the moment to admit or
+    /// refuse it before `100 Continue` and before reading the body.
+    func headAwaitingAdmission() -> HTTPRequest? {
+        guard !headAdmitted, let head = parser.currentHead else { return nil }
+        headAdmitted = true
+        return head
     }
 
     /// Deadlines in nanoseconds (see `ServerConfiguration` for each one's meaning).

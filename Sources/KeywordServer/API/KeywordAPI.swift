@@ -97,6 +97,19 @@ public final class KeywordAPI: HTTPResponder {
         }
     }
 
+    /// Keyword writes are refused on their head when the credentials are wrong, so a client that sent
+    /// `Expect: 100-continue` gets 401 instead of `100 Continue`, and no unauthorised body is read.
+    /// The handler checks again, for requests answered in-process through `respond(to:)`.
+    public func admit(_ head: HTTPRequest) -> HTTPResponse? {
+        guard head.method == .post, head.path == "/v1/keywords" else { return nil }
+        do throws(APIError) {
+            try RequestDecoding.authorize(head, token: configuration.adminToken)
+            return nil
+        } catch {
+            return error.response
+        }
+    }
+
     public func decorate(_ response: inout HTTPResponse, for request: HTTPRequest?) {
         guard !configuration.cors.allowedOrigins.isEmpty else { return }
         configuration.cors.decorate(&response, origin: request?.headers["Origin"])
