@@ -243,7 +243,7 @@ final class EventLoop: @unchecked Sendable {
         core.metrics.connectionOpened()
         if rejected || draining {
             let response = core.responder.respond(to: HTTPParseError(
-                status: .serviceUnavailable, code: rejected ? "server_full" : "shutting_down",
+                status: .serviceUnavailable, code: rejected ? .serverFull : .shuttingDown,
                 message: rejected ? "too many open connections; retry later" : "the server is shutting down"))
             writer.write(response, omitBody: false, close: true, into: &connection.outbound)
             connection.state = .closingAfterFlush
@@ -458,7 +458,7 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func timeOut(_ connection: HTTPConnection, _ message: String) {
-        let response = core.responder.respond(to: HTTPParseError(status: .requestTimeout, code: "request_timeout",
+        let response = core.responder.respond(to: HTTPParseError(status: .requestTimeout, code: .requestTimeout,
                                                                  message: message))
         let requestID = core.makeRequestID()
         var decorated = response
