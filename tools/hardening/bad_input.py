@@ -84,6 +84,11 @@ CASES = [
     ("1 KB chunk extension", b"POST /v1/suggest HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
      b"Transfer-Encoding: chunked\r\n\r\n1;" + b"e" * 1000 + b"\r\nx\r\n0\r\n\r\n", 400, "invalid_chunk"),
     ("name of 1 combining cluster", post("/v1/suggest", json.dumps({"name": "a" + "\u0301" * 1000})), 400, "name_too_long"),
+    ("GET unknown parameter", get("/v1/suggest?name=x&expalin=1"), 400, "unknown_field"),
+    ("GET repeated parameter", get("/v1/suggest?name=x&k=3&k=4"), 400, "duplicate_field"),
+    ("JSON repeated key", post("/v1/suggest", '{"name": "x", "k": 3, "k": 4}'), 400, "duplicate_field"),
+    ("GET k=5.0", get("/v1/suggest?name=x&k=5.0"), 200, None),
+    ("GET cache buster", get("/v1/suggest?name=x&_=1712345"), 200, None),
     ("lone-LF client", b"GET /healthz HTTP/1.1\nHost: t\n\n", 200, None),
     ("lone-LF POST", b"POST /v1/suggest HTTP/1.1\nHost: t\nContent-Type: application/json\nContent-Length: 12\n\n{\"name\":\"x\"}", 200, None),
 ]

@@ -6,6 +6,7 @@ extension ErrorCode {
     public static let badPercentEncoding = ErrorCode("bad_percent_encoding")
     public static let batchTooLarge = ErrorCode("batch_too_large")
     public static let corsOriginNotAllowed = ErrorCode("cors_origin_not_allowed")
+    public static let duplicateField = ErrorCode("duplicate_field")
     public static let emptyChange = ErrorCode("empty_change")
     public static let emptyName = ErrorCode("empty_name")
     public static let internalError = ErrorCode("internal_error")
@@ -37,6 +38,7 @@ extension ErrorCode {
         .badPercentEncoding,
         .batchTooLarge,
         .corsOriginNotAllowed,
+        .duplicateField,
         .emptyChange,
         .emptyName,
         .internalError,

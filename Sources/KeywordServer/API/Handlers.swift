@@ -97,11 +97,13 @@ final class Handlers: Sendable {
     }
 
     func suggestFromQuery(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        let query = try RequestDecoding.query(request.query)
+        let query = try RequestDecoding.query(request.query, allowed: ["name", "k", "explain"])
         guard let rawName = query["name"] else { throw .badRequest(.missingName, "add ?name=<product name>") }
         var k = limits.defaultK
         if let text = query["k"] {
-            guard let number = Int(text) else { throw .badRequest(.invalidK, "'k' must be an integer from 1 to \(limits.maxK)") }
+            guard let number = RequestDecoding.number(text) else {
+                throw .badRequest(.invalidK, "'k' must be an integer from 1 to \(limits.maxK)")
+            }
             k = try RequestDecoding.k(number, limits: limits)
         }
         var explain = false

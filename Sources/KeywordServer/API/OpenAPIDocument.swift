@@ -35,6 +35,7 @@ enum OpenAPIDocument {
       },
       "get": {
         "summary": "Top-k keywords for one product name (query form, for curl)",
+        "description": "The rules of the JSON form: another parameter name is 400 unknown_field (names starting with _ are ignored, for cache busters), a repeated one is 400 duplicate_field, and k may be any integral JSON number such as 5.0.",
         "parameters": [
           {"name": "name", "in": "query", "required": true, "schema": {"type": "string", "minLength": 1, "maxLength": 1000}},
           {"name": "k", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 50, "default": 5}},

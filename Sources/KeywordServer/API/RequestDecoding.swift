@@ -64,6 +64,9 @@ enum RequestDecoding {
             value = try JSONParser.parse(request.body)
         } catch {
             if error.isEncoding { throw .badRequest(.invalidUtf8, "the body is not valid UTF-8 (byte \(error.offset))") }
+            if let key = error.duplicateKey {
+                throw .badRequest(.duplicateField, "the field '\(key.prefix(64))' is given twice (byte \(error.offset))")
+            }
             throw .badRequest(.malformedJson, "the body is not valid JSON: \(error)")
         }
         guard case .object(let fields) = value else { throw .badRequest(.malformedJson, "the body must be a JSON object") }
@@ -159,16 +162,32 @@ enum RequestDecoding {
     // MARK: Query strings
 
     /// `a=1&b=x%20y` → pairs; `+` means space (HTML form encoding). Bad escapes and invalid UTF-8 → 400.
-    static func query(_ query: String?) throws(APIError) -> [String: String] {
+    /// The same rules as JSON bodies: a name given twice → 400 `duplicate_field`; a name outside `allowed` → 400
+    /// `unknown_field`, except names starting with `_`, which are ignored (cache busters such as `_=1712`).
+    static func query(_ query: String?, allowed: Set<String>) throws(APIError) -> [String: String] {
         guard let query, !query.isEmpty else { return [:] }
         var result: [String: String] = [:]
         for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let key = try percentDecode(parts[0])
             let value = parts.count > 1 ? try percentDecode(parts[1]) : ""
-            result[key] = value
+            if key.hasPrefix("_") { continue }
+            guard allowed.contains(key) else {
+                let shown = key.count > 64 ? String(key.prefix(64)) + "…" : key
+                let list = allowed.sorted().map { "'\($0)'" }.joined(separator: ", ")
+                throw .badRequest(.unknownField, "unknown parameter '\(shown)'; this endpoint takes \(list)")
+            }
+            guard result.updateValue(value, forKey: key) == nil else {
+                throw .badRequest(.duplicateField, "the parameter '\(key)' is given twice")
+            }
         }
         return result
+    }
+
+    /// A query parameter read as a JSON number, so `k=5.0` means what `"k": 5.0` does (JSON Schema's integer).
+    static func number(_ text: String) -> JSONValue? {
+        guard let value = try? JSONParser.parse(Array(text.utf8)), case .number = value else { return nil }
+        return value
     }
 
     static func percentDecode(_ text: Substring) throws(APIError) -> String {
