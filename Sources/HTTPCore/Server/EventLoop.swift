@@ -370,7 +370,8 @@ final class EventLoop: @unchecked Sendable {
         core.responder.decorate(&response, for: completion.request)
         response.headers.add("X-Request-Id", completion.requestID)
         let close = !completion.keepAlive || draining
-        writer.write(response, omitBody: completion.request.method == .head, close: close, into: &connection.outbound)
+        writer.write(response, omitBody: completion.request.method == .head, close: close,
+                     keepAliveHTTP10: completion.request.minorVersion == 0, into: &connection.outbound)
         if close { connection.state = .closingAfterFlush }
         let seconds = Double(Syscall.monotonicNanoseconds() - completion.started) / 1e9
         core.metrics.requestFinished()

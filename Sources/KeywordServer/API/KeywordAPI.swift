@@ -111,6 +111,11 @@ public final class KeywordAPI: HTTPResponder {
     }
 
     public func decorate(_ response: inout HTTPResponse, for request: HTTPRequest?) {
+        // Answers under /v1/ depend on the keyword list, which changes at run time: no cache may store them
+        // (a shared cache would otherwise pick its own freshness, RFC 9111 §4.2.2).
+        if let request, request.path.hasPrefix("/v1/"), response.headers["Cache-Control"] == nil {
+            response.headers.add("Cache-Control", "no-store")
+        }
         guard !configuration.cors.allowedOrigins.isEmpty else { return }
         configuration.cors.decorate(&response, origin: request?.headers["Origin"])
     }
