@@ -35,6 +35,7 @@ enum OpenAPIDocument {
       },
       "get": {
         "summary": "Top-k keywords for one product name (query form, for curl)",
+        "description": "The rules of the JSON form: another parameter name is 400 unknown_field (names starting with _ are ignored, for cache busters), a repeated one is 400 duplicate_field, and k may be any integral JSON number such as 5.0.",
         "parameters": [
           {"name": "name", "in": "query", "required": true, "schema": {"type": "string", "minLength": 1, "maxLength": 1000}},
           {"name": "k", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 50, "default": 5}},
@@ -92,7 +93,7 @@ enum OpenAPIDocument {
       "SuggestRequest": {
         "type": "object", "required": ["name"], "additionalProperties": false,
         "properties": {
-          "name": {"type": "string", "minLength": 1, "maxLength": 1000, "description": "1-1000 characters after trimming"},
+          "name": {"type": "string", "minLength": 1, "maxLength": 1000, "description": "1-1000 Unicode code points after trimming white space"},
           "k": {"type": "integer", "minimum": 1, "maximum": 50, "default": 5},
           "explain": {"type": "boolean", "default": false}
         }
@@ -116,6 +117,7 @@ enum OpenAPIDocument {
       },
       "BatchRequest": {
         "type": "object", "required": ["names"], "additionalProperties": false,
+        "description": "names × k is at most 10000, or 1000 with explain (else 400 batch_too_large); an answer over 8 MiB is 413 response_too_large",
         "properties": {
           "names": {"type": "array", "maxItems": 1000, "items": {"type": "string", "minLength": 1, "maxLength": 1000}},
           "k": {"type": "integer", "minimum": 1, "maximum": 50, "default": 5},
@@ -135,7 +137,8 @@ enum OpenAPIDocument {
       },
       "KeywordChange": {
         "type": "object", "additionalProperties": false,
-        "properties": {"add": {"type": "array", "items": {"type": "string"}}, "remove": {"type": "array", "items": {"type": "string"}}}
+        "description": "At most 10000 keywords in add and remove together; each 1-100 Unicode code points after trimming, no control characters",
+        "properties": {"add": {"type": "array", "maxItems": 10000, "items": {"type": "string", "minLength": 1, "maxLength": 100}}, "remove": {"type": "array", "maxItems": 10000, "items": {"type": "string", "minLength": 1, "maxLength": 100}}}
       },
       "Error": {
         "type": "object", "required": ["error"],
