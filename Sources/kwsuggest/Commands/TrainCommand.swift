@@ -8,9 +8,10 @@ struct TrainCommand: Command {
     static let configuration = CommandConfiguration(
         name: "train",
         abstract: "Trains the encoder and writes a model directory.",
-        usage: "kwsuggest train --data <file> [--dev <file>] --out <dir> [--epochs <n>] [--seed <s>]",
+        usage: "kwsuggest train --data <file> ... [--dev <file>] --out <dir> [--epochs <n>] [--seed <s>]",
         options: [
-            OptionSpec(names: ["--data"], valueName: "file", help: "Training names, JSON lines {\"name\": …, \"keywords\": […]}."),
+            OptionSpec(names: ["--data"], valueName: "file", help: "Training names, JSON lines {\"name\": …, \"keywords\": […]}; repeatable (files are joined in order).",
+                       isRepeatable: true),
             OptionSpec(names: ["--dev"], valueName: "file", help: "Dev names: Accuracy@5 is printed after every epoch."),
             OptionSpec(names: ["--out"], valueName: "dir", help: "Output model directory (other files are copied from --model)."),
             OptionSpec(names: ["--epochs"], valueName: "n", help: "Epochs (default: \(TrainingOptions().epochs))."),
@@ -22,11 +23,17 @@ struct TrainCommand: Command {
             OptionSpec(names: ["--random-negatives"], valueName: "n", help: "Random negatives per batch (default: \(TrainingOptions().randomNegatives))."),
             OptionSpec(names: ["--no-attention"], valueName: nil, help: "Train with uniform weights over name words."),
             OptionSpec(names: ["--threads"], valueName: "n", help: "Worker threads (default: 2)."),
+            OptionSpec(names: ["--calibration-fraction"], valueName: "f", help: "Share of the training names held out of encoder training to fit the confidence calibration, 0-0.5; 0 fits none (default: 0.1)."),
+            OptionSpec(names: ["--calibration-split"], valueName: "key", help: "Hash the name or the primary keyword to choose them: name or keyword (default: name)."),
         ],
-        discussion: "Deterministic for a seed and a thread count. Prints epoch, loss, seconds and dev Accuracy@5."
+        discussion: """
+            Deterministic for a seed and a thread count. Prints epoch, loss, seconds and dev Accuracy@5. The
+            calibration names are chosen by a 64-bit FNV-1a hash, so the split is the same on every run; the
+            fitted calibrator (calibration.json) gives each suggestion its confidence.
+            """
     )
 
-    var data: String
+    var data: [String]
     var dev: String?
     var out: String
     var base: String
@@ -38,12 +45,14 @@ struct TrainCommand: Command {
     var threads: Int
     var hardNegatives: Int
     var randomNegatives: Int
+    var calibrationFraction: Double
+    var calibrationKey: CalibrationSplit.Key
 
     init(arguments: ParsedArguments) throws {
         try arguments.expectNoPositionals()
-        let data = try arguments.required("--data", placeholder: "file")
+        _ = try arguments.required("--data", placeholder: "file")
         let out = try arguments.required("--out", placeholder: "dir")
-        self.data = data
+        data = arguments.all("--data")
         self.out = out
         dev = arguments.value("--dev")
         base = resolveModelDirectory(arguments.value("--model"))
@@ -55,6 +64,16 @@ struct TrainCommand: Command {
         randomNegatives = try arguments.int("--random-negatives", default: TrainingOptions().randomNegatives)
         attention = !arguments.flag("--no-attention")
         threads = try arguments.int("--threads", default: 2)
+        let fraction = arguments.value("--calibration-fraction") ?? "0.1"
+        guard let value = Double(fraction), (0...0.5).contains(value) else {
+            throw CommandError.usage("The value '\(fraction)' is invalid for '--calibration-fraction <f>': expected a number from 0 to 0.5.")
+        }
+        calibrationFraction = value
+        let key = arguments.value("--calibration-split") ?? "name"
+        guard let split = CalibrationSplit.Key(rawValue: key) else {
+            throw CommandError.usage("The value '\(key)' is invalid for '--calibration-split <key>': expected name or keyword.")
+        }
+        calibrationKey = split
     }
 
     func validate() throws {
@@ -67,72 +86,24 @@ struct TrainCommand: Command {
     }
 
     func run() throws {
+        var plan = TrainingPlan(data: data, dev: dev, out: out, base: base)
+        plan.hidden = hidden
+        plan.sharedEncoder = shared
+        plan.options.epochs = epochs
+        plan.options.seed = UInt64(seed)
+        plan.options.attention = attention
+        plan.options.threads = threads
+        plan.options.hardNegatives = hardNegatives
+        plan.options.randomNegatives = randomNegatives
+        plan.calibration = CalibrationSplit(fraction: calibrationFraction, key: calibrationKey)
+        plan.command = (["kwsuggest"] + CommandLine.arguments.dropFirst()).joined(separator: " ")
         do {
-            let started = Date()
-            let training = try LabelledData.load(path: data)
-            let devData = try dev.map { try LabelledData.load(path: $0) }
-            let components = try ModelDirectory.load(path: base, requireEncoder: false)
-            var options = TrainingOptions()
-            options.epochs = epochs
-            options.seed = UInt64(seed)
-            options.attention = attention
-            options.threads = threads
-            options.hardNegatives = hardNegatives
-            options.randomNegatives = randomNegatives
-            let config = ModelConfig(inputDimension: components.vectors.dimension, hiddenDimension: hidden, sharedEncoder: shared)
-            let run = ModelTraining(base: components, config: config, options: options)
-            printLine("train: \(training.count) names, \(ModelTraining.universe(training).count) keywords; dev: \(devData?.count ?? 0) names; hidden \(hidden), \(shared ? "shared" : "separate") encoders, attention \(attention ? "on" : "off"), negatives \(hardNegatives) hard + \(randomNegatives) random, seed \(seed)")
-            var lastDev: EvaluationMetrics?
-            var weights = run.train(training) { report, weights in
-                var line = "epoch \(report.epoch)/\(epochs)  loss \(String(format: "%.4f", report.loss))  \(String(format: "%.1f", report.seconds))s"
-                if let devData {
-                    let metrics = run.evaluate(weights, on: devData, scoring: ScoringOptions(attention: attention))
-                    lastDev = metrics
-                    line += "  dev Acc@1 \(String(format: "%.4f", metrics.accuracyAt1))  Acc@5 \(String(format: "%.4f", metrics.accuracyAt5))  MRR \(String(format: "%.4f", metrics.mrr))"
-                }
-                printLine(line)
+            _ = try TrainingJob.run(plan) { line in
+                print(line)
+                fflush(nil)
             }
-            var evidenceScale: Float = 1
-            if let devData {
-                let calibrated = run.calibrateEvidence(weights, on: devData) { scale, metrics in
-                    printLine("evidence ×\(scale): dev Acc@1 \(String(format: "%.4f", metrics.accuracyAt1))  Acc@5 \(String(format: "%.4f", metrics.accuracyAt5))  MRR \(String(format: "%.4f", metrics.mrr))")
-                }
-                weights = calibrated.weights
-                evidenceScale = calibrated.scale
-                lastDev = run.evaluate(weights, on: devData, scoring: ScoringOptions(attention: attention))
-                printLine("chose evidence ×\(evidenceScale) (best dev MRR), folded into the saved weights")
-            }
-            let seconds = Date().timeIntervalSince(started)
-            var manifest = components.manifest ?? ModelManifest(modelVersion: "")
-            manifest.formatVersion = 1
-            let digest = SHA256.hex(Array(try Data(contentsOf: URL(fileURLWithPath: data))))
-            // Data hash, then the hash of encoder.bin: a retrained model (same data, other code) gets a new version.
-            let weightsDigest = SHA256.hex(Array(Checkpoint.valuesData(weights)))
-            manifest.modelVersion = "kwsuggest-conv\(hidden)-seed\(seed)-" + String(digest.prefix(8)) + "-w" + String(weightsDigest.prefix(8))
-            manifest.trainingData = (data as NSString).lastPathComponent
-            manifest.trainingDataSHA256 = digest
-            manifest.seed = UInt64(seed)
-            manifest.epochs = epochs
-            manifest.trainingSeconds = (seconds * 10).rounded() / 10
-            manifest.evidenceScale = Double(evidenceScale)
-            manifest.command = (["kwsuggest"] + CommandLine.arguments.dropFirst()).joined(separator: " ")
-            manifest.hidden = hidden
-            manifest.sharedEncoder = shared
-            if let lastDev, let dev {
-                var metrics = manifest.devMetrics ?? [:]
-                metrics[(dev as NSString).lastPathComponent] = ModelManifest.Metrics(
-                    n: lastDev.n, accuracyAt1: lastDev.accuracyAt1, accuracyAt5: lastDev.accuracyAt5, mrr: lastDev.mrr)
-                manifest.devMetrics = metrics
-            }
-            try ModelDirectoryWriter.write(weights, manifest: manifest, to: out, base: base)
-            printLine("wrote \(out) in \(String(format: "%.1f", seconds))s")
         } catch let error as ModelDirectoryError {
             throw CommandError.failure(error.description)
         }
-    }
-
-    private func printLine(_ text: String) {
-        print(text)
-        fflush(nil)
     }
 }
