@@ -135,14 +135,14 @@ final class RequestParserTests: XCTestCase {
     func testBothContentLengthAndChunkedIsRejected() {
         let error = failure("POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n")
         XCTAssertEqual(error?.status.code, 400)
-        XCTAssertEqual(error?.code, "conflicting_framing")
+        XCTAssertEqual(error?.code, .conflictingFraming)
     }
 
     func testNegativeAndGarbageContentLength() {
-        XCTAssertEqual(failure("POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: -1\r\n\r\n")?.code, "invalid_content_length")
-        XCTAssertEqual(failure("POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 1x\r\n\r\n")?.code, "invalid_content_length")
+        XCTAssertEqual(failure("POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: -1\r\n\r\n")?.code, .invalidContentLength)
+        XCTAssertEqual(failure("POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 1x\r\n\r\n")?.code, .invalidContentLength)
         XCTAssertEqual(failure("POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\n")?.code,
-                       "invalid_content_length")
+                       .invalidContentLength)
         // Identical repeated values are one value (RFC 9112 §6.3).
         XCTAssertNotNil(parse("POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 1, 1\r\n\r\nx"))
     }
@@ -163,8 +163,8 @@ final class RequestParserTests: XCTestCase {
     }
 
     func testBadChunkFraming() {
-        XCTAssertEqual(failure("POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n")?.code, "invalid_chunk")
-        XCTAssertEqual(failure("POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabc\r\n")?.code, "invalid_chunk")
+        XCTAssertEqual(failure("POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n")?.code, .invalidChunk)
+        XCTAssertEqual(failure("POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabc\r\n")?.code, .invalidChunk)
     }
 
     func testUnknownTransferCodingIs501AndNonFinalChunkedIs400() {
@@ -208,7 +208,7 @@ final class RequestParserTests: XCTestCase {
 
     func testTooManyHeadersIs431() {
         let headers = (0..<101).map { "X-\($0): y\r\n" }.joined()
-        XCTAssertEqual(failure("GET / HTTP/1.1\r\nHost: a\r\n" + headers + "\r\n")?.code, "too_many_headers")
+        XCTAssertEqual(failure("GET / HTTP/1.1\r\nHost: a\r\n" + headers + "\r\n")?.code, .tooManyHeaders)
     }
 
     func testLongURIIs414() {

@@ -37,12 +37,12 @@ extension HTTPResponder {
 
 /// Renders `{"error":{"code":"…","message":"…"}}`, the one error body format of this server.
 public enum ErrorBody {
-    public static func response(_ status: HTTPStatus, code: String, message: String) -> HTTPResponse {
+    public static func response(_ status: HTTPStatus, code: ErrorCode, message: String) -> HTTPResponse {
         var json = JSONWriter(capacity: 96 + message.utf8.count)
         json.object { json in
             json.field("error") { json in
                 json.object { json in
-                    json.field("code", string: code)
+                    json.field("code", string: code.rawValue)
                     json.field("message", string: message)
                 }
             }

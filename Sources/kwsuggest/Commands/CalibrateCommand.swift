@@ -3,16 +3,16 @@ import KeywordService
 
 /// `kwsuggest calibrate`: (re)fits the confidence calibration of an existing model directory.
 struct CalibrateCommand: Command {
+    static let data = Option<String>("--data", value: "file",
+                                     help: "Labelled names the encoder was not trained on, JSON lines; repeatable.",
+                                     required: true, repeatable: true)
+    static let model = SharedOptions.model
+    static let threads = Option<Int>("--threads", value: "n", help: "Worker threads.", default: 2, range: 1...64)
+
     static let configuration = CommandConfiguration(
         name: "calibrate",
         abstract: "Fits the confidence calibration of a model directory on held-out names.",
-        usage: "kwsuggest calibrate --data <file> ... [--model <dir>] [--threads <n>]",
-        options: [
-            OptionSpec(names: ["--data"], valueName: "file",
-                       help: "Labelled names the encoder was not trained on, JSON lines; repeatable.", isRepeatable: true),
-            OptionSpec(names: ["--model"], valueName: "dir", help: "Model directory (default: $KWSUGGEST_MODEL or models/default)."),
-            OptionSpec(names: ["--threads"], valueName: "n", help: "Worker threads (default: 2)."),
-        ],
+        options: [data.spec, model.spec, threads.spec],
         discussion: """
             Writes calibration.json (the logistic calibrator and its whole precision → threshold curve) and
             updates manifest.json; the model version changes with the calibration. Use names the encoder never
@@ -26,14 +26,9 @@ struct CalibrateCommand: Command {
 
     init(arguments: ParsedArguments) throws {
         try arguments.expectNoPositionals()
-        _ = try arguments.required("--data", placeholder: "file")
-        data = arguments.all("--data")
-        model = resolveModelDirectory(arguments.value("--model"))
-        threads = try arguments.int("--threads", default: 2)
-    }
-
-    func validate() throws {
-        guard (1...64).contains(threads) else { throw CommandError.usage("The value '\(threads)' is invalid for '--threads <n>': expected 1 to 64.") }
+        data = try arguments.all(Self.data)
+        model = resolveModelDirectory(try arguments.get(Self.model))
+        threads = try arguments.require(Self.threads)
     }
 
     func run() throws {
