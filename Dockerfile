@@ -7,9 +7,9 @@
 # token: pass KWSUGGEST_ADMIN_TOKEN from the environment (a Secret in Kubernetes), never bake it into the image.
 #
 # Keyword changes are written to /app/models/default/keywords.overlay.json unless told otherwise. To keep them
-# across containers, mount a volume and point the server at it (this also works with a read-only root):
+# across containers, mount a volume and keep the file store there (this also works with a read-only root):
 #   docker run --read-only -v kw:/data -e KWSUGGEST_ADMIN_TOKEN=… kwsuggest \
-#       kwsuggest serve --host 0.0.0.0 --overlay /data/keywords.overlay.json
+#       kwsuggest serve --host 0.0.0.0 --store file:/data/keywords.overlay.json
 # Several replicas share keywords through the PostgreSQL store instead (libpq5 is in the image for that);
 # deploy/kubernetes/ has both set-ups. tools/container/build_and_check.sh builds this file with podman and
 # checks the running container.

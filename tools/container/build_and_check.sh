@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# shellcheck disable=SC2016  # bash -c '…' scripts take their arguments as "$1" on purpose
 # Builds the project's Dockerfile with a real container engine (podman) and checks the running image.
 #
 # No registry is reachable here, so the Dockerfile's base images are built locally first and tagged with the
@@ -26,7 +27,6 @@
 # ulimits (the default ones are refused). --format docker keeps the HEALTHCHECK, which the OCI format drops.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-ROOT=$PWD
 CACHE=${CACHE:-/var/cache/kwsuggest-container}
 SWIFT_DIR=${SWIFT_DIR:-/opt/swift}
 IMAGE=${IMAGE:-localhost/kwsuggest:check}
@@ -213,7 +213,7 @@ check "a suggestion: じゃがいも first for 農家直送 メークイン 1kg"
 check "podman healthcheck run: healthy" "${PODMAN[@]}" healthcheck run "$C1"
 PID=$("${PODMAN[@]}" inspect --format '{{.State.Pid}}' "$C1")
 UIDS=$(awk '/^Uid:/ {print $2, $3, $4, $5}' "/proc/$PID/status")
-echo "serve process (host pid $PID): uids $UIDS, $(awk '/^VmRSS:/ {print "RSS", $2, $3}' "/proc/$PID/status")"
+echo "serve process (host pid $PID): uids $UIDS, RSS $(awk '/^VmRSS:/ {print $2, $3}' "/proc/$PID/status") once ready"
 check "the server process runs as uid 10001, not root" [ "$UIDS" = "10001 10001 10001 10001" ]
 WRITE='{"add":["container-check-keyword"]}'
 check "POST /v1/keywords without the token: 401" \
@@ -222,6 +222,13 @@ check "POST /v1/keywords with the token from KWSUGGEST_ADMIN_TOKEN: 200" \
     [ "$(curl -s -o /dev/null -w '%{http_code}' -X POST "$URL/v1/keywords" -H 'Content-Type: application/json' \
          -H "Authorization: Bearer $TOKEN" -d "$WRITE")" = 200 ]
 check "/metrics answers in Prometheus text format" bash -c 'curl -s "$1/metrics" | grep -q "^# TYPE kwsuggest_http_requests_total counter"' _ "$URL"
+# Memory after some traffic: 300 single suggestions and a batch of 1000 names.
+for _ in $(seq 300); do
+    curl -s -o /dev/null -X POST "$URL/v1/suggest" -H 'Content-Type: application/json' -d '{"name":"国産豚バラ肉 500g"}'
+done
+python3 -c 'import json; print(json.dumps({"names": ["農家直送 メークイン 1kg"] * 1000}))' > "$CACHE/batch.json"
+curl -s -o /dev/null -X POST "$URL/v1/suggest/batch" -H 'Content-Type: application/json' --data-binary @"$CACHE/batch.json"
+echo "after 300 suggestions and a batch of 1000: RSS $(awk '/^VmRSS:/ {print $2, $3}' "/proc/$PID/status"), peak $(awk '/^VmHWM:/ {print $2, $3}' "/proc/$PID/status")"
 stop_and_check "$C1" "default"
 
 step "read-only root file system, overlay on a volume (what the single-replica Kubernetes example does)"
