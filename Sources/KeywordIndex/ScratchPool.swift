@@ -1,6 +1,6 @@
 // Reusable per-request work space, handed out to one thread at a time.
-import Foundation
 import KeywordModel
+import Locking
 
 /// Buffers for scoring one name; sized once for a keyword count and a maximum name length.
 final class IndexScratch {
@@ -30,8 +30,7 @@ final class IndexScratch {
 
 /// A lock-protected stack of scratch objects: a request takes one, uses it alone, and gives it back.
 final class ScratchPool: @unchecked Sendable {
-    private let lock = NSLock()
-    private var free: [IndexScratch] = []
+    private let free = Locked<[IndexScratch]>([])
     private let make: @Sendable () -> IndexScratch
 
     init(make: @escaping @Sendable () -> IndexScratch) {
@@ -39,15 +38,8 @@ final class ScratchPool: @unchecked Sendable {
     }
 
     func with<R>(_ body: (IndexScratch) -> R) -> R {
-        lock.lock()
-        let scratch = free.popLast()
-        lock.unlock()
-        let taken = scratch ?? make()
-        defer {
-            lock.lock()
-            free.append(taken)
-            lock.unlock()
-        }
+        let taken = free.withLock { $0.popLast() } ?? make()
+        defer { free.withLock { $0.append(taken) } }
         return body(taken)
     }
 }

@@ -13,6 +13,12 @@ extension Command {
     func validate() throws {}
 }
 
+/// Options several commands share, declared once.
+enum SharedOptions {
+    static let model = Option<String>("--model", value: "dir", help: "Model directory.",
+                                      defaultText: "$KWSUGGEST_MODEL or models/default")
+}
+
 /// Where the default model lives: `--model`, else `KWSUGGEST_MODEL`, else `models/default`.
 func resolveModelDirectory(_ option: String?) -> String {
     if let option { return option }

@@ -1,3 +1,4 @@
+import HTTPCore
 import KeywordServer
 import KeywordService
 #if canImport(Glibc)
@@ -10,26 +11,28 @@ struct ServeCommand: Command {
     /// listens; until it returns, /readyz answers 503.
     typealias EngineFactory = @Sendable (_ modelDirectory: String, _ overlayPath: String) throws -> any SuggestionEngine
 
-    /// The engine `serve` uses. Default: the model-free `LexicalEngine` over `<model>/keywords.txt`.
+    /// The engine `serve` uses: the trained model of the model directory, with the keyword overlay applied.
     static let engineFactory: EngineFactory = { directory, overlay in
         try ModelEngine(components: ModelDirectory.load(path: directory), overlayPath: overlay)
     }
 
+    static let host = Option<String>("--host", value: "host", help: "Address to bind; '::' for IPv4+IPv6.",
+                                     default: "127.0.0.1")
+    static let port = Option<Int>("--port", value: "port", help: "TCP port; 0 picks a free one.",
+                                  defaultText: "$PORT or 8080", range: 0...65535)
+    static let model = SharedOptions.model
+    static let threads = Option<Int>("--threads", value: "n", help: "Event-loop threads.", defaultText: "one per CPU",
+                                     range: 1...256)
+    static let corsOrigin = Option<String>("--cors-origin", value: "origin",
+                                           help: "Origin allowed to call the API from a browser; repeatable, '*' for any.",
+                                           defaultText: "$KWSUGGEST_CORS_ORIGINS", repeatable: true)
+    static let overlay = Option<String>("--overlay", value: "file", help: "Keyword overlay file.",
+                                        defaultText: "<model dir>/keywords.overlay.json")
+
     static let configuration = CommandConfiguration(
         name: "serve",
         abstract: "Serves the suggestion API and the admin page over HTTP.",
-        usage: "kwsuggest serve [--host <host>] [--port <port>] [--model <dir>] [--threads <n>] [--cors-origin <origin> ...]",
-        options: [
-            OptionSpec(names: ["--host"], valueName: "host", help: "Address to bind; '::' for IPv4+IPv6 (default: 127.0.0.1)."),
-            OptionSpec(names: ["--port"], valueName: "port", help: "TCP port; 0 picks a free one (default: $PORT or 8080)."),
-            OptionSpec(names: ["--model"], valueName: "dir", help: "Model directory (default: $KWSUGGEST_MODEL or models/default)."),
-            OptionSpec(names: ["--threads"], valueName: "n", help: "Event-loop threads (default: one per CPU)."),
-            OptionSpec(names: ["--cors-origin"], valueName: "origin",
-                       help: "Origin allowed to call the API from a browser; repeatable, '*' for any (default: $KWSUGGEST_CORS_ORIGINS).",
-                       isRepeatable: true),
-            OptionSpec(names: ["--overlay"], valueName: "file",
-                       help: "Keyword overlay file (default: <model dir>/keywords.overlay.json)."),
-        ],
+        options: [host.spec, port.spec, model.spec, threads.spec, corsOrigin.spec, overlay.spec],
         discussion: """
             Listens first and prints 'listening on http://HOST:PORT', then loads the model in the background;
             /readyz answers 503 until it is loaded. Keyword changes (POST /v1/keywords) are saved atomically to
@@ -49,35 +52,22 @@ struct ServeCommand: Command {
 
     init(arguments: ParsedArguments) throws {
         try arguments.expectNoPositionals()
-        host = arguments.value("--host") ?? "127.0.0.1"
-        if let text = arguments.value("--port") {
-            guard let number = Int(text) else {
-                throw CommandError.usage("The value '\(text)' is invalid for '--port <port>': expected an integer.")
-            }
+        host = try arguments.require(Self.host)
+        if let number = try arguments.get(Self.port) {
             port = number
         } else if let text = Environment.value("PORT"), !text.isEmpty {
-            guard let number = Int(text) else { throw CommandError.usage("The environment variable PORT='\(text)' is not an integer.") }
-            port = number
+            port = try Self.port.parse(text, source: "the environment variable PORT")
         } else {
             port = 8080
         }
-        modelDirectory = resolveModelDirectory(arguments.value("--model"))
-        threads = arguments.value("--threads") == nil ? nil : try arguments.int("--threads", default: 0)
-        var origins = arguments.all("--cors-origin")
+        modelDirectory = resolveModelDirectory(try arguments.get(Self.model))
+        threads = try arguments.get(Self.threads)
+        var origins = try arguments.all(Self.corsOrigin)
         if origins.isEmpty, let text = Environment.value("KWSUGGEST_CORS_ORIGINS") {
             origins = CORSPolicy.parse(environment: text)
         }
         corsOrigins = origins
-        overlayPath = arguments.value("--overlay") ?? KeywordOverlayStore.defaultPath(modelDirectory: modelDirectory)
-    }
-
-    func validate() throws {
-        guard (0...65535).contains(port) else {
-            throw CommandError.usage("The value '\(port)' is invalid for '--port <port>': expected 0 to 65535.")
-        }
-        if let threads, !(1...256).contains(threads) {
-            throw CommandError.usage("The value '\(threads)' is invalid for '--threads <n>': expected 1 to 256.")
-        }
+        overlayPath = try arguments.get(Self.overlay) ?? KeywordOverlayStore.defaultPath(modelDirectory: modelDirectory)
     }
 
     func run() throws {

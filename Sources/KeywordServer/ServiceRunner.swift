@@ -1,7 +1,10 @@
 // Runs the whole service: listen first, load the model in the background, watch the overlay file,
 // reload on SIGHUP, drain on SIGTERM/SIGINT.
 import Foundation
+import HTTPCore
 import KeywordService
+import Locking
+import StrictJSON
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -140,5 +143,3 @@ final class LoadFailure: Sendable {
     func set(_ message: String) { value.withLock { $0 = message } }
     var message: String? { value.withLock { $0 } }
 }
-
-import Synchronization
