@@ -14,7 +14,7 @@
 #   /readyz, a suggestion, `podman healthcheck run`, the process's uid is not 0;
 #   keyword writes need the token from KWSUGGEST_ADMIN_TOKEN;
 #   with --read-only and a volume for the overlay, a keyword survives a new container;
-#   `podman stop` (SIGTERM) exits 0 within the drain time;
+#   `podman stop` (SIGTERM) exits 0 within the drain time, after answering a request still in flight;
 # and prints the build time, the image size and what libpq5 adds.
 #
 # Usage: tools/container/build_and_check.sh      (root; ~2 min with cached bases and build layers, ~6 min cold)
@@ -229,7 +229,30 @@ done
 python3 -c 'import json; print(json.dumps({"names": ["農家直送 メークイン 1kg"] * 1000}))' > "$CACHE/batch.json"
 curl -s -o /dev/null -X POST "$URL/v1/suggest/batch" -H 'Content-Type: application/json' --data-binary @"$CACHE/batch.json"
 echo "after 300 suggestions and a batch of 1000: RSS $(awk '/^VmRSS:/ {print $2, $3}' "/proc/$PID/status"), peak $(awk '/^VmHWM:/ {print $2, $3}' "/proc/$PID/status")"
-stop_and_check "$C1" "default"
+# The drain, with a request in flight: a client sends the headers and part of the body, podman stop sends
+# SIGTERM, and 2 s later the client sends the rest. The server must answer it, then exit 0.
+python3 - "$PORT" > "$CACHE/in-flight.txt" 2>&1 <<'PY' &
+import json, socket, sys, time
+body = json.dumps({"name": "農家直送 メークイン 1kg"}).encode()
+head = ("POST /v1/suggest HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+        "Content-Length: %d\r\n\r\n" % len(body)).encode()
+client = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=20)
+client.sendall(head + body[:5])
+print("sent part", flush=True)
+time.sleep(2)
+client.sendall(body[5:])
+answer = b""
+while chunk := client.recv(65536):
+    answer += chunk
+print(answer.decode("utf-8", "replace"))
+PY
+CLIENT=$!
+for _ in $(seq 50); do grep -q 'sent part' "$CACHE/in-flight.txt" 2>/dev/null && break; sleep 0.1; done
+stop_and_check "$C1" "default, a request in flight"
+wait "$CLIENT" || true
+sed -n '2,3p' "$CACHE/in-flight.txt"
+check "the request in flight during the drain was answered: 200, じゃがいも" \
+    bash -c 'grep -q "^HTTP/1.1 200" "$1" && grep -q "じゃがいも" "$1"' _ "$CACHE/in-flight.txt"
 
 step "read-only root file system, overlay on a volume (what the single-replica Kubernetes example does)"
 "${PODMAN[@]}" volume create "$SUITE-data" >/dev/null
