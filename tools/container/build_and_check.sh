@@ -15,13 +15,15 @@
 #   keyword writes need the token from KWSUGGEST_ADMIN_TOKEN;
 #   with --read-only and a volume for the overlay, a keyword survives a new container;
 #   `podman stop` (SIGTERM) exits 0 within the drain time, after answering a request still in flight;
+#   when the binary has `serve --store`: two replicas on a throwaway PostgreSQL share a keyword edit;
 # and prints the build time, the image size and what libpq5 adds.
 #
 # Usage: tools/container/build_and_check.sh      (root; ~2 min with cached bases and build layers, ~6 min cold)
 # Environment: CACHE (default /var/cache/kwsuggest-container), SWIFT_DIR (default /opt/swift),
 #   NO_CACHE=1 rebuilds every Dockerfile layer, REBUILD_BASES=1 rebuilds the stand-in base images,
 #   IMAGE (default localhost/kwsuggest:check), KEEP=1 keeps the image.
-# Needs: podman, runc, debootstrap, curl, python3 (free port), root.
+# Needs: podman, runc, debootstrap, curl, python3 (free port), root; PostgreSQL (initdb, pg_ctl) for the
+# replica check.
 #
 # Podman on these machines needs two settings: --runtime runc (crun rejects the hybrid cgroups) and explicit
 # ulimits (the default ones are refused). --format docker keeps the HEALTHCHECK, which the OCI format drops.
@@ -53,6 +55,10 @@ CONTAINERS=()
 cleanup() {
     for c in "${CONTAINERS[@]}"; do "${PODMAN[@]}" rm -f -t 0 "$c" >/dev/null 2>&1 || true; done
     "${PODMAN[@]}" volume rm -f "$SUITE-data" >/dev/null 2>&1 || true
+    if [ -n "${PGDIR:-}" ]; then
+        runuser -u postgres -- pg_ctl -D "$PGDIR/data" -m fast -w stop >/dev/null 2>&1 || true
+        rm -rf "$PGDIR"
+    fi
     if [ "${KEEP:-0}" != 1 ]; then "${PODMAN[@]}" rmi -f "$IMAGE" >/dev/null 2>&1 || true; fi
 }
 trap cleanup EXIT
@@ -168,8 +174,10 @@ LDD=$("${PODMAN[@]}" run --rm "${ULIMITS[@]}" --network none "$IMAGE" ldd /usr/l
 echo "$LDD"
 check "ldd: every library found, no Swift or ICU libraries needed" \
     bash -c '! grep -Eq "not found|libswift|libFoundation|libicu" <<< "$1"' _ "$LDD"
-check "libpq.so.5 is in the image" "${PODMAN[@]}" run --rm "${ULIMITS[@]}" --network none "$IMAGE" \
-    bash -c 'ldconfig -p | grep -q "libpq.so.5 "' 2> >(quiet >&2)
+check "libpq.so.5 is in the image, and ldd finds every library it needs" \
+    "${PODMAN[@]}" run --rm "${ULIMITS[@]}" --network none "$IMAGE" \
+    bash -c 'lib=$(ldconfig -p | sed -n "s/.*libpq\.so\.5 .*=> //p" | head -n 1) && [ -n "$lib" ] && out=$(ldd "$lib") && ! grep -q "not found" <<< "$out"' \
+    2> >(quiet >&2)
 
 # ---------------------------------------------------------------- run it as docker run would
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
@@ -272,6 +280,52 @@ for round in 1 2; do
     fi
     stop_and_check "$C" "read-only #$round"
 done
+
+# ---------------------------------------------------------------- replicas on PostgreSQL
+# Only when the binary has the store (`serve --store`): a throwaway PostgreSQL cluster on a free loopback port
+# (password authentication), two containers on the host network as two replicas with KWSUGGEST_STORE and
+# PGPASSWORD as in deploy/kubernetes/replicas; a keyword written through one is served by the other.
+if "${PODMAN[@]}" run --rm "${ULIMITS[@]}" --network none "$IMAGE" kwsuggest serve --help 2> >(quiet >&2) | grep -q -- '--store'; then
+    step "two replicas sharing keywords through PostgreSQL (libpq5 from the image)"
+    PGDIR=$(mktemp -d /tmp/kwsuggest-container-pg.XXXXXX)
+    chown postgres "$PGDIR"
+    PGPORT=$(free_port)
+    PGPASSWORD_VALUE=$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')
+    runuser -u postgres -- initdb -D "$PGDIR/data" --auth-local=trust --auth-host=scram-sha-256 > "$PGDIR/initdb.log" 2>&1
+    runuser -u postgres -- pg_ctl -D "$PGDIR/data" -l "$PGDIR/server.log" -w \
+        -o "-p $PGPORT -k $PGDIR -c listen_addresses=127.0.0.1" start > /dev/null
+    runuser -u postgres -- psql -q -h "$PGDIR" -p "$PGPORT" -d postgres \
+        -c "CREATE ROLE kwsuggest LOGIN PASSWORD '$PGPASSWORD_VALUE'" -c "CREATE DATABASE kwsuggest OWNER kwsuggest"
+    STORE="postgres://kwsuggest@127.0.0.1:$PGPORT/kwsuggest?sslmode=disable"
+    REPLICA_URLS=()
+    for replica in a b; do
+        RPORT=$(free_port); C=$SUITE-pg-$replica
+        CONTAINERS+=("$C")
+        "${PODMAN[@]}" run -d --name "$C" "${ULIMITS[@]}" --network host --read-only --read-only-tmpfs=false \
+            -e PORT="$RPORT" -e KWSUGGEST_STORE="$STORE" -e PGPASSWORD="$PGPASSWORD_VALUE" \
+            -e KWSUGGEST_ADMIN_TOKEN="$TOKEN" "$IMAGE" >/dev/null 2> >(quiet >&2)
+        REPLICA_URLS+=("http://127.0.0.1:$RPORT")
+    done
+    for i in 0 1; do
+        if wait_ready "${REPLICA_URLS[$i]}" 30; then pass "replica $i on PostgreSQL: /readyz 200"
+        else fail "replica $i on PostgreSQL: /readyz 200"; "${PODMAN[@]}" logs "$SUITE-pg-$([ $i = 0 ] && echo a || echo b)" 2>&1 | tail -n 10; fi
+    done
+    check "replica 0: a keyword write with the token is stored in PostgreSQL" \
+        [ "$(curl -s -o /dev/null -w '%{http_code}' -X POST "${REPLICA_URLS[0]}/v1/keywords" -H 'Content-Type: application/json' \
+             -H "Authorization: Bearer $TOKEN" -d '{"add":["replica-check-keyword"]}')" = 200 ]
+    SEEN=no
+    for _ in $(seq 100); do
+        curl -s "${REPLICA_URLS[1]}/v1/keywords" | grep -q 'replica-check-keyword' && { SEEN=yes; break; }
+        sleep 0.1
+    done
+    check "replica 1 serves the keyword written through replica 0 (within 10 s)" [ "$SEEN" = yes ]
+    PID=$("${PODMAN[@]}" inspect --format '{{.State.Pid}}' "$SUITE-pg-a")
+    echo "replica 0 (libpq loaded, connected): RSS $(awk '/^VmRSS:/ {print $2, $3}' "/proc/$PID/status"), peak $(awk '/^VmHWM:/ {print $2, $3}' "/proc/$PID/status")"
+    stop_and_check "$SUITE-pg-a" "replica 0"
+    stop_and_check "$SUITE-pg-b" "replica 1"
+else
+    step "PostgreSQL replicas: not checked, this binary has no 'serve --store'"
+fi
 
 # ---------------------------------------------------------------- sizes
 step "sizes"
