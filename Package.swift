@@ -22,7 +22,9 @@ let package = Package(
         .target(name: "KeywordModel", dependencies: ["KeywordText", "KeywordVectors"], swiftSettings: settings),
         .target(name: "CKernels"),
         .target(name: "KeywordIndex", dependencies: ["KeywordModel", "CKernels"], swiftSettings: settings),
-        .target(name: "KeywordService", dependencies: ["KeywordIndex"], swiftSettings: settings),
+        // libpq's few functions, resolved with dlopen only when a PostgreSQL store is used.
+        .target(name: "CPostgres"),
+        .target(name: "KeywordService", dependencies: ["KeywordIndex", "CPostgres"], swiftSettings: settings),
         .target(name: "CSystem"),
         .target(name: "KeywordServer", dependencies: ["KeywordService", "CSystem"], swiftSettings: settings),
         .executableTarget(name: "kwsuggest", dependencies: ["KeywordServer", "KeywordService"], swiftSettings: settings),

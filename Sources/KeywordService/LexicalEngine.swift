@@ -31,7 +31,7 @@ public final class LexicalEngine: SuggestionEngine {
 
     public let modelVersion: String
     private let base: [String]
-    private let store: KeywordOverlayStore
+    public let store: any KeywordStore
     private let state: Mutex<State>
     private let updates = Mutex(())
 
@@ -52,14 +52,14 @@ public final class LexicalEngine: SuggestionEngine {
             .map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty && !$0.hasPrefix("#") }
         try self.init(keywords: keywords, version: "lexical-\(keywords.count)",
-                      store: KeywordOverlayStore(path: overlayPath ?? KeywordOverlayStore.defaultPath(modelDirectory: modelDirectory)))
+                      store: FileKeywordStore(overlayPath: overlayPath ?? KeywordOverlayStore.defaultPath(modelDirectory: modelDirectory)))
     }
 
-    public init(keywords: [String], version: String, store: KeywordOverlayStore) throws {
+    public init(keywords: [String], version: String, store: any KeywordStore) throws {
         modelVersion = version
         base = keywords
         self.store = store
-        let overlay = try store.load()
+        let overlay = try store.loadOverlay()
         state = Mutex(Self.makeState(base: keywords, overlay: overlay))
     }
 
@@ -171,10 +171,14 @@ public final class LexicalEngine: SuggestionEngine {
         state.withLock { $0.snapshot }
     }
 
-    public func updateKeywords(add: [String], remove: [String]) throws -> KeywordListSnapshot {
+    public func updateKeywords(_ change: KeywordChange) throws -> KeywordListSnapshot {
         try updates.withLock { _ in
-            let overlay = state.withLock { $0.overlay }.applying(add: add, remove: remove)
-            try store.save(overlay)
+            let base = self.base
+            let overlay = try store.apply(change.cleaned) { (overlay: KeywordOverlay) throws(KeywordStoreError) in
+                guard let expected = change.expectedVersion else { return }
+                let version = Self.makeState(base: base, overlay: overlay).snapshot.version
+                guard version == expected else { throw .versionMismatch(current: version) }
+            }
             let next = Self.makeState(base: base, overlay: overlay)
             state.withLock { $0 = next }
             return next.snapshot
@@ -183,7 +187,7 @@ public final class LexicalEngine: SuggestionEngine {
 
     public func reloadKeywords() throws -> KeywordListSnapshot {
         try updates.withLock { _ in
-            let next = Self.makeState(base: base, overlay: try store.load())
+            let next = Self.makeState(base: base, overlay: try store.loadOverlay())
             state.withLock { $0 = next }
             return next.snapshot
         }

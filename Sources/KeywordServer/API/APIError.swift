@@ -28,5 +28,13 @@ public struct APIError: Error, Equatable, Sendable {
     static func badRequest(_ code: String, _ message: String) -> APIError { APIError(.badRequest, code, message) }
     static let notReady = APIError(.serviceUnavailable, "not_ready", "the model is still loading; retry shortly",
                                    headers: [("Retry-After", "1")])
+    static let storeUnavailable = APIError(.serviceUnavailable, "store_unavailable",
+                                           "the keyword store cannot be reached; suggestions still work, retry the change shortly",
+                                           headers: [("Retry-After", "1")])
     static let internalError = APIError(.internalServerError, "internal_error", "internal server error")
+}
+
+extension HTTPStatus {
+    static let created = HTTPStatus(201, "Created")
+    static let preconditionFailed = HTTPStatus(412, "Precondition Failed")
 }

@@ -6,19 +6,18 @@ import Glibc
 
 /// `kwsuggest serve`: the HTTP API and the admin page.
 struct ServeCommand: Command {
-    /// Builds the engine for a model directory and overlay file. Runs on a background thread after the server
-    /// listens; until it returns, /readyz answers 503.
-    typealias EngineFactory = @Sendable (_ modelDirectory: String, _ overlayPath: String) throws -> any SuggestionEngine
+    /// Builds the engine for a model directory on an opened store. Runs on a background thread after the
+    /// server listens; until it returns, /readyz answers 503.
+    typealias EngineFactory = @Sendable (_ modelDirectory: String, _ store: any KeywordStore) throws -> any SuggestionEngine
 
-    /// The engine `serve` uses. Default: the model-free `LexicalEngine` over `<model>/keywords.txt`.
-    static let engineFactory: EngineFactory = { directory, overlay in
-        try ModelEngine(components: ModelDirectory.load(path: directory), overlayPath: overlay)
+    static let engineFactory: EngineFactory = { directory, store in
+        try ModelEngine(components: ModelDirectory.load(path: directory), store: store)
     }
 
     static let configuration = CommandConfiguration(
         name: "serve",
         abstract: "Serves the suggestion API and the admin page over HTTP.",
-        usage: "kwsuggest serve [--host <host>] [--port <port>] [--model <dir>] [--threads <n>] [--cors-origin <origin> ...]",
+        usage: "kwsuggest serve [--host <host>] [--port <port>] [--model <dir>] [--store <store>] [--threads <n>] [--cors-origin <origin> ...]",
         options: [
             OptionSpec(names: ["--host"], valueName: "host", help: "Address to bind; '::' for IPv4+IPv6 (default: 127.0.0.1)."),
             OptionSpec(names: ["--port"], valueName: "port", help: "TCP port; 0 picks a free one (default: $PORT or 8080)."),
@@ -27,16 +26,19 @@ struct ServeCommand: Command {
             OptionSpec(names: ["--cors-origin"], valueName: "origin",
                        help: "Origin allowed to call the API from a browser; repeatable, '*' for any (default: $KWSUGGEST_CORS_ORIGINS).",
                        isRepeatable: true),
-            OptionSpec(names: ["--overlay"], valueName: "file",
-                       help: "Keyword overlay file (default: <model dir>/keywords.overlay.json)."),
+            storeOption,
+            OptionSpec(names: ["--overlay"], valueName: "file", help: "Same as --store file:<file>."),
         ],
         discussion: """
-            Listens first and prints 'listening on http://HOST:PORT', then loads the model in the background;
-            /readyz answers 503 until it is loaded. Keyword changes (POST /v1/keywords) are saved atomically to
-            the overlay file; SIGHUP, or a change of that file's modification time (checked every 2 s), reloads
-            it. SIGTERM or SIGINT stops accepting, finishes in-flight requests (up to 10 s) and exits 0.
-            Environment: PORT, KWSUGGEST_MODEL, KWSUGGEST_CORS_ORIGINS, KWSUGGEST_ADMIN_TOKEN (when set,
-            POST /v1/keywords needs 'Authorization: Bearer <token>').
+            Listens first and prints 'listening on http://HOST:PORT', then opens the store and loads the model in
+            the background; /readyz answers 503 until both are done. Keyword changes (POST /v1/keywords) and
+            feedback (POST /v1/feedback) are durable in the store before they are acknowledged. The file store
+            locks a file beside the overlay, so processes on one machine may share it; changes by other
+            processes are picked up within 1 s (SIGHUP reloads at once). For replicas on several machines use
+            postgres://user@host:5432/db (needs libpq5; password from the URL, PGPASSWORD or PGPASSFILE).
+            SIGTERM or SIGINT stops accepting, finishes in-flight requests (up to 10 s) and exits 0.
+            Environment: PORT, KWSUGGEST_MODEL, KWSUGGEST_STORE, KWSUGGEST_CORS_ORIGINS, KWSUGGEST_ADMIN_TOKEN
+            (when set, keyword changes and feedback need 'Authorization: Bearer <token>').
             """
     )
 
@@ -45,7 +47,7 @@ struct ServeCommand: Command {
     var modelDirectory: String
     var threads: Int?
     var corsOrigins: [String]
-    var overlayPath: String
+    var store: StoreLocation
 
     init(arguments: ParsedArguments) throws {
         try arguments.expectNoPositionals()
@@ -68,7 +70,7 @@ struct ServeCommand: Command {
             origins = CORSPolicy.parse(environment: text)
         }
         corsOrigins = origins
-        overlayPath = arguments.value("--overlay") ?? KeywordOverlayStore.defaultPath(modelDirectory: modelDirectory)
+        store = try resolveStore(arguments, modelDirectory: modelDirectory)
     }
 
     func validate() throws {
@@ -87,10 +89,10 @@ struct ServeCommand: Command {
         if let threads { options.server.eventLoops = threads }
         options.api.cors = CORSPolicy(allowedOrigins: corsOrigins)
         if let token = Environment.value("KWSUGGEST_ADMIN_TOKEN"), !token.isEmpty { options.api.adminToken = token }
-        options.overlayPath = overlayPath
+        options.store = store
         let factory = Self.engineFactory
-        let (directory, overlay) = (modelDirectory, overlayPath)
-        let runner = ServiceRunner(options: options, loader: { try factory(directory, overlay) }, announce: { line in
+        let directory = modelDirectory
+        let runner = ServiceRunner(options: options, loader: { store in try factory(directory, store) }, announce: { line in
             // Unbuffered, so a supervisor reading stdout sees the address at once.
             writeStandardOutput(Array((line + "\n").utf8))
         })
