@@ -61,10 +61,9 @@ final class PostgresConnection {
         self.pq = pq
         guard let handle = pq.api.connectdb(conninfo) else { throw .connection("libpq could not allocate a connection") }
         self.handle = handle
+        // Every stored property is set, so a throw from here on runs deinit, which frees the handle.
         guard pq.api.status(handle) == Int32(KW_CONNECTION_OK) else {
-            let message = Self.oneLine(pq.api.errorMessage(handle))
-            pq.api.finish(handle)
-            throw .connection(message)
+            throw .connection(Self.oneLine(pq.api.errorMessage(handle)))
         }
     }
 
