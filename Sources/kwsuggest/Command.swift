@@ -15,6 +15,14 @@ extension Command {
     func validate() throws {}
 }
 
+/// Options several commands share, declared once.
+enum SharedOptions {
+    static let model = Option<String>("--model", value: "dir", help: "Model directory.",
+                                      defaultText: "$KWSUGGEST_MODEL or models/default")
+    static let store = Option<String>("--store", value: "store", help: "file:PATH or postgres://user@host:5432/db.",
+                                      defaultText: "$KWSUGGEST_STORE or file:<model dir>/keywords.overlay.json")
+}
+
 /// Where the default model lives: `--model`, else `KWSUGGEST_MODEL`, else `models/default`.
 func resolveModelDirectory(_ option: String?) -> String {
     if let option { return option }
@@ -22,17 +30,10 @@ func resolveModelDirectory(_ option: String?) -> String {
     return "models/default"
 }
 
-/// `--store`, shared by `serve` and `store`.
-let storeOption = OptionSpec(names: ["--store"], valueName: "store",
-                             help: "file:PATH or postgres://user@host:5432/db (default: $KWSUGGEST_STORE or file:<model dir>/keywords.overlay.json).")
-
 /// `--store`, else `--overlay` (as `file:`), else `KWSUGGEST_STORE`, else the overlay file beside the model.
-func resolveStore(_ arguments: ParsedArguments, modelDirectory: String) throws -> StoreLocation {
-    if arguments.value("--store") != nil && arguments.value("--overlay") != nil {
-        throw CommandError.usage("Give --store or --overlay, not both")
-    }
-    let text = arguments.value("--store") ?? arguments.value("--overlay").map { "file:" + $0 }
-        ?? Environment.value("KWSUGGEST_STORE").flatMap { $0.isEmpty ? nil : $0 }
+func resolveStore(store: String?, overlay: String?, modelDirectory: String) throws -> StoreLocation {
+    if store != nil && overlay != nil { throw CommandError.usage("Give --store or --overlay, not both") }
+    let text = store ?? overlay.map { "file:" + $0 } ?? Environment.value("KWSUGGEST_STORE").flatMap { $0.isEmpty ? nil : $0 }
     guard let text else { return .file(KeywordOverlayStore.defaultPath(modelDirectory: modelDirectory)) }
     do {
         return try StoreLocation(parsing: text)

@@ -18,8 +18,8 @@ enum Root {
     static let configuration = CommandConfiguration(
         name: "kwsuggest",
         abstract: "Suggests ingredient keywords for grocery product names.",
-        usage: "kwsuggest <subcommand>",
-        options: [OptionSpec(names: ["--version"], valueName: nil, help: "Show the version.")]
+        options: [Flag("--version", help: "Show the version.").spec],
+        customUsage: "kwsuggest <subcommand>"
     )
 
     static func main(_ argv: [String]) -> ExitCode {

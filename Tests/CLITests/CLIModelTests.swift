@@ -85,7 +85,7 @@ final class CLIModelTests: ScratchTestCase {
              "The value 'magic' is invalid for '--ablation <ablation>': expected one of none, no-attention, untrained, lexical."),
             (["suggest", "-k", "0", "x"], "The value '0' is invalid for '-k <k>': expected an integer from 1 to 50."),
             (["train", "--data", "x"], "Missing expected option '--out <dir>'"),
-            (["train", "--data", "x", "--out", "y", "--epochs", "0"], "The value '0' is invalid for '--epochs <n>': expected 1 to 1000."),
+            (["train", "--data", "x", "--out", "y", "--epochs", "0"], "The value '0' is invalid for '--epochs <n>': expected an integer from 1 to 1000."),
         ]
         for (arguments, message) in cases {
             let outcome = try CLITests.run(arguments)

@@ -66,7 +66,7 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(outcome.status, 64)
         XCTAssertEqual(outcome.stderr, """
             Error: Unknown option '--bogus'
-            Usage: kwsuggest nn <file> [-k <k>]
+            Usage: kwsuggest nn [-k <k>] <file>
               See 'kwsuggest nn --help' for more information.
 
             """)
@@ -78,6 +78,59 @@ final class CLITests: XCTestCase {
         XCTAssertTrue(outcome.stdout.hasPrefix("OVERVIEW: Suggests ingredient keywords for grocery product names.\n\nUSAGE: kwsuggest <subcommand>\n"))
         for name in ["serve", "suggest", "eval", "train", "tokenize", "print-word-vectors", "nn", "bench"] {
             XCTAssertTrue(outcome.stdout.contains("\n  \(name) "), "help lacks \(name)")
+        }
+    }
+}
+
+/// Help is generated from the option declarations, so it cannot drift from what the scanner accepts.
+final class CLIHelpTests: XCTestCase {
+    func testNearestNeighboursHelpIsExact() throws {
+        let outcome = try CLITests.run(["nn", "--help"])
+        XCTAssertEqual(outcome.status, 0)
+        XCTAssertEqual(outcome.stdout, """
+            OVERVIEW: Prints the nearest neighbours of each word read from standard input.
+
+            For each word read from standard input (split at ASCII white space) prints 'Query word? WORD'
+            and then 'neighbour similarity' lines, best first, by cosine similarity. For .kwv files a
+            neighbour is a row, named by its first key. A word without a vector prints a note instead.
+
+            USAGE: kwsuggest nn [-k <k>] <file>
+
+            ARGUMENTS:
+              <file>                  A fastText .bin or .vec file, or a .kwv file.
+
+            OPTIONS:
+              -k, --k <k>             Neighbours per word (default: 10).
+              -h, --help              Show help information.
+
+            """)
+    }
+
+    /// Every option in a subcommand's OPTIONS list also appears in its USAGE line, and the reverse.
+    func testEveryUsageLineNamesEveryOption() throws {
+        let root = try CLITests.run(["--help"])
+        let subcommands = root.stdout.components(separatedBy: "SUBCOMMANDS:\n").last?
+            .split(separator: "\n").compactMap { line -> String? in
+                guard line.hasPrefix("  "), !line.hasPrefix("  See") else { return nil }
+                return line.split(separator: " ").first.map(String.init)
+            } ?? []
+        XCTAssertGreaterThanOrEqual(subcommands.count, 8)
+        for name in subcommands {
+            let help = try CLITests.run([name, "--help"]).stdout
+            let usage = help.split(separator: "\n").first { $0.hasPrefix("USAGE: ") }.map(String.init) ?? ""
+            let listed = help.components(separatedBy: "OPTIONS:\n").last?.split(separator: "\n")
+                .compactMap { line -> String? in
+                    let label = line.trimmingCharacters(in: .whitespaces).split(separator: " ").first.map(String.init)
+                    return label?.hasPrefix("-") == true ? label?.trimmingCharacters(in: CharacterSet(charactersIn: ",")) : nil
+                } ?? []
+            for option in listed where option != "-h" {
+                XCTAssertTrue(usage.contains("[\(option)") || usage.contains(" \(option) "), "\(name): usage lacks \(option): \(usage)")
+            }
+            let inUsage = usage.split(separator: " ").filter { $0.hasPrefix("[-") || $0.hasPrefix("-") }
+                .map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "[]")) }
+            for option in inUsage {
+                XCTAssertTrue(help.contains("  \(option)") || help.contains(", \(option)"), "\(name): \(option) has no help line")
+            }
         }
     }
 }

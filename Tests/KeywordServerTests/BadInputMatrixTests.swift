@@ -1,5 +1,7 @@
 import Foundation
+@testable import HTTPCore
 @testable import KeywordServer
+import StrictJSON
 import XCTest
 
 /// The hardening issue's bad-input matrix on a raw socket against a live server: each case gets its documented

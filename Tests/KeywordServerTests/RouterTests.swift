@@ -1,6 +1,8 @@
 import Foundation
 import KeywordService
+@testable import HTTPCore
 @testable import KeywordServer
+import StrictJSON
 import XCTest
 
 /// Handlers and the router, called without any socket.
@@ -240,6 +242,18 @@ final class RouterTests: XCTestCase {
         XCTAssertTrue(text.contains("kwsuggest_model_ready 1"), text)
     }
 
+    func testOpenAPIErrorCodesAreTheCatalogue() throws {
+        let response = makeAPI().respond(to: makeRequest(.get, "/openapi.json"))
+        let object = jsonObject(response)
+        let schemas = try XCTUnwrap((object["components"] as? [String: Any])?["schemas"] as? [String: Any])
+        let error = try XCTUnwrap(schemas["Error"] as? [String: Any])
+        let inner = try XCTUnwrap(((error["properties"] as? [String: Any])?["error"] as? [String: Any])?["properties"] as? [String: Any])
+        let codes = try XCTUnwrap((inner["code"] as? [String: Any])?["enum"] as? [String])
+        XCTAssertEqual(codes, ErrorCode.all.map(\.rawValue).sorted())
+        XCTAssertEqual(Set(codes).count, codes.count, "a code is listed twice")
+        XCTAssertTrue(codes.contains("not_found") && codes.contains("uri_too_long"))
+    }
+
     func testOpenAPIListsEveryRoute() throws {
         let response = makeAPI().respond(to: makeRequest(.get, "/openapi.json"))
         let object = jsonObject(response)
@@ -260,7 +274,7 @@ final class RouterTests: XCTestCase {
     }
 
     func testErrorsAreAlwaysTheOneJSONShape() throws {
-        let response = ErrorBody.response(.badRequest, code: "x_y", message: "say \"hi\"")
+        let response = ErrorBody.response(.badRequest, code: ErrorCode("x_y"), message: "say \"hi\"")
         let error = try XCTUnwrap(jsonObject(response)["error"] as? [String: Any])
         XCTAssertEqual(error["code"] as? String, "x_y")
         XCTAssertEqual(error["message"] as? String, "say \"hi\"")

@@ -1,5 +1,8 @@
 // POST /v1/feedback and GET /v1/feedback/export: annotator decisions in, training data out.
+import HTTPCore
 import KeywordService
+import Locking
+import StrictJSON
 
 extension Handlers {
     /// The store once opened; 503 while the service is still starting.
@@ -20,15 +23,15 @@ extension Handlers {
         } else {
             try RequestDecoding.onlyFields(fields, ["items"])
             guard case .array(let values) = fields["items"] ?? .null else {
-                throw .badRequest("invalid_items", "'items' must be an array of feedback objects")
+                throw .badRequest(.invalidItems, "'items' must be an array of feedback objects")
             }
-            guard !values.isEmpty else { throw .badRequest("empty_items", "'items' needs at least one feedback object") }
+            guard !values.isEmpty else { throw .badRequest(.emptyItems, "'items' needs at least one feedback object") }
             guard values.count <= configuration.limits.maxFeedbackItems else {
-                throw .badRequest("too_many_items", "at most \(configuration.limits.maxFeedbackItems) items per request")
+                throw .badRequest(.tooManyItems, "at most \(configuration.limits.maxFeedbackItems) items per request")
             }
             for (index, value) in values.enumerated() {
                 guard case .object(let itemFields) = value else {
-                    throw .badRequest("invalid_item", "'items[\(index)]' must be an object")
+                    throw .badRequest(.invalidItem, "'items[\(index)]' must be an object")
                 }
                 items.append(try FeedbackDecoding.item(itemFields, field: "items[\(index)].", limits: configuration.limits))
             }
@@ -41,7 +44,7 @@ extension Handlers {
             throw APIError.storeUnavailable
         } catch {
             Syscall.writeAll(2, Array("{\"event\":\"feedback_failed\",\"error\":\(Self.quoted("\(error)"))}\n".utf8))
-            throw APIError(.internalServerError, "feedback_failed", "the feedback could not be saved")
+            throw APIError(.internalServerError, .feedbackFailed, "the feedback could not be saved")
         }
         let fallbackModel = state.engine?.modelVersion ?? "unknown"
         for (item, receipt) in zip(items, receipts) where !receipt.duplicate {
@@ -68,12 +71,12 @@ extension Handlers {
         try RequestDecoding.authorize(request, token: configuration.adminToken)
         let query = try RequestDecoding.query(request.query)
         if let unknown = query.keys.filter({ $0 != "since" && $0 != "format" }).min() {
-            throw .badRequest("unknown_parameter", "unknown parameter '\(unknown.prefix(64))'; this endpoint takes 'since' and 'format'")
+            throw .badRequest(.unknownParameter, "unknown parameter '\(unknown.prefix(64))'; this endpoint takes 'since' and 'format'")
         }
         var since: Int64 = 0
         if let text = query["since"] {
             guard let number = Int64(text), number >= 0 else {
-                throw .badRequest("invalid_since", "'since' must be a record id (an integer ≥ 0)")
+                throw .badRequest(.invalidSince, "'since' must be a record id (an integer ≥ 0)")
             }
             since = number
         }
@@ -81,7 +84,7 @@ extension Handlers {
         switch query["format"] ?? "training" {
         case "training": raw = false
         case "raw": raw = true
-        default: throw .badRequest("invalid_format", "'format' must be 'training' or 'raw'")
+        default: throw .badRequest(.invalidFormat, "'format' must be 'training' or 'raw'")
         }
         let store = try store()
         let records: [FeedbackRecord]
@@ -91,7 +94,7 @@ extension Handlers {
             throw APIError.storeUnavailable
         } catch {
             Syscall.writeAll(2, Array("{\"event\":\"feedback_export_failed\",\"error\":\(Self.quoted("\(error)"))}\n".utf8))
-            throw APIError(.internalServerError, "feedback_export_failed", "the feedback could not be read")
+            throw APIError(.internalServerError, .feedbackExportFailed, "the feedback could not be read")
         }
         var body: [UInt8] = []
         body.reserveCapacity(records.count * 160)
@@ -129,62 +132,58 @@ enum FeedbackDecoding {
         let name = try RequestDecoding.name(fields["name"], field: prefix + "name", limits: limits)
         let keyword = try keywordText(fields["keyword"], field: prefix + "keyword", limits: limits, required: true) ?? ""
         guard case .string(let actionText) = fields["action"] ?? .null else {
-            throw .badRequest("invalid_action", "'\(prefix)action' is required: 'accept', 'correct' or 'reject'")
+            throw .badRequest(.invalidAction, "'\(prefix)action' is required: 'accept', 'correct' or 'reject'")
         }
         guard let action = FeedbackAction(rawValue: actionText) else {
-            throw .badRequest("invalid_action", "'\(prefix)action' must be 'accept', 'correct' or 'reject'")
+            throw .badRequest(.invalidAction, "'\(prefix)action' must be 'accept', 'correct' or 'reject'")
         }
         var shown: [String] = []
         if let value = fields["shown"], value != .null {
             guard case .array(let values) = value else {
-                throw .badRequest("invalid_shown", "'\(prefix)shown' must be an array of keywords")
+                throw .badRequest(.invalidShown, "'\(prefix)shown' must be an array of keywords")
             }
             guard values.count <= limits.maxK else {
-                throw .badRequest("invalid_shown", "'\(prefix)shown' holds at most \(limits.maxK) keywords")
+                throw .badRequest(.invalidShown, "'\(prefix)shown' holds at most \(limits.maxK) keywords")
             }
             for (index, value) in values.enumerated() {
                 shown.append(try keywordText(value, field: "\(prefix)shown[\(index)]", limits: limits, required: true) ?? "")
             }
         }
         return FeedbackItem(name: name, keyword: keyword, action: action, shown: shown,
-                            model: try label(fields["model"], field: prefix + "model"),
-                            annotator: try label(fields["annotator"], field: prefix + "annotator"),
-                            clientID: try label(fields["id"], field: prefix + "id"))
+                            model: try label(fields["model"], field: prefix + "model", code: .invalidModel),
+                            annotator: try label(fields["annotator"], field: prefix + "annotator", code: .invalidAnnotator),
+                            clientID: try label(fields["id"], field: prefix + "id", code: .invalidId))
     }
 
     /// A keyword: a string of 1…maxKeywordCharacters characters after trimming, no control characters.
     private static func keywordText(_ value: JSONValue?, field: String, limits: APILimits, required: Bool) throws(APIError) -> String? {
         guard let value, value != .null else {
-            if required { throw .badRequest("invalid_keyword", "'\(field)' is required") }
+            if required { throw .badRequest(.invalidKeyword, "'\(field)' is required") }
             return nil
         }
-        guard case .string(let raw) = value else { throw .badRequest("invalid_keyword", "'\(field)' must be a string") }
+        guard case .string(let raw) = value else { throw .badRequest(.invalidKeyword, "'\(field)' must be a string") }
         let text = RequestDecoding.trimWhitespace(raw)
-        guard !text.isEmpty else { throw .badRequest("invalid_keyword", "'\(field)' is empty") }
+        guard !text.isEmpty else { throw .badRequest(.invalidKeyword, "'\(field)' is empty") }
         guard text.count <= limits.maxKeywordCharacters else {
-            throw .badRequest("invalid_keyword", "'\(field)' is longer than \(limits.maxKeywordCharacters) characters")
+            throw .badRequest(.invalidKeyword, "'\(field)' is longer than \(limits.maxKeywordCharacters) characters")
         }
         guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw .badRequest("invalid_keyword", "'\(field)' contains a control character")
+            throw .badRequest(.invalidKeyword, "'\(field)' contains a control character")
         }
         return text
     }
 
     /// An optional short string (client id, model, annotator): 1…200 characters, no control characters.
-    private static func label(_ value: JSONValue?, field: String) throws(APIError) -> String? {
+    private static func label(_ value: JSONValue?, field: String, code: ErrorCode) throws(APIError) -> String? {
         guard let value, value != .null else { return nil }
-        guard case .string(let text) = value else { throw .badRequest("invalid_\(codeName(field))", "'\(field)' must be a string") }
+        guard case .string(let text) = value else { throw .badRequest(code, "'\(field)' must be a string") }
         guard !text.isEmpty, text.count <= maxLabelCharacters else {
-            throw .badRequest("invalid_\(codeName(field))", "'\(field)' must be 1 to \(maxLabelCharacters) characters")
+            throw .badRequest(code, "'\(field)' must be 1 to \(maxLabelCharacters) characters")
         }
         guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw .badRequest("invalid_\(codeName(field))", "'\(field)' contains a control character")
+            throw .badRequest(code, "'\(field)' contains a control character")
         }
         return text
-    }
-
-    private static func codeName(_ field: String) -> String {
-        String(field.split(separator: ".").last ?? Substring(field))
     }
 
     /// A stored record as the raw export writes it (the same keys as the file store's lines).

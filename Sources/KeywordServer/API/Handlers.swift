@@ -1,5 +1,8 @@
 // The API's handlers: each turns a request into a response or throws an APIError.
+import Foundation
+import HTTPCore
 import KeywordService
+import StrictJSON
 
 #if canImport(Glibc)
 import Glibc
@@ -26,7 +29,7 @@ final class Handlers: Sendable {
         switch state.current {
         case .ready(let engine): return engine
         case .loading: throw APIError.notReady
-        case .failed: throw APIError(.serviceUnavailable, "model_unavailable", "the model failed to load; see the server log")
+        case .failed: throw APIError.modelUnavailable
         }
     }
 
@@ -50,7 +53,7 @@ final class Handlers: Sendable {
         case .loading:
             return APIError.notReady.response
         case .failed:
-            return APIError(.serviceUnavailable, "model_unavailable", "the model failed to load; see the server log").response
+            return APIError.modelUnavailable.response
         }
     }
 
@@ -100,16 +103,16 @@ final class Handlers: Sendable {
         try RequestDecoding.onlyFields(fields, ["name", "k", "explain"])
         let input = SuggestInput(name: try RequestDecoding.name(fields["name"], limits: limits),
                                  k: try RequestDecoding.k(fields["k"], limits: limits),
-                                 explain: try RequestDecoding.flag(fields["explain"], field: "explain"))
+                                 explain: try RequestDecoding.flag(fields["explain"], field: "explain", code: .invalidExplain))
         return try suggest(input)
     }
 
     func suggestFromQuery(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         let query = try RequestDecoding.query(request.query)
-        guard let rawName = query["name"] else { throw .badRequest("missing_name", "add ?name=<product name>") }
+        guard let rawName = query["name"] else { throw .badRequest(.missingName, "add ?name=<product name>") }
         var k = limits.defaultK
         if let text = query["k"] {
-            guard let number = Int(text) else { throw .badRequest("invalid_k", "'k' must be an integer from 1 to \(limits.maxK)") }
+            guard let number = Int(text) else { throw .badRequest(.invalidK, "'k' must be an integer from 1 to \(limits.maxK)") }
             k = try RequestDecoding.k(number, limits: limits)
         }
         var explain = false
@@ -117,7 +120,7 @@ final class Handlers: Sendable {
             switch text.lowercased() {
             case "", "1", "true", "yes": explain = true
             case "0", "false", "no": explain = false
-            default: throw .badRequest("invalid_explain", "'explain' must be true or false")
+            default: throw .badRequest(.invalidExplain, "'explain' must be true or false")
             }
         }
         return try suggest(SuggestInput(name: try RequestDecoding.name(rawName, limits: limits), k: k, explain: explain))
@@ -164,10 +167,10 @@ final class Handlers: Sendable {
     func batch(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         let fields = try RequestDecoding.object(request)
         try RequestDecoding.onlyFields(fields, ["names", "k", "explain"])
-        guard let namesValue = fields["names"] else { throw .badRequest("missing_names", "'names' is required") }
-        let rawNames = try RequestDecoding.strings(namesValue, field: "names")
+        guard let namesValue = fields["names"] else { throw .badRequest(.missingNames, "'names' is required") }
+        let rawNames = try RequestDecoding.strings(namesValue, field: "names", code: .invalidNames)
         guard rawNames.count <= limits.maxBatchNames else {
-            throw .badRequest("batch_too_large", "at most \(limits.maxBatchNames) names per batch")
+            throw .badRequest(.batchTooLarge, "at most \(limits.maxBatchNames) names per batch")
         }
         var names: [String] = []
         names.reserveCapacity(rawNames.count)
@@ -175,7 +178,7 @@ final class Handlers: Sendable {
             names.append(try RequestDecoding.name(raw, field: "names[\(index)]", limits: limits))
         }
         let k = try RequestDecoding.k(fields["k"], limits: limits)
-        let explain = try RequestDecoding.flag(fields["explain"], field: "explain")
+        let explain = try RequestDecoding.flag(fields["explain"], field: "explain", code: .invalidExplain)
         let engine = try engine()
         var json = JSONWriter(capacity: 64 + names.count * 200)
         json.object { json in
@@ -225,7 +228,7 @@ final class Handlers: Sendable {
         if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
         if tag.hasPrefix("\""), tag.hasSuffix("\""), tag.count >= 2 { tag = tag.dropFirst().dropLast() }
         guard !tag.isEmpty, !tag.contains(","), !tag.contains("\"") else {
-            throw .badRequest("invalid_if_match", "If-Match must be one entity tag, the \"version\" of GET /v1/keywords")
+            throw .badRequest(.invalidIfMatch, "If-Match must be one entity tag, the \"version\" of GET /v1/keywords")
         }
         return String(tag)
     }
@@ -234,13 +237,13 @@ final class Handlers: Sendable {
         try RequestDecoding.authorize(request, token: configuration.adminToken)
         let fields = try RequestDecoding.object(request)
         try RequestDecoding.onlyFields(fields, ["add", "remove"])
-        let add = try cleanKeywords(try RequestDecoding.strings(fields["add"], field: "add"), field: "add")
-        let remove = try cleanKeywords(try RequestDecoding.strings(fields["remove"], field: "remove"), field: "remove")
+        let add = try cleanKeywords(try RequestDecoding.strings(fields["add"], field: "add", code: .invalidAdd), field: "add")
+        let remove = try cleanKeywords(try RequestDecoding.strings(fields["remove"], field: "remove", code: .invalidRemove), field: "remove")
         guard !add.isEmpty || !remove.isEmpty else {
-            throw .badRequest("empty_change", "give at least one keyword in 'add' or 'remove'")
+            throw .badRequest(.emptyChange, "give at least one keyword in 'add' or 'remove'")
         }
         guard add.count + remove.count <= limits.maxKeywordChanges else {
-            throw .badRequest("too_many_keywords", "at most \(limits.maxKeywordChanges) keywords per change")
+            throw .badRequest(.tooManyKeywords, "at most \(limits.maxKeywordChanges) keywords per change")
         }
         let change = KeywordChange(add: add, remove: remove, expectedVersion: try Self.expectedVersion(request),
                                    requestID: request.headers["X-Request-Id"].map { String($0.prefix(200)) })
@@ -248,7 +251,7 @@ final class Handlers: Sendable {
         do {
             return keywordResponse(try engine.updateKeywords(change))
         } catch KeywordStoreError.versionMismatch(let current) {
-            throw APIError(.preconditionFailed, "version_mismatch",
+            throw APIError(.preconditionFailed, .versionMismatch,
                            "the keyword list changed since version \(change.expectedVersion ?? ""); it is now \(current): reload it and retry",
                            headers: [("ETag", "\"\(current)\"")])
         } catch KeywordStoreError.unavailable {
@@ -256,7 +259,7 @@ final class Handlers: Sendable {
         } catch {
             // The detail (a path, an errno) goes to the log, not to the client.
             Syscall.writeAll(2, Array("{\"event\":\"keyword_update_failed\",\"error\":\(Self.quoted("\(error)"))}\n".utf8))
-            throw APIError(.internalServerError, "keyword_update_failed", "the keyword change could not be saved")
+            throw APIError(.internalServerError, .keywordUpdateFailed, "the keyword change could not be saved")
         }
     }
 
@@ -264,12 +267,12 @@ final class Handlers: Sendable {
         var result: [String] = []
         for (index, keyword) in raw.enumerated() {
             let trimmed = keyword.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !trimmed.isEmpty else { throw .badRequest("invalid_keyword", "'\(field)[\(index)]' is empty") }
+            guard !trimmed.isEmpty else { throw .badRequest(.invalidKeyword, "'\(field)[\(index)]' is empty") }
             guard trimmed.count <= limits.maxKeywordCharacters else {
-                throw .badRequest("invalid_keyword", "'\(field)[\(index)]' is longer than \(limits.maxKeywordCharacters) characters")
+                throw .badRequest(.invalidKeyword, "'\(field)[\(index)]' is longer than \(limits.maxKeywordCharacters) characters")
             }
             guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-                throw .badRequest("invalid_keyword", "'\(field)[\(index)]' contains a control character")
+                throw .badRequest(.invalidKeyword, "'\(field)[\(index)]' contains a control character")
             }
             result.append(trimmed)
         }
@@ -282,5 +285,3 @@ final class Handlers: Sendable {
         return String(decoding: json.bytes, as: UTF8.self)
     }
 }
-
-import Foundation

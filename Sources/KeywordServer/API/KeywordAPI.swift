@@ -1,5 +1,7 @@
 // The router: maps method + path to handlers, answers 404/405/OPTIONS, adds CORS headers.
 import KeywordService
+import HTTPCore
+import StrictJSON
 
 /// Settings of the API layer (the HTTP layer has `ServerConfiguration`).
 public struct APIConfiguration: Sendable {
@@ -70,7 +72,7 @@ public final class KeywordAPI: HTTPResponder {
                 }
             }
             return RouteMatch(label: "(unmatched)") { request in
-                APIError(.notFound, "not_found", "no route for \(request.path.prefix(200))").response
+                APIError(.notFound, .notFound, "no route for \(request.path.prefix(200))").response
             }
         }
         if request.method == .options {
@@ -82,7 +84,7 @@ public final class KeywordAPI: HTTPResponder {
         guard let entry = route.methods[method] else {
             let allow = route.allowed.map(\.rawValue).joined(separator: ", ")
             return RouteMatch(label: route.path) { request in
-                APIError(.methodNotAllowed, "method_not_allowed", "\(request.method) is not allowed on \(request.path)",
+                APIError(.methodNotAllowed, .methodNotAllowed, "\(request.method) is not allowed on \(request.path)",
                          headers: [("Allow", allow)]).response
             }
         }

@@ -1,7 +1,18 @@
 // The OpenAPI 3.1 description served at GET /openapi.json. Kept by hand next to the handlers it describes;
 // a test checks that it is valid JSON and lists every route the router serves.
+import HTTPCore
+import StrictJSON
 
 enum OpenAPIDocument {
+    /// The error codes a client can see, from the one catalogue (`ErrorCode.all`), as a JSON array.
+    private static var errorCodes: String {
+        var json = JSONWriter(capacity: 1024)
+        json.array { json in
+            for code in ErrorCode.all.map(\.rawValue).sorted() { json.string(code) }
+        }
+        return String(decoding: json.bytes, as: UTF8.self)
+    }
+
     static let json = #"""
 {
   "openapi": "3.1.0",
@@ -201,7 +212,7 @@ enum OpenAPIDocument {
       },
       "Error": {
         "type": "object", "required": ["error"],
-        "properties": {"error": {"type": "object", "required": ["code", "message"], "properties": {"code": {"type": "string", "pattern": "^[a-z0-9_]+$"}, "message": {"type": "string"}}}}
+        "properties": {"error": {"type": "object", "required": ["code", "message"], "properties": {"code": {"type": "string", "enum": \#(errorCodes)}, "message": {"type": "string"}}}}
       }
     }
   }

@@ -1,4 +1,8 @@
 // Turning request bodies and query strings into validated inputs, or into the right 4xx.
+import Foundation
+import HTTPCore
+import StrictJSON
+
 
 /// Validated input of one suggestion request.
 public struct SuggestInput: Equatable, Sendable {
@@ -31,18 +35,18 @@ enum RequestDecoding {
     /// RFC 9110 §8.3: the body must be `application/json` (parameters allowed; a charset must be UTF-8).
     static func requireJSON(_ request: HTTPRequest) throws(APIError) {
         guard let type = request.headers["Content-Type"] else {
-            throw APIError(.unsupportedMediaType, "unsupported_media_type", "send the body as Content-Type: application/json")
+            throw APIError(.unsupportedMediaType, .unsupportedMediaType, "send the body as Content-Type: application/json")
         }
         if type == "application/json" { return }  // the common case, without allocating
         let parts = type.split(separator: ";").map { $0.trimmingSpaces().lowercased() }
         guard let media = parts.first, media == "application/json" else {
-            throw APIError(.unsupportedMediaType, "unsupported_media_type",
+            throw APIError(.unsupportedMediaType, .unsupportedMediaType,
                            "the body must be application/json, not '\(type.prefix(100))'")
         }
         for parameter in parts.dropFirst() where parameter.hasPrefix("charset=") {
             let charset = parameter.dropFirst("charset=".count).trimmingCharacters(in: "\"")
             guard charset == "utf-8" || charset == "utf8" else {
-                throw APIError(.unsupportedMediaType, "unsupported_media_type", "JSON bodies must be UTF-8")
+                throw APIError(.unsupportedMediaType, .unsupportedMediaType, "JSON bodies must be UTF-8")
             }
         }
     }
@@ -54,10 +58,10 @@ enum RequestDecoding {
         do {
             value = try JSONParser.parse(request.body)
         } catch {
-            if error.isEncoding { throw .badRequest("invalid_utf8", "the body is not valid UTF-8 (byte \(error.offset))") }
-            throw .badRequest("malformed_json", "the body is not valid JSON: \(error)")
+            if error.isEncoding { throw .badRequest(.invalidUtf8, "the body is not valid UTF-8 (byte \(error.offset))") }
+            throw .badRequest(.malformedJson, "the body is not valid JSON: \(error)")
         }
-        guard case .object(let fields) = value else { throw .badRequest("malformed_json", "the body must be a JSON object") }
+        guard case .object(let fields) = value else { throw .badRequest(.malformedJson, "the body must be a JSON object") }
         return fields
     }
 
@@ -68,21 +72,21 @@ enum RequestDecoding {
         guard let unknown = fields.keys.filter({ !allowed.contains($0) }).min() else { return }
         let shown = unknown.count > 64 ? String(unknown.prefix(64)) + "…" : unknown
         let list = allowed.sorted().map { "'\($0)'" }.joined(separator: ", ")
-        throw .badRequest("unknown_field", "unknown field '\(shown)'; this endpoint takes \(list)")
+        throw .badRequest(.unknownField, "unknown field '\(shown)'; this endpoint takes \(list)")
     }
 
     static func name(_ value: JSONValue?, field: String = "name", limits: APILimits) throws(APIError) -> String {
-        guard let value else { throw .badRequest("missing_name", "'\(field)' is required") }
-        guard case .string(let raw) = value else { throw .badRequest("invalid_name", "'\(field)' must be a string") }
+        guard let value else { throw .badRequest(.missingName, "'\(field)' is required") }
+        guard case .string(let raw) = value else { throw .badRequest(.invalidName, "'\(field)' must be a string") }
         return try name(raw, field: field, limits: limits)
     }
 
     /// 1…maxNameCharacters characters after trimming whitespace; no NUL.
     static func name(_ raw: String, field: String = "name", limits: APILimits) throws(APIError) -> String {
         let trimmed = trimWhitespace(raw)
-        guard !trimmed.isEmpty else { throw .badRequest("empty_name", "'\(field)' is empty") }
+        guard !trimmed.isEmpty else { throw .badRequest(.emptyName, "'\(field)' is empty") }
         guard !trimmed.utf8.contains(0) else {
-            throw .badRequest("invalid_name", "'\(field)' contains a NUL character")
+            throw .badRequest(.invalidName, "'\(field)' contains a NUL character")
         }
         // A character is at least one byte, so only long byte strings need counting; count lazily and stop
         // as soon as the limit is passed, so a huge name costs no more than the limit.
@@ -91,7 +95,7 @@ enum RequestDecoding {
             for _ in trimmed {
                 count += 1
                 if count > limits.maxNameCharacters {
-                    throw .badRequest("name_too_long", "'\(field)' is longer than \(limits.maxNameCharacters) characters")
+                    throw .badRequest(.nameTooLong, "'\(field)' is longer than \(limits.maxNameCharacters) characters")
                 }
             }
         }
@@ -111,31 +115,31 @@ enum RequestDecoding {
     static func k(_ value: JSONValue?, limits: APILimits) throws(APIError) -> Int {
         guard let value, value != .null else { return limits.defaultK }
         guard case .number(let number) = value, number == number.rounded(), abs(number) < 1e9 else {
-            throw .badRequest("invalid_k", "'k' must be an integer from 1 to \(limits.maxK)")
+            throw .badRequest(.invalidK, "'k' must be an integer from 1 to \(limits.maxK)")
         }
         return try k(Int(number), limits: limits)
     }
 
     static func k(_ number: Int, limits: APILimits) throws(APIError) -> Int {
         guard number >= 1 && number <= limits.maxK else {
-            throw .badRequest("invalid_k", "'k' must be an integer from 1 to \(limits.maxK)")
+            throw .badRequest(.invalidK, "'k' must be an integer from 1 to \(limits.maxK)")
         }
         return number
     }
 
-    static func flag(_ value: JSONValue?, field: String) throws(APIError) -> Bool {
+    static func flag(_ value: JSONValue?, field: String, code: ErrorCode) throws(APIError) -> Bool {
         guard let value, value != .null else { return false }
-        guard case .bool(let flag) = value else { throw .badRequest("invalid_\(field)", "'\(field)' must be true or false") }
+        guard case .bool(let flag) = value else { throw .badRequest(code, "'\(field)' must be true or false") }
         return flag
     }
 
-    static func strings(_ value: JSONValue?, field: String) throws(APIError) -> [String] {
+    static func strings(_ value: JSONValue?, field: String, code: ErrorCode) throws(APIError) -> [String] {
         guard let value, value != .null else { return [] }
-        guard case .array(let items) = value else { throw .badRequest("invalid_\(field)", "'\(field)' must be an array of strings") }
+        guard case .array(let items) = value else { throw .badRequest(code, "'\(field)' must be an array of strings") }
         var result: [String] = []
         result.reserveCapacity(items.count)
         for item in items {
-            guard case .string(let text) = item else { throw .badRequest("invalid_\(field)", "'\(field)' must be an array of strings") }
+            guard case .string(let text) = item else { throw .badRequest(code, "'\(field)' must be an array of strings") }
             result.append(text)
         }
         return result
@@ -165,9 +169,9 @@ enum RequestDecoding {
             case UInt8(ascii: "+"):
                 bytes.append(0x20)
             case UInt8(ascii: "%"):
-                guard let high = iterator.next().flatMap(RequestParser.hexValue),
-                      let low = iterator.next().flatMap(RequestParser.hexValue) else {
-                    throw .badRequest("bad_percent_encoding", "the query has a malformed %-escape")
+                guard let high = iterator.next().flatMap(HexDigit.value),
+                      let low = iterator.next().flatMap(HexDigit.value) else {
+                    throw .badRequest(.badPercentEncoding, "the query has a malformed %-escape")
                 }
                 bytes.append(UInt8(high * 16 + low))
             default:
@@ -175,7 +179,7 @@ enum RequestDecoding {
             }
         }
         if JSONParser.firstInvalidUTF8(bytes) != nil {
-            throw .badRequest("invalid_utf8", "the query is not valid UTF-8 after %-decoding")
+            throw .badRequest(.invalidUtf8, "the query is not valid UTF-8 after %-decoding")
         }
         return String(decoding: bytes, as: UTF8.self)
     }
@@ -185,7 +189,7 @@ enum RequestDecoding {
     /// `Authorization: Bearer <token>` compared in constant time (no early exit on the first difference).
     static func authorize(_ request: HTTPRequest, token: String?) throws(APIError) {
         guard let token, !token.isEmpty else { return }
-        let unauthorized = APIError(.unauthorized, "unauthorized", "this change needs 'Authorization: Bearer <token>'",
+        let unauthorized = APIError(.unauthorized, .unauthorized, "this change needs 'Authorization: Bearer <token>'",
                                     headers: [("WWW-Authenticate", "Bearer")])
         guard let header = request.headers["Authorization"] else { throw unauthorized }
         let prefix = "bearer "
@@ -207,7 +211,6 @@ enum RequestDecoding {
     }
 }
 
-import Foundation
 
 extension String {
     func trimmingCharacters(in text: String) -> String {

@@ -4,21 +4,27 @@ import KeywordService
 
 /// `kwsuggest eval`: Accuracy@1, Accuracy@5 and MRR of a model on labelled names.
 struct EvalCommand: Command {
+    static let data = Option<String>("--data", value: "file",
+                                     help: "JSON lines: {\"name\": …, \"keywords\": [primary, acceptable …]}.", required: true)
+    static let model = SharedOptions.model
+    static let keywords = Option<String>("--keywords", value: "file",
+                                         help: "Candidate keywords, one per line; replaces the model's list.")
+    static let json = Flag("--json", help: "Print the metrics as one JSON object on the last line.")
+    static let ablation = Option<Ablation>("--ablation", value: "ablation",
+                                           help: "none, no-attention, untrained or lexical.", default: Ablation.none)
+    static let hubness = Option<Float>("--hubness", value: "beta", help: "CSLS hubness correction strength.",
+                                       default: 0, defaultText: "0, off", check: { $0 >= 0 ? nil : "a number ≥ 0" })
+    static let evidenceScale = Option<Float>("--evidence-scale", value: "x", help: "Multiply the learned exact-match weights.",
+                                             default: 1, defaultText: "1", check: { $0 >= 0 ? nil : "a number ≥ 0" })
+    static let bySource = Flag("--by-source", help: "Also print the metrics of each data source.")
+    static let failures = Option<Int>("--failures", value: "n", help: "Print up to n names ranked worst, with the top 5.",
+                                      default: 0, defaultText: nil, check: { $0 >= 0 ? nil : "a non-negative integer" })
+
     static let configuration = CommandConfiguration(
         name: "eval",
         abstract: "Evaluates a model on labelled product names.",
-        usage: "kwsuggest eval --data <file> [--model <dir>] [--keywords <file>] [--json] [--ablation <ablation>]",
-        options: [
-            OptionSpec(names: ["--data"], valueName: "file", help: "JSON lines: {\"name\": …, \"keywords\": [primary, acceptable …]}."),
-            OptionSpec(names: ["--model"], valueName: "dir", help: "Model directory (default: $KWSUGGEST_MODEL or models/default)."),
-            OptionSpec(names: ["--keywords"], valueName: "file", help: "Candidate keywords, one per line; replaces the model's list."),
-            OptionSpec(names: ["--json"], valueName: nil, help: "Print the metrics as one JSON object on the last line."),
-            OptionSpec(names: ["--ablation"], valueName: "ablation", help: "none, no-attention, untrained or lexical (default: none)."),
-            OptionSpec(names: ["--hubness"], valueName: "beta", help: "CSLS hubness correction strength (default: 0, off)."),
-            OptionSpec(names: ["--evidence-scale"], valueName: "x", help: "Multiply the learned exact-match weights (default: 1)."),
-            OptionSpec(names: ["--by-source"], valueName: nil, help: "Also print the metrics of each data source."),
-            OptionSpec(names: ["--failures"], valueName: "n", help: "Print up to n names ranked worst, with the top 5."),
-        ],
+        options: [data.spec, model.spec, keywords.spec, json.spec, ablation.spec, hubness.spec, evidenceScale.spec,
+                  bySource.spec, failures.spec],
         discussion: """
             A name's rank is the best rank of any of its keywords among the candidates; a name none of whose
             keywords is a candidate counts as a miss. Ablations: no-attention = uniform weights over name words;
@@ -27,7 +33,7 @@ struct EvalCommand: Command {
             """
     )
 
-    enum Ablation: String, CaseIterable {
+    enum Ablation: String, ArgumentChoice {
         case none
         case noAttention = "no-attention"
         case untrained
@@ -46,32 +52,15 @@ struct EvalCommand: Command {
 
     init(arguments: ParsedArguments) throws {
         try arguments.expectNoPositionals()
-        let data = try arguments.required("--data", placeholder: "file")
-        self.data = data
-        model = resolveModelDirectory(arguments.value("--model"))
-        keywordsFile = arguments.value("--keywords")
-        json = arguments.flag("--json")
-        let name = arguments.value("--ablation") ?? "none"
-        guard let ablation = Ablation(rawValue: name) else {
-            throw CommandError.usage("The value '\(name)' is invalid for '--ablation <ablation>': expected one of none, no-attention, untrained, lexical.")
-        }
-        self.ablation = ablation
-        let beta = arguments.value("--hubness") ?? "0"
-        guard let hubness = Float(beta), hubness.isFinite, hubness >= 0 else {
-            throw CommandError.usage("The value '\(beta)' is invalid for '--hubness <beta>': expected a number ≥ 0.")
-        }
-        self.hubness = hubness
-        let scale = arguments.value("--evidence-scale") ?? "1"
-        guard let evidenceScale = Float(scale), evidenceScale.isFinite, evidenceScale >= 0 else {
-            throw CommandError.usage("The value '\(scale)' is invalid for '--evidence-scale <x>': expected a number ≥ 0.")
-        }
-        self.evidenceScale = evidenceScale
-        bySource = arguments.flag("--by-source")
-        failures = try arguments.int("--failures", default: 0)
-    }
-
-    func validate() throws {
-        guard failures >= 0 else { throw CommandError.usage("The value '\(failures)' is invalid for '--failures <n>'.") }
+        data = try arguments.require(Self.data)
+        model = resolveModelDirectory(try arguments.get(Self.model))
+        keywordsFile = try arguments.get(Self.keywords)
+        json = arguments.get(Self.json)
+        ablation = try arguments.require(Self.ablation)
+        hubness = try arguments.require(Self.hubness)
+        evidenceScale = try arguments.require(Self.evidenceScale)
+        bySource = arguments.get(Self.bySource)
+        failures = try arguments.require(Self.failures)
     }
 
     func run() throws {

@@ -1,3 +1,4 @@
+import HTTPCore
 import KeywordServer
 import KeywordService
 #if canImport(Glibc)
@@ -10,25 +11,28 @@ struct ServeCommand: Command {
     /// server listens; until it returns, /readyz answers 503.
     typealias EngineFactory = @Sendable (_ modelDirectory: String, _ store: any KeywordStore) throws -> any SuggestionEngine
 
+    /// The engine `serve` uses: the trained model of the model directory, with the store's keyword changes applied.
     static let engineFactory: EngineFactory = { directory, store in
         try ModelEngine(components: ModelDirectory.load(path: directory), store: store)
     }
 
+    static let host = Option<String>("--host", value: "host", help: "Address to bind; '::' for IPv4+IPv6.",
+                                     default: "127.0.0.1")
+    static let port = Option<Int>("--port", value: "port", help: "TCP port; 0 picks a free one.",
+                                  defaultText: "$PORT or 8080", range: 0...65535)
+    static let model = SharedOptions.model
+    static let threads = Option<Int>("--threads", value: "n", help: "Event-loop threads.", defaultText: "one per CPU",
+                                     range: 1...256)
+    static let corsOrigin = Option<String>("--cors-origin", value: "origin",
+                                           help: "Origin allowed to call the API from a browser; repeatable, '*' for any.",
+                                           defaultText: "$KWSUGGEST_CORS_ORIGINS", repeatable: true)
+    static let store = SharedOptions.store
+    static let overlay = Option<String>("--overlay", value: "file", help: "Same as --store file:<file>.")
+
     static let configuration = CommandConfiguration(
         name: "serve",
         abstract: "Serves the suggestion API and the admin page over HTTP.",
-        usage: "kwsuggest serve [--host <host>] [--port <port>] [--model <dir>] [--store <store>] [--threads <n>] [--cors-origin <origin> ...]",
-        options: [
-            OptionSpec(names: ["--host"], valueName: "host", help: "Address to bind; '::' for IPv4+IPv6 (default: 127.0.0.1)."),
-            OptionSpec(names: ["--port"], valueName: "port", help: "TCP port; 0 picks a free one (default: $PORT or 8080)."),
-            OptionSpec(names: ["--model"], valueName: "dir", help: "Model directory (default: $KWSUGGEST_MODEL or models/default)."),
-            OptionSpec(names: ["--threads"], valueName: "n", help: "Event-loop threads (default: one per CPU)."),
-            OptionSpec(names: ["--cors-origin"], valueName: "origin",
-                       help: "Origin allowed to call the API from a browser; repeatable, '*' for any (default: $KWSUGGEST_CORS_ORIGINS).",
-                       isRepeatable: true),
-            storeOption,
-            OptionSpec(names: ["--overlay"], valueName: "file", help: "Same as --store file:<file>."),
-        ],
+        options: [host.spec, port.spec, model.spec, store.spec, threads.spec, corsOrigin.spec, overlay.spec],
         discussion: """
             Listens first and prints 'listening on http://HOST:PORT', then opens the store and loads the model in
             the background; /readyz answers 503 until both are done. Keyword changes (POST /v1/keywords) and
@@ -47,39 +51,27 @@ struct ServeCommand: Command {
     var modelDirectory: String
     var threads: Int?
     var corsOrigins: [String]
-    var store: StoreLocation
+    var storeLocation: StoreLocation
 
     init(arguments: ParsedArguments) throws {
         try arguments.expectNoPositionals()
-        host = arguments.value("--host") ?? "127.0.0.1"
-        if let text = arguments.value("--port") {
-            guard let number = Int(text) else {
-                throw CommandError.usage("The value '\(text)' is invalid for '--port <port>': expected an integer.")
-            }
+        host = try arguments.require(Self.host)
+        if let number = try arguments.get(Self.port) {
             port = number
         } else if let text = Environment.value("PORT"), !text.isEmpty {
-            guard let number = Int(text) else { throw CommandError.usage("The environment variable PORT='\(text)' is not an integer.") }
-            port = number
+            port = try Self.port.parse(text, source: "the environment variable PORT")
         } else {
             port = 8080
         }
-        modelDirectory = resolveModelDirectory(arguments.value("--model"))
-        threads = arguments.value("--threads") == nil ? nil : try arguments.int("--threads", default: 0)
-        var origins = arguments.all("--cors-origin")
+        modelDirectory = resolveModelDirectory(try arguments.get(Self.model))
+        threads = try arguments.get(Self.threads)
+        var origins = try arguments.all(Self.corsOrigin)
         if origins.isEmpty, let text = Environment.value("KWSUGGEST_CORS_ORIGINS") {
             origins = CORSPolicy.parse(environment: text)
         }
         corsOrigins = origins
-        store = try resolveStore(arguments, modelDirectory: modelDirectory)
-    }
-
-    func validate() throws {
-        guard (0...65535).contains(port) else {
-            throw CommandError.usage("The value '\(port)' is invalid for '--port <port>': expected 0 to 65535.")
-        }
-        if let threads, !(1...256).contains(threads) {
-            throw CommandError.usage("The value '\(threads)' is invalid for '--threads <n>': expected 1 to 256.")
-        }
+        storeLocation = try resolveStore(store: arguments.get(Self.store), overlay: arguments.get(Self.overlay),
+                                         modelDirectory: modelDirectory)
     }
 
     func run() throws {
@@ -89,7 +81,7 @@ struct ServeCommand: Command {
         if let threads { options.server.eventLoops = threads }
         options.api.cors = CORSPolicy(allowedOrigins: corsOrigins)
         if let token = Environment.value("KWSUGGEST_ADMIN_TOKEN"), !token.isEmpty { options.api.adminToken = token }
-        options.store = store
+        options.store = storeLocation
         let factory = Self.engineFactory
         let directory = modelDirectory
         let runner = ServiceRunner(options: options, loader: { store in try factory(directory, store) }, announce: { line in

@@ -3,18 +3,18 @@ import KeywordService
 
 /// `kwsuggest suggest`: the top-k keywords for each product name (arguments, or stdin lines).
 struct SuggestCommand: Command {
+    static let model = SharedOptions.model
+    static let k = Option<Int>("-k", "--k", value: "k", help: "Suggestions per name.", default: 5, range: 1...50)
+    static let keywords = Option<String>("--keywords", value: "file",
+                                         help: "Rank these keywords (one per line) instead of the model's list.")
+    static let json = Flag("--json", help: "One JSON object per name.")
+    static let explain = Flag("--explain", help: "Add each token's attention weight for each suggestion.")
+
     static let configuration = CommandConfiguration(
         name: "suggest",
         abstract: "Suggests keywords for product names.",
-        usage: "kwsuggest suggest [--model <dir>] [-k <k>] [--keywords <file>] [--json] [--explain] [<name> ...]",
-        arguments: [ArgumentSpec(name: "<name>", help: "Product names; read one per line from standard input when none.")],
-        options: [
-            OptionSpec(names: ["--model"], valueName: "dir", help: "Model directory (default: $KWSUGGEST_MODEL or models/default)."),
-            OptionSpec(names: ["-k", "--k"], valueName: "k", help: "Suggestions per name, 1-50 (default: 5)."),
-            OptionSpec(names: ["--keywords"], valueName: "file", help: "Rank these keywords (one per line) instead of the model's list."),
-            OptionSpec(names: ["--json"], valueName: nil, help: "One JSON object per name."),
-            OptionSpec(names: ["--explain"], valueName: nil, help: "Add each token's attention weight for each suggestion."),
-        ],
+        arguments: [ArgumentSpec(name: "<name>", help: "Product names; read one per line from standard input when none.", isList: true)],
+        options: [model.spec, k.spec, keywords.spec, json.spec, explain.spec],
         discussion: "The model's list is keywords.txt with the keyword overlay (keywords.overlay.json) applied."
     )
 
@@ -26,18 +26,12 @@ struct SuggestCommand: Command {
     var names: [String]
 
     init(arguments: ParsedArguments) throws {
-        model = resolveModelDirectory(arguments.value("--model"))
-        k = try arguments.int("--k", default: 5)
-        keywordsFile = arguments.value("--keywords")
-        json = arguments.flag("--json")
-        explain = arguments.flag("--explain")
+        model = resolveModelDirectory(try arguments.get(Self.model))
+        k = try arguments.require(Self.k)
+        keywordsFile = try arguments.get(Self.keywords)
+        json = arguments.get(Self.json)
+        explain = arguments.get(Self.explain)
         names = arguments.positionals
-    }
-
-    func validate() throws {
-        guard (1...50).contains(k) else {
-            throw CommandError.usage("The value '\(k)' is invalid for '-k <k>': expected an integer from 1 to 50.")
-        }
     }
 
     func run() throws {

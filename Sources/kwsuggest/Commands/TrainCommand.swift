@@ -5,24 +5,30 @@ import KeywordService
 
 /// `kwsuggest train`: trains the encoder on labelled names and writes a complete model directory.
 struct TrainCommand: Command {
+    static let data = Option<String>("--data", value: "file",
+                                     help: "Training names, JSON lines {\"name\": …, \"keywords\": […]}.", required: true)
+    static let dev = Option<String>("--dev", value: "file", help: "Dev names: Accuracy@5 is printed after every epoch.")
+    static let out = Option<String>("--out", value: "dir",
+                                    help: "Output model directory (other files are copied from --model).", required: true)
+    static let epochs = Option<Int>("--epochs", value: "n", help: "Epochs.", default: TrainingOptions().epochs, range: 1...1000)
+    static let seed = Option<Int>("--seed", value: "s", help: "Random seed.", default: 1,
+                                  check: { $0 >= 0 ? nil : "a non-negative integer" })
+    static let model = Option<String>("--model", value: "dir", help: "Base model directory: vectors, lexicon, keywords.",
+                                      defaultText: SharedOptions.model.spec.defaultText)
+    static let hidden = Option<Int>("--hidden", value: "h", help: "Encoder state width.", default: 64, range: 2...1024)
+    static let separate = Flag("--separate", help: "One encoder each for names and keywords (default: one shared).")
+    static let hardNegatives = Option<Int>("--hard-negatives", value: "n", help: "Hard negatives per name, re-mined every epoch.",
+                                           default: TrainingOptions().hardNegatives, range: 0...256)
+    static let randomNegatives = Option<Int>("--random-negatives", value: "n", help: "Random negatives per batch.",
+                                             default: TrainingOptions().randomNegatives, range: 0...4096)
+    static let noAttention = Flag("--no-attention", help: "Train with uniform weights over name words.")
+    static let threads = Option<Int>("--threads", value: "n", help: "Worker threads.", default: 2, range: 1...64)
+
     static let configuration = CommandConfiguration(
         name: "train",
         abstract: "Trains the encoder and writes a model directory.",
-        usage: "kwsuggest train --data <file> [--dev <file>] --out <dir> [--epochs <n>] [--seed <s>]",
-        options: [
-            OptionSpec(names: ["--data"], valueName: "file", help: "Training names, JSON lines {\"name\": …, \"keywords\": […]}."),
-            OptionSpec(names: ["--dev"], valueName: "file", help: "Dev names: Accuracy@5 is printed after every epoch."),
-            OptionSpec(names: ["--out"], valueName: "dir", help: "Output model directory (other files are copied from --model)."),
-            OptionSpec(names: ["--epochs"], valueName: "n", help: "Epochs (default: \(TrainingOptions().epochs))."),
-            OptionSpec(names: ["--seed"], valueName: "s", help: "Random seed (default: 1)."),
-            OptionSpec(names: ["--model"], valueName: "dir", help: "Base model directory: vectors, lexicon, keywords (default: $KWSUGGEST_MODEL or models/default)."),
-            OptionSpec(names: ["--hidden"], valueName: "h", help: "Encoder state width (default: 64)."),
-            OptionSpec(names: ["--separate"], valueName: nil, help: "One encoder each for names and keywords (default: one shared)."),
-            OptionSpec(names: ["--hard-negatives"], valueName: "n", help: "Hard negatives per name, re-mined every epoch (default: \(TrainingOptions().hardNegatives))."),
-            OptionSpec(names: ["--random-negatives"], valueName: "n", help: "Random negatives per batch (default: \(TrainingOptions().randomNegatives))."),
-            OptionSpec(names: ["--no-attention"], valueName: nil, help: "Train with uniform weights over name words."),
-            OptionSpec(names: ["--threads"], valueName: "n", help: "Worker threads (default: 2)."),
-        ],
+        options: [data.spec, dev.spec, out.spec, epochs.spec, seed.spec, model.spec, hidden.spec, separate.spec,
+                  hardNegatives.spec, randomNegatives.spec, noAttention.spec, threads.spec],
         discussion: "Deterministic for a seed and a thread count. Prints epoch, loss, seconds and dev Accuracy@5."
     )
 
@@ -41,29 +47,18 @@ struct TrainCommand: Command {
 
     init(arguments: ParsedArguments) throws {
         try arguments.expectNoPositionals()
-        let data = try arguments.required("--data", placeholder: "file")
-        let out = try arguments.required("--out", placeholder: "dir")
-        self.data = data
-        self.out = out
-        dev = arguments.value("--dev")
-        base = resolveModelDirectory(arguments.value("--model"))
-        epochs = try arguments.int("--epochs", default: TrainingOptions().epochs)
-        seed = try arguments.int("--seed", default: 1)
-        hidden = try arguments.int("--hidden", default: 64)
-        shared = !arguments.flag("--separate")
-        hardNegatives = try arguments.int("--hard-negatives", default: TrainingOptions().hardNegatives)
-        randomNegatives = try arguments.int("--random-negatives", default: TrainingOptions().randomNegatives)
-        attention = !arguments.flag("--no-attention")
-        threads = try arguments.int("--threads", default: 2)
-    }
-
-    func validate() throws {
-        guard (1...1000).contains(epochs) else { throw CommandError.usage("The value '\(epochs)' is invalid for '--epochs <n>': expected 1 to 1000.") }
-        guard seed >= 0 else { throw CommandError.usage("The value '\(seed)' is invalid for '--seed <s>': expected a non-negative integer.") }
-        guard (2...1024).contains(hidden) else { throw CommandError.usage("The value '\(hidden)' is invalid for '--hidden <h>': expected 2 to 1024.") }
-        guard (0...256).contains(hardNegatives) else { throw CommandError.usage("The value '\(hardNegatives)' is invalid for '--hard-negatives <n>': expected 0 to 256.") }
-        guard (0...4096).contains(randomNegatives) else { throw CommandError.usage("The value '\(randomNegatives)' is invalid for '--random-negatives <n>': expected 0 to 4096.") }
-        guard (1...64).contains(threads) else { throw CommandError.usage("The value '\(threads)' is invalid for '--threads <n>': expected 1 to 64.") }
+        data = try arguments.require(Self.data)
+        out = try arguments.require(Self.out)
+        dev = try arguments.get(Self.dev)
+        base = resolveModelDirectory(try arguments.get(Self.model))
+        epochs = try arguments.require(Self.epochs)
+        seed = try arguments.require(Self.seed)
+        hidden = try arguments.require(Self.hidden)
+        shared = !arguments.get(Self.separate)
+        hardNegatives = try arguments.require(Self.hardNegatives)
+        randomNegatives = try arguments.require(Self.randomNegatives)
+        attention = !arguments.get(Self.noAttention)
+        threads = try arguments.require(Self.threads)
     }
 
     func run() throws {

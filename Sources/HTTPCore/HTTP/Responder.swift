@@ -1,5 +1,7 @@
 // The seam between the HTTP server and the application: a request goes in, a route match comes out.
 
+import StrictJSON
+
 /// How the server should run a matched request.
 public struct RouteMatch: Sendable {
     /// The route's template (for example `/v1/suggest`), used as the metrics label; never the raw path.
@@ -35,12 +37,12 @@ extension HTTPResponder {
 
 /// Renders `{"error":{"code":"…","message":"…"}}`, the one error body format of this server.
 public enum ErrorBody {
-    public static func response(_ status: HTTPStatus, code: String, message: String) -> HTTPResponse {
+    public static func response(_ status: HTTPStatus, code: ErrorCode, message: String) -> HTTPResponse {
         var json = JSONWriter(capacity: 96 + message.utf8.count)
         json.object { json in
             json.field("error") { json in
                 json.object { json in
-                    json.field("code", string: code)
+                    json.field("code", string: code.rawValue)
                     json.field("message", string: message)
                 }
             }

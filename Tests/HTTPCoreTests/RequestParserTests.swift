@@ -1,5 +1,6 @@
 import Foundation
-@testable import KeywordServer
+@testable import HTTPCore
+import MutationTesting
 import XCTest
 
 /// Literal bytes into the parser, well-formed and malformed.
@@ -134,14 +135,14 @@ final class RequestParserTests: XCTestCase {
     func testBothContentLengthAndChunkedIsRejected() {
         let error = failure("POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n")
         XCTAssertEqual(error?.status.code, 400)
-        XCTAssertEqual(error?.code, "conflicting_framing")
+        XCTAssertEqual(error?.code, .conflictingFraming)
     }
 
     func testNegativeAndGarbageContentLength() {
-        XCTAssertEqual(failure("POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: -1\r\n\r\n")?.code, "invalid_content_length")
-        XCTAssertEqual(failure("POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 1x\r\n\r\n")?.code, "invalid_content_length")
+        XCTAssertEqual(failure("POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: -1\r\n\r\n")?.code, .invalidContentLength)
+        XCTAssertEqual(failure("POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 1x\r\n\r\n")?.code, .invalidContentLength)
         XCTAssertEqual(failure("POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\n")?.code,
-                       "invalid_content_length")
+                       .invalidContentLength)
         // Identical repeated values are one value (RFC 9112 §6.3).
         XCTAssertNotNil(parse("POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 1, 1\r\n\r\nx"))
     }
@@ -162,8 +163,8 @@ final class RequestParserTests: XCTestCase {
     }
 
     func testBadChunkFraming() {
-        XCTAssertEqual(failure("POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n")?.code, "invalid_chunk")
-        XCTAssertEqual(failure("POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabc\r\n")?.code, "invalid_chunk")
+        XCTAssertEqual(failure("POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n")?.code, .invalidChunk)
+        XCTAssertEqual(failure("POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabc\r\n")?.code, .invalidChunk)
     }
 
     func testUnknownTransferCodingIs501AndNonFinalChunkedIs400() {
@@ -207,7 +208,7 @@ final class RequestParserTests: XCTestCase {
 
     func testTooManyHeadersIs431() {
         let headers = (0..<101).map { "X-\($0): y\r\n" }.joined()
-        XCTAssertEqual(failure("GET / HTTP/1.1\r\nHost: a\r\n" + headers + "\r\n")?.code, "too_many_headers")
+        XCTAssertEqual(failure("GET / HTTP/1.1\r\nHost: a\r\n" + headers + "\r\n")?.code, .tooManyHeaders)
     }
 
     func testLongURIIs414() {
@@ -281,28 +282,5 @@ final class RequestParserTests: XCTestCase {
                 rounds += 1
             }
         }
-    }
-}
-
-/// Mutation-test size: `KWSUGGEST_FUZZ_ITERATIONS` (for long local runs, e.g. 1000000), else `default`.
-func fuzzIterations(default value: Int) -> Int {
-    ProcessInfo.processInfo.environment["KWSUGGEST_FUZZ_ITERATIONS"].flatMap(Int.init) ?? value
-}
-
-/// Mutation-test seed: `KWSUGGEST_FUZZ_SEED`, else `default` (CI runs are reproducible).
-func fuzzSeed(default value: UInt64) -> UInt64 {
-    ProcessInfo.processInfo.environment["KWSUGGEST_FUZZ_SEED"].flatMap(UInt64.init) ?? value
-}
-
-/// A small deterministic generator for reproducible mutation tests.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -1,4 +1,5 @@
 // Request counters and a latency histogram, sharded per event loop so recording never contends.
+import Locking
 import Synchronization
 
 /// Counts requests by route, method and status, and records their latency.
@@ -112,7 +113,7 @@ public final class ServerMetrics: Sendable {
     }
 
     /// Escapes a Prometheus label value.
-    static func label(_ value: String) -> String {
+    public static func label(_ value: String) -> String {
         var result = ""
         for character in value {
             switch character {

@@ -1,6 +1,7 @@
 // One epoll event loop on its own thread: reads, parses, answers quick requests inline, writes, and
 // enforces timeouts. Blocking handlers go to the worker pool and come back through the loop's inbox.
 import CSystem
+import Locking
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -241,7 +242,7 @@ final class EventLoop: @unchecked Sendable {
         core.metrics.connectionOpened()
         if rejected || draining {
             let response = core.responder.respond(to: HTTPParseError(
-                status: .serviceUnavailable, code: rejected ? "server_full" : "shutting_down",
+                status: .serviceUnavailable, code: rejected ? .serverFull : .shuttingDown,
                 message: rejected ? "too many open connections; retry later" : "the server is shutting down"))
             writer.write(response, omitBody: false, close: true, into: &connection.outbound)
             connection.state = .closingAfterFlush
@@ -457,7 +458,7 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func timeOut(_ connection: HTTPConnection, _ message: String) {
-        let response = core.responder.respond(to: HTTPParseError(status: .requestTimeout, code: "request_timeout",
+        let response = core.responder.respond(to: HTTPParseError(status: .requestTimeout, code: .requestTimeout,
                                                                  message: message))
         let requestID = core.makeRequestID()
         var decorated = response

@@ -111,7 +111,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
 
 extension Substring {
     /// Without leading and trailing spaces and tabs (HTTP's OWS).
-    func trimmingSpaces() -> Substring {
+    public func trimmingSpaces() -> Substring {
         var result = self
         while let first = result.first, first == " " || first == "\t" { result.removeFirst() }
         while let last = result.last, last == " " || last == "\t" { result.removeLast() }

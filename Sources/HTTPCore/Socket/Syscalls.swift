@@ -1,5 +1,8 @@
-// The only file that calls the operating system for sockets and epoll. Every failure becomes a
-// `SocketError` naming the call, at the place it failed.
+// Every system call of the HTTP core that can fail with an errno (sockets, epoll, eventfd, pipes, signals,
+// limits, clocks) is wrapped here. A failure the caller can act on becomes a `SocketError` naming the call, at
+// the place it failed; an errno that can only mean a bug in this process (EBADF, EFAULT, EINVAL: a wrong
+// descriptor, pointer or argument) stops the process with the call's name, as swift-nio does, instead of being
+// mistaken for a peer that went away. Other files use only libc's pure helpers (gmtime_r).
 import CSystem
 #if canImport(Glibc)
 import Glibc
@@ -19,8 +22,19 @@ public struct SocketError: Error, CustomStringConvertible, Equatable, Sendable {
     }
 }
 
-/// Thin wrappers over the Linux calls the socket layer needs. No other file uses `#if` or raw errno.
-enum Syscall {
+/// Thin wrappers over the Linux calls the socket layer needs. No other file of the HTTP core reads errno.
+public enum Syscall {
+    /// Stops the process for an errno that only a programming error can cause; other errnos are returned.
+    @inline(__always)
+    static func checkProgrammingError(_ call: StaticString, _ code: Int32) {
+        switch code {
+        case EBADF, EFAULT, EINVAL:
+            preconditionFailure("\(call) failed with \(String(cString: strerror(code))) (errno \(code)): a bug in this process")
+        default:
+            return
+        }
+    }
+
     /// Result of a non-blocking read or write.
     enum IOResult: Equatable {
         case bytes(Int)
@@ -96,10 +110,13 @@ enum Syscall {
             let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
             if count > 0 { return .bytes(count) }
             if count == 0 { return .closed }
-            switch csystem_errno() {
+            let code = csystem_errno()
+            switch code {
             case EINTR: continue
             case EAGAIN, EWOULDBLOCK: return .wouldBlock
-            default: return .closed  // ECONNRESET and friends: the peer is gone.
+            default:
+                checkProgrammingError("read", code)
+                return .closed  // ECONNRESET and friends: the peer is gone.
             }
         }
     }
@@ -109,10 +126,13 @@ enum Syscall {
         while true {
             let count = Glibc.send(fd, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL))
             if count >= 0 { return .bytes(count) }
-            switch csystem_errno() {
+            let code = csystem_errno()
+            switch code {
             case EINTR: continue
             case EAGAIN, EWOULDBLOCK: return .wouldBlock
-            default: return .closed
+            default:
+                checkProgrammingError("send", code)
+                return .closed  // EPIPE, ECONNRESET: the peer is gone.
             }
         }
     }
@@ -121,7 +141,7 @@ enum Syscall {
         _ = Glibc.shutdown(fd, Int32(SHUT_WR))
     }
 
-    static func close(_ fd: Int32) {
+    public static func close(_ fd: Int32) {
         _ = Glibc.close(fd)
     }
 
@@ -143,7 +163,11 @@ enum Syscall {
     static func epollWait(_ epoll: Int32, _ events: UnsafeMutablePointer<epoll_event>, capacity: Int32,
                           timeoutMilliseconds: Int32) -> Int32 {
         let count = epoll_wait(epoll, events, capacity, timeoutMilliseconds)
-        return count < 0 ? 0 : count  // EINTR: just loop again.
+        if count >= 0 { return count }
+        let code = csystem_errno()
+        // EINTR (a signal arrived) is the only errno a correct caller can see: no events, loop again.
+        if code != EINTR { preconditionFailure("epoll_wait failed: \(String(cString: strerror(code))) (errno \(code))") }
+        return 0
     }
 
     static func eventCreate() throws -> Int32 {
@@ -163,18 +187,18 @@ enum Syscall {
     }
 
     /// A non-blocking, close-on-exec pipe: (read end, write end).
-    static func pipe() throws -> (Int32, Int32) {
+    public static func pipe() throws -> (Int32, Int32) {
         var fds: [Int32] = [0, 0]
         guard csystem_pipe2(&fds, Int32(O_NONBLOCK | O_CLOEXEC)) == 0 else { throw SocketError.last("pipe2") }
         return (fds[0], fds[1])
     }
 
     /// Routes `signal` to a byte on `fd` (see CSystem.c).
-    static func forwardSignal(_ signal: Int32, to fd: Int32) throws {
+    public static func forwardSignal(_ signal: Int32, to fd: Int32) throws {
         guard csystem_forward_signal(signal, fd) == 0 else { throw SocketError.last("sigaction") }
     }
 
-    static func defaultSignal(_ signal: Int32) {
+    public static func defaultSignal(_ signal: Int32) {
         _ = csystem_default_signal(signal)
     }
 
@@ -192,24 +216,24 @@ enum Syscall {
         return Int(limit.rlim_cur)
     }
 
-    static func ignoreSIGPIPE() {
+    public static func ignoreSIGPIPE() {
         _ = Glibc.signal(SIGPIPE, SIG_IGN)
     }
 
     /// Waits until `fd` is readable or `milliseconds` pass; true when readable.
-    static func waitReadable(_ fd: Int32, milliseconds: Int32) -> Bool {
+    public static func waitReadable(_ fd: Int32, milliseconds: Int32) -> Bool {
         var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         return Glibc.poll(&descriptor, 1, milliseconds) > 0
     }
 
     /// Reads one byte from a non-blocking descriptor, nil when none is waiting.
-    static func readByte(_ fd: Int32) -> UInt8? {
+    public static func readByte(_ fd: Int32) -> UInt8? {
         var byte: UInt8 = 0
         return Glibc.read(fd, &byte, 1) == 1 ? byte : nil
     }
 
     /// Writes a zero byte to a pipe to wake its reader without naming a signal.
-    static func eventlessWake(_ fd: Int32) {
+    public static func eventlessWake(_ fd: Int32) {
         var byte: UInt8 = 0
         _ = Glibc.write(fd, &byte, 1)
     }
@@ -219,8 +243,13 @@ enum Syscall {
         _ = sched_yield()
     }
 
+    /// The number of online CPUs (at least 1).
+    static func onlineProcessors() -> Int {
+        max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+    }
+
     /// Monotonic time in nanoseconds.
-    static func monotonicNanoseconds() -> UInt64 {
+    public static func monotonicNanoseconds() -> UInt64 {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
         return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
@@ -240,7 +269,7 @@ enum Syscall {
     }
 
     /// Writes all of `bytes` to a blocking descriptor such as stderr.
-    static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
+    public static func writeAll(_ fd: Int32, _ bytes: [UInt8]) {
         bytes.withUnsafeBytes { raw in
             guard let base = raw.baseAddress else { return }
             var offset = 0

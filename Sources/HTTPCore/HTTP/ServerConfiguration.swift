@@ -57,12 +57,5 @@ public struct ServerConfiguration: Sendable {
 /// Facts about the machine.
 public enum System {
     /// Online processors.
-    public static var processorCount: Int {
-        let count = sysconf(Int32(_SC_NPROCESSORS_ONLN))
-        return count > 0 ? count : 1
-    }
+    public static var processorCount: Int { Syscall.onlineProcessors() }
 }
-
-#if canImport(Glibc)
-import Glibc
-#endif

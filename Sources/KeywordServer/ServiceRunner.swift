@@ -1,7 +1,10 @@
 // Runs the whole service: listen first, open the store and load the model in the background, follow the
 // store's changes, reload on SIGHUP, drain on SIGTERM/SIGINT.
 import Foundation
+import HTTPCore
 import KeywordService
+import Locking
+import StrictJSON
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -147,5 +150,3 @@ final class LoadFailure: Sendable {
     func set(_ message: String) { value.withLock { $0 = message } }
     var message: String? { value.withLock { $0 } }
 }
-
-import Synchronization

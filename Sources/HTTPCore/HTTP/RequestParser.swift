@@ -1,3 +1,4 @@
+import StrictJSON
 // An incremental HTTP/1.1 request parser (RFC 9112). It never copies header bytes twice, never trusts a
 // length it has not checked against the limits, and reports every malformed input as a status to send.
 
@@ -5,10 +6,10 @@
 /// After any parse error the connection is closed, because the message framing can no longer be trusted.
 public struct HTTPParseError: Error, Equatable, Sendable {
     public var status: HTTPStatus
-    public var code: String
+    public var code: ErrorCode
     public var message: String
 
-    static func bad(_ message: String, code: String = "malformed_request") -> HTTPParseError {
+    static func bad(_ message: String, code: ErrorCode = .malformedRequest) -> HTTPParseError {
         HTTPParseError(status: .badRequest, code: code, message: message)
     }
 }
@@ -17,7 +18,7 @@ public struct HTTPParseError: Error, Equatable, Sendable {
 ///
 /// Call `parse(_:from:)` whenever bytes arrive, with the offset where the current request starts. It keeps its
 /// progress between calls, so each byte is scanned about once even when a client sends one byte at a time.
-struct RequestParser {
+public struct RequestParser {
     enum Outcome: Equatable {
         /// The buffer holds no complete request yet.
         case needMore
@@ -157,12 +158,12 @@ struct RequestParser {
     }
 
     private func uriTooLong() -> HTTPParseError {
-        HTTPParseError(status: .uriTooLong, code: "uri_too_long",
+        HTTPParseError(status: .uriTooLong, code: .uriTooLong,
                        message: "the request target is longer than \(limits.maxURIBytes) bytes")
     }
 
     private func tooLargeHeaders() -> HTTPParseError {
-        HTTPParseError(status: .requestHeaderFieldsTooLarge, code: "headers_too_large",
+        HTTPParseError(status: .requestHeaderFieldsTooLarge, code: .headersTooLarge,
                        message: "the request line and headers exceed \(limits.maxHeaderBytes) bytes")
     }
 
@@ -205,7 +206,7 @@ struct RequestParser {
             return .failure(.bad("the method is not a token"))
         }
         guard targetBytes.count <= limits.maxURIBytes else {
-            return .failure(HTTPParseError(status: .uriTooLong, code: "uri_too_long",
+            return .failure(HTTPParseError(status: .uriTooLong, code: .uriTooLong,
                                            message: "the request target is longer than \(limits.maxURIBytes) bytes"))
         }
         // RFC 9112 §3.2: the target holds no whitespace or control characters.
@@ -220,7 +221,7 @@ struct RequestParser {
             return .failure(.bad("malformed HTTP version"))
         }
         guard major == 1 else {
-            return .failure(HTTPParseError(status: .httpVersionNotSupported, code: "http_version_not_supported",
+            return .failure(HTTPParseError(status: .httpVersionNotSupported, code: .httpVersionNotSupported,
                                            message: "only HTTP/1.0 and HTTP/1.1 are supported"))
         }
         let method = HTTPMethod(String(decoding: methodBytes, as: UTF8.self))
@@ -232,7 +233,7 @@ struct RequestParser {
         }
 
         guard all.count <= limits.maxHeaderCount else {
-            return .failure(HTTPParseError(status: .requestHeaderFieldsTooLarge, code: "too_many_headers",
+            return .failure(HTTPParseError(status: .requestHeaderFieldsTooLarge, code: .tooManyHeaders,
                                            message: "more than \(limits.maxHeaderCount) header fields"))
         }
         var headers = HTTPHeaders()
@@ -279,7 +280,7 @@ struct RequestParser {
         // RFC 9110 §10.1.1: Expect: 100-continue asks for an interim response before the body is sent.
         if let expect = headers["Expect"] {
             guard expect.lowercased() == "100-continue" else {
-                return .failure(HTTPParseError(status: .expectationFailed, code: "expectation_failed",
+                return .failure(HTTPParseError(status: .expectationFailed, code: .expectationFailed,
                                                message: "only 'Expect: 100-continue' is supported"))
             }
             if minor >= 1 {
@@ -306,7 +307,7 @@ struct RequestParser {
         if !transferEncodings.isEmpty {
             // RFC 9112 §6.1: Transfer-Encoding with Content-Length may be rejected; it smells of smuggling.
             guard lengths.isEmpty else {
-                return .failure(.bad("both Transfer-Encoding and Content-Length are present", code: "conflicting_framing"))
+                return .failure(.bad("both Transfer-Encoding and Content-Length are present", code: .conflictingFraming))
             }
             // RFC 9112 §6.1: Transfer-Encoding in an HTTP/1.0 request means the framing is faulty.
             guard minor >= 1 else { return .failure(.bad("Transfer-Encoding in an HTTP/1.0 request")) }
@@ -315,7 +316,7 @@ struct RequestParser {
             // RFC 9112 §6.1/§7: chunked must be last, and it is the only coding this server decodes.
             guard codings == ["chunked"] else {
                 if codings.last != "chunked" { return .failure(.bad("chunked must be the final transfer coding")) }
-                return .failure(HTTPParseError(status: .notImplemented, code: "unsupported_transfer_coding",
+                return .failure(HTTPParseError(status: .notImplemented, code: .unsupportedTransferCoding,
                                                message: "only the chunked transfer coding is supported"))
             }
             return .success(.chunked)
@@ -326,12 +327,12 @@ struct RequestParser {
             for item in lengths.joined(separator: ",").split(separator: ",", omittingEmptySubsequences: false) {
                 let text = item.trimmingSpaces()
                 guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
-                    return .failure(.bad("Content-Length is not a non-negative integer", code: "invalid_content_length"))
+                    return .failure(.bad("Content-Length is not a non-negative integer", code: .invalidContentLength))
                 }
                 let digits = text.drop { $0 == "0" }
                 let number = digits.count > 15 ? Int.max : (Int(digits) ?? 0)
                 if let earlier = value, earlier != number {
-                    return .failure(.bad("conflicting Content-Length values", code: "invalid_content_length"))
+                    return .failure(.bad("conflicting Content-Length values", code: .invalidContentLength))
                 }
                 value = number
             }
@@ -341,14 +342,14 @@ struct RequestParser {
         }
         // RFC 9112 §6.3 (rule 6): no framing means no body. RFC 9110 §15.5.12: a server may demand a length.
         if method == .post || method == .put {
-            return .failure(HTTPParseError(status: .lengthRequired, code: "length_required",
+            return .failure(HTTPParseError(status: .lengthRequired, code: .lengthRequired,
                                            message: "a request body needs Content-Length or chunked Transfer-Encoding"))
         }
         return .success(.length(0))
     }
 
     private func tooLargeBody() -> HTTPParseError {
-        HTTPParseError(status: .contentTooLarge, code: "body_too_large",
+        HTTPParseError(status: .contentTooLarge, code: .bodyTooLarge,
                        message: "the request body exceeds \(limits.maxBodyBytes) bytes")
     }
 
@@ -362,26 +363,26 @@ struct RequestParser {
                 // chunk = chunk-size [ chunk-ext ] CRLF chunk-data CRLF ; last-chunk = 1*("0") [ chunk-ext ] CRLF
                 let lineBegin = start + chunkPosition
                 guard let lf = bytes[lineBegin..<end].firstIndex(of: 0x0A) else {
-                    if end - lineBegin > 1024 { return .failure(.bad("chunk size line too long", code: "invalid_chunk")) }
+                    if end - lineBegin > 1024 { return .failure(.bad("chunk size line too long", code: .invalidChunk)) }
                     return .needMore
                 }
-                guard lf - lineBegin <= 1024 else { return .failure(.bad("chunk size line too long", code: "invalid_chunk")) }
+                guard lf - lineBegin <= 1024 else { return .failure(.bad("chunk size line too long", code: .invalidChunk)) }
                 var size = 0
                 var digits = 0
                 var index = lineBegin
-                while index < lf, let value = Self.hexValue(bytes[index]) {
+                while index < lf, let value = HexDigit.value(bytes[index]) {
                     if digits > 0 || value > 0 { digits += 1 }
                     // Huge sizes are rejected as too large before they can overflow.
                     if digits > 12 { return .failure(tooLargeBody()) }
                     size = size * 16 + value
                     index += 1
                 }
-                guard index > lineBegin else { return .failure(.bad("chunk size is not hexadecimal", code: "invalid_chunk")) }
+                guard index > lineBegin else { return .failure(.bad("chunk size is not hexadecimal", code: .invalidChunk)) }
                 // Only a chunk extension (ignored, RFC 9112 §7.1.1), optional whitespace, and the line end may follow.
                 var rest = index
                 while rest < lf, bytes[rest] == 0x20 || bytes[rest] == 0x09 { rest += 1 }
                 if rest < lf && bytes[rest] != UInt8(ascii: ";") && !(bytes[rest] == 0x0D && rest == lf - 1) {
-                    return .failure(.bad("chunk size is not hexadecimal", code: "invalid_chunk"))
+                    return .failure(.bad("chunk size is not hexadecimal", code: .invalidChunk))
                 }
                 guard chunkBody.count + size <= limits.maxBodyBytes else { return .failure(tooLargeBody()) }
                 chunkPosition = lf + 1 - start
@@ -405,10 +406,10 @@ struct RequestParser {
                     chunkPosition += 1
                 } else if bytes[from] == 0x0D {
                     guard from + 1 < end else { return .needMore }
-                    guard bytes[from + 1] == 0x0A else { return .failure(.bad("chunk data not followed by CRLF", code: "invalid_chunk")) }
+                    guard bytes[from + 1] == 0x0A else { return .failure(.bad("chunk data not followed by CRLF", code: .invalidChunk)) }
                     chunkPosition += 2
                 } else {
-                    return .failure(.bad("chunk data longer than its size", code: "invalid_chunk"))
+                    return .failure(.bad("chunk data longer than its size", code: .invalidChunk))
                 }
                 chunkPhase = .size
             case .trailers(let seen):
@@ -452,14 +453,5 @@ struct RequestParser {
 
     static func digit(_ byte: UInt8) -> Int? {
         (byte >= 0x30 && byte <= 0x39) ? Int(byte - 0x30) : nil
-    }
-
-    static func hexValue(_ byte: UInt8) -> Int? {
-        switch byte {
-        case 0x30...0x39: return Int(byte - 0x30)
-        case 0x41...0x46: return Int(byte - 0x41 + 10)
-        case 0x61...0x66: return Int(byte - 0x61 + 10)
-        default: return nil
-        }
     }
 }

@@ -211,7 +211,7 @@ public struct JSONParser {
         guard index + 4 <= bytes.count else { throw error("truncated \\u escape") }
         var value: UInt32 = 0
         for _ in 0..<4 {
-            guard let digit = RequestParser.hexValue(bytes[index]) else { throw error("invalid \\u escape") }
+            guard let digit = HexDigit.value(bytes[index]) else { throw error("invalid \\u escape") }
             value = value * 16 + UInt32(digit)
             index += 1
         }
