@@ -56,7 +56,12 @@ public final class ServiceRunner: Sendable {
         let loading = Thread { [self] in
             let started = Syscall.monotonicNanoseconds()
             do {
-                let store = try Self.openStore(location)
+                let store: any KeywordStore
+                do {
+                    store = try Self.openStore(location)
+                } catch {
+                    throw ServiceError(message: "cannot open the store \(location.displayName): \(error)")
+                }
                 state.setStore(store)
                 let engine = try loader(store)
                 let seconds = Double(Syscall.monotonicNanoseconds() - started) / 1e9
@@ -66,7 +71,7 @@ public final class ServiceRunner: Sendable {
                 store.startWatching { [self] reason in reload(reason: reason) }
             } catch {
                 state.setFailed("\(error)")
-                loadFailure.set("\(error)")
+                loadFailure.set((error as? ServiceError)?.message ?? "cannot load the model: \(error)")
                 Syscall.eventlessWake(signalWrite)
             }
         }
@@ -92,7 +97,7 @@ public final class ServiceRunner: Sendable {
         state.store?.close()
         Self.event(["event": "stopped"])
         if let message = loadFailure.message {
-            throw ServiceError(message: "cannot load the model: \(message)")
+            throw ServiceError(message: message)
         }
     }
 

@@ -75,6 +75,9 @@ struct ServeCommand: Command {
     }
 
     func run() throws {
+        if case .postgres = storeLocation {
+            do { try PostgresKeywordStore.loadLibrary() } catch { throw CommandError.failure("\(error)") }
+        }
         var options = ServiceOptions()
         options.server.host = host
         options.server.port = port

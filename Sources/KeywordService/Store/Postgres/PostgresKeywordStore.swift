@@ -54,6 +54,11 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
         stopped.store(true, ordering: .relaxed)
     }
 
+    /// Loads libpq now, so a missing library is reported before anything starts (one line naming libpq5).
+    public static func loadLibrary() throws(KeywordStoreError) {
+        _ = try LibPQ.load()
+    }
+
     // MARK: Keywords
 
     public func loadOverlay() throws(KeywordStoreError) -> KeywordOverlay {
