@@ -32,7 +32,7 @@ let package = Package(
         .target(name: "CPostgres"),
         .target(
             name: "KeywordService",
-            dependencies: ["KeywordIndex", "KeywordModel", "KeywordText", "KeywordVectors", "CPostgres"],
+            dependencies: ["KeywordIndex", "KeywordModel", "KeywordText", "KeywordVectors", "CPostgres", "Locking"],
             swiftSettings: settings),
 
         // The HTTP path: a generic HTTP/1.1 core that knows nothing of the application, and the application
