@@ -24,11 +24,12 @@ let package = Package(
         .target(name: "KeywordVectors", swiftSettings: settings),
         .target(name: "KeywordModel", swiftSettings: settings),
         .target(name: "CKernels"),
+        .target(name: "CDigest"),
         .target(name: "KeywordIndex", dependencies: ["KeywordModel", "CKernels"], swiftSettings: settings),
         .target(name: "StrictJSON", swiftSettings: settings),
         .target(
             name: "KeywordService",
-            dependencies: ["KeywordIndex", "KeywordModel", "KeywordText", "KeywordVectors"],
+            dependencies: ["CDigest", "KeywordIndex", "KeywordModel", "KeywordText", "KeywordVectors"],
             swiftSettings: settings),
 
         // The HTTP path: a generic HTTP/1.1 core that knows nothing of the application, and the application
@@ -49,7 +50,7 @@ let package = Package(
         .testTarget(name: "KeywordVectorsTests", dependencies: ["KeywordVectors"], resources: [.copy("Fixtures")],
                     swiftSettings: settings),
         .testTarget(name: "KeywordModelTests", dependencies: ["KeywordModel", "KeywordIndex"], swiftSettings: settings),
-        .testTarget(name: "KeywordServiceTests", dependencies: ["KeywordService"], swiftSettings: settings),
+        .testTarget(name: "KeywordServiceTests", dependencies: ["KeywordService", "CDigest"], swiftSettings: settings),
         // Test-only: a seeded generator for the mutation tests of the JSON reader, the parser and the API.
         .target(name: "MutationTesting", path: "Tests/MutationTesting", swiftSettings: settings),
         .testTarget(name: "StrictJSONTests", dependencies: ["StrictJSON", "MutationTesting"], swiftSettings: settings),

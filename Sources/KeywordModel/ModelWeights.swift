@@ -82,6 +82,10 @@ public enum Checkpoint {
     }
 
     /// Reads the two files from `directory`; errors name the file.
+    /// Largest weight magnitude a loaded encoder may hold. Training keeps weights small (the shipped encoder's
+    /// largest is 4.7); values near Float's range overflow the encoder into NaN scores.
+    public static let maxWeightMagnitude = 1e4
+
     public static func load(directory: String) throws -> ModelWeights {
         let headerPath = URL(fileURLWithPath: directory).appendingPathComponent(headerName).path
         let valuesPath = URL(fileURLWithPath: directory).appendingPathComponent(valuesName).path
@@ -118,8 +122,9 @@ public enum Checkpoint {
                 values[i] = Double(Float(bitPattern: UInt32(littleEndian: bits)))
             }
         }
-        guard values.allSatisfy({ $0.isFinite }) else {
-            throw CheckpointError(description: "\(valuesPath): contains a non-finite weight")
+        if let bad = values.firstIndex(where: { !$0.isFinite || abs($0) > maxWeightMagnitude }) {
+            let what = values[bad].isFinite ? "a weight of \(values[bad]), beyond ±\(Int(maxWeightMagnitude))," : "a non-finite weight"
+            throw CheckpointError(description: "\(valuesPath): \(what) at index \(bad) (byte \(bad * 4)); the file is damaged")
         }
         return ModelWeights(config: header.config, values: values)
     }

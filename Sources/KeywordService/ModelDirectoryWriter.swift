@@ -35,6 +35,8 @@ public enum ModelDirectoryWriter {
         }
         do {
             try Checkpoint.save(weights, directory: directory)
+            var manifest = manifest
+            manifest.fileSHA256 = try ModelDirectory.checksums(directory: directory)
             try manifest.save(path: (directory as NSString).appendingPathComponent("manifest.json"))
         } catch let error as CheckpointError {
             throw ModelDirectoryError(path: directory, message: error.description)

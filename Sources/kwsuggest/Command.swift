@@ -17,6 +17,8 @@ extension Command {
 enum SharedOptions {
     static let model = Option<String>("--model", value: "dir", help: "Model directory.",
                                       defaultText: "$KWSUGGEST_MODEL or models/default")
+    static let noVerify = Flag("--no-verify",
+                               help: "Skip checking the model files against the SHA-256 checksums in manifest.json.")
 }
 
 /// Where the default model lives: `--model`, else `KWSUGGEST_MODEL`, else `models/default`.

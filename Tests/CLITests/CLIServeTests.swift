@@ -9,7 +9,8 @@ final class CLIServeTests: XCTestCase {
     override func setUpWithError() throws {
         directory = NSTemporaryDirectory() + "cli-serve-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        // A model directory of its own: the shipped model's files linked in, with a short keyword list.
+        // A model directory of its own: the shipped model's files linked in, with a short keyword list (so the
+        // servers below run with --no-verify: keywords.txt differs from the manifest's checksum on purpose).
         let shipped = CLITests.packageRoot.appendingPathComponent("models/default").path
         for file in try FileManager.default.contentsOfDirectory(atPath: shipped)
         where file != "keywords.txt" && !file.hasPrefix("keywords.overlay") {
@@ -102,7 +103,7 @@ final class CLIServeTests: XCTestCase {
     }
 
     func testServeAnswersPersistsKeywordsAndExitsZeroOnSIGTERM() throws {
-        let server = try Server(arguments: ["--model", directory])
+        let server = try Server(arguments: ["--model", directory, "--no-verify"])
         try waitUntilReady(server.port)
         let (status, body) = try request(server.port, "POST", "/v1/suggest", body: #"{"name":"新物 にんじん 3本","k":1}"#)
         XCTAssertEqual(status, 200)
@@ -114,7 +115,7 @@ final class CLIServeTests: XCTestCase {
         XCTAssertTrue(log.contains(#""event":"draining""#), log)
 
         // The addition survives a restart.
-        let again = try Server(arguments: ["--model", directory])
+        let again = try Server(arguments: ["--model", directory, "--no-verify"])
         try waitUntilReady(again.port)
         XCTAssertTrue(try request(again.port, "GET", "/v1/keywords").1.contains("ごぼう"))
         XCTAssertEqual(again.stop(), 0)
@@ -122,7 +123,7 @@ final class CLIServeTests: XCTestCase {
 
     func testOverlayChangedByAnotherReplicaIsReloadedOnSIGHUP() throws {
         let overlay = directory + "/shared.overlay.json"
-        let server = try Server(arguments: ["--model", directory, "--overlay", overlay])
+        let server = try Server(arguments: ["--model", directory, "--overlay", overlay, "--no-verify"])
         try waitUntilReady(server.port)
         try #"{"added":["れんこん"],"removed":[]}"#.write(toFile: overlay, atomically: true, encoding: .utf8)
         kill(server.process.processIdentifier, SIGHUP)

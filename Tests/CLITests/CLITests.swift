@@ -113,7 +113,8 @@ final class CLIHelpTests: XCTestCase {
             OVERVIEW: Serves the suggestion API and the admin page over HTTP.
 
             Listens first and prints 'listening on http://HOST:PORT', then loads the model in the background;
-            /readyz answers 503 until it is loaded. Keyword changes (POST /v1/keywords) are saved atomically to
+            /readyz answers 503 until it is loaded (a model file whose SHA-256 differs from manifest.json
+            stops it with exit 1). Keyword changes (POST /v1/keywords) are saved atomically to
             the overlay file; SIGHUP, or a change of that file's modification time (checked every 2 s), reloads
             it. SIGTERM or SIGINT stops accepting, finishes in-flight requests (up to 10 s) and exits 0.
             Environment: PORT, KWSUGGEST_MODEL, KWSUGGEST_CORS_ORIGINS, KWSUGGEST_ADMIN_TOKEN (when set,
@@ -121,7 +122,7 @@ final class CLIHelpTests: XCTestCase {
             Without a token keyword writes are open: a warning on a loopback address, and a refusal to start
             on any other address unless --allow-open-writes is given.
 
-            USAGE: kwsuggest serve [--host <host>] [--port <port>] [--model <dir>] [--threads <n>] [--cors-origin <origin> ...] [--overlay <file>] [--allow-open-writes]
+            USAGE: kwsuggest serve [--host <host>] [--port <port>] [--model <dir>] [--threads <n>] [--cors-origin <origin> ...] [--overlay <file>] [--no-verify] [--allow-open-writes]
 
             OPTIONS:
               --host <host>           Address to bind; '::' for IPv4+IPv6 (default: 127.0.0.1).
@@ -130,6 +131,7 @@ final class CLIHelpTests: XCTestCase {
               --threads <n>           Event-loop threads (default: one per CPU).
               --cors-origin <origin>  Origin allowed to call the API from a browser; repeatable, '*' for any (default: $KWSUGGEST_CORS_ORIGINS).
               --overlay <file>        Keyword overlay file (default: <model dir>/keywords.overlay.json).
+              --no-verify             Skip checking the model files against the SHA-256 checksums in manifest.json.
               --allow-open-writes     Serve keyword writes without KWSUGGEST_ADMIN_TOKEN on a non-loopback address.
               -h, --help              Show help information.
 

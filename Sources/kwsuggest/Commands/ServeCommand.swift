@@ -9,11 +9,12 @@ import Glibc
 struct ServeCommand: Command {
     /// Builds the engine for a model directory and overlay file. Runs on a background thread after the server
     /// listens; until it returns, /readyz answers 503.
-    typealias EngineFactory = @Sendable (_ modelDirectory: String, _ overlayPath: String) throws -> any SuggestionEngine
+    typealias EngineFactory = @Sendable (_ modelDirectory: String, _ overlayPath: String, _ verify: Bool) throws
+        -> any SuggestionEngine
 
     /// The engine `serve` uses: the trained model of the model directory, with the keyword overlay applied.
-    static let engineFactory: EngineFactory = { directory, overlay in
-        try ModelEngine(components: ModelDirectory.load(path: directory), overlayPath: overlay)
+    static let engineFactory: EngineFactory = { directory, overlay, verify in
+        try ModelEngine(components: ModelDirectory.load(path: directory, verify: verify), overlayPath: overlay)
     }
 
     static let host = Option<String>("--host", value: "host", help: "Address to bind; '::' for IPv4+IPv6.",
@@ -28,16 +29,18 @@ struct ServeCommand: Command {
                                            defaultText: "$KWSUGGEST_CORS_ORIGINS", repeatable: true)
     static let overlay = Option<String>("--overlay", value: "file", help: "Keyword overlay file.",
                                         defaultText: "<model dir>/keywords.overlay.json")
+    static let noVerify = SharedOptions.noVerify
     static let allowOpenWrites = Flag("--allow-open-writes",
                                       help: "Serve keyword writes without KWSUGGEST_ADMIN_TOKEN on a non-loopback address.")
 
     static let configuration = CommandConfiguration(
         name: "serve",
         abstract: "Serves the suggestion API and the admin page over HTTP.",
-        options: [host.spec, port.spec, model.spec, threads.spec, corsOrigin.spec, overlay.spec, allowOpenWrites.spec],
+        options: [host.spec, port.spec, model.spec, threads.spec, corsOrigin.spec, overlay.spec, noVerify.spec, allowOpenWrites.spec],
         discussion: """
             Listens first and prints 'listening on http://HOST:PORT', then loads the model in the background;
-            /readyz answers 503 until it is loaded. Keyword changes (POST /v1/keywords) are saved atomically to
+            /readyz answers 503 until it is loaded (a model file whose SHA-256 differs from manifest.json
+            stops it with exit 1). Keyword changes (POST /v1/keywords) are saved atomically to
             the overlay file; SIGHUP, or a change of that file's modification time (checked every 2 s), reloads
             it. SIGTERM or SIGINT stops accepting, finishes in-flight requests (up to 10 s) and exits 0.
             Environment: PORT, KWSUGGEST_MODEL, KWSUGGEST_CORS_ORIGINS, KWSUGGEST_ADMIN_TOKEN (when set,
@@ -54,6 +57,7 @@ struct ServeCommand: Command {
     var corsOrigins: [String]
     var overlayPath: String
     var allowOpenWrites: Bool
+    var verify: Bool
 
     init(arguments: ParsedArguments) throws {
         try arguments.expectNoPositionals()
@@ -74,6 +78,7 @@ struct ServeCommand: Command {
         corsOrigins = origins
         overlayPath = try arguments.get(Self.overlay) ?? KeywordOverlayStore.defaultPath(modelDirectory: modelDirectory)
         allowOpenWrites = arguments.get(Self.allowOpenWrites)
+        verify = !arguments.get(Self.noVerify)
     }
 
     func run() throws {
@@ -90,8 +95,8 @@ struct ServeCommand: Command {
             throw CommandError.failure(error.message)
         }
         let factory = Self.engineFactory
-        let (directory, overlay) = (modelDirectory, overlayPath)
-        let runner = ServiceRunner(options: options, loader: { try factory(directory, overlay) }, announce: { line in
+        let (directory, overlay, verify) = (modelDirectory, overlayPath, verify)
+        let runner = ServiceRunner(options: options, loader: { try factory(directory, overlay, verify) }, announce: { line in
             // Unbuffered, so a supervisor reading stdout sees the address at once.
             writeStandardOutput(Array((line + "\n").utf8))
         })

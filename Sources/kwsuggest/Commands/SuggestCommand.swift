@@ -9,12 +9,13 @@ struct SuggestCommand: Command {
                                          help: "Rank these keywords (one per line) instead of the model's list.")
     static let json = Flag("--json", help: "One JSON object per name.")
     static let explain = Flag("--explain", help: "Add each token's attention weight for each suggestion.")
+    static let noVerify = SharedOptions.noVerify
 
     static let configuration = CommandConfiguration(
         name: "suggest",
         abstract: "Suggests keywords for product names.",
         arguments: [ArgumentSpec(name: "<name>", help: "Product names; read one per line from standard input when none.", isList: true)],
-        options: [model.spec, k.spec, keywords.spec, json.spec, explain.spec],
+        options: [model.spec, k.spec, keywords.spec, json.spec, explain.spec, noVerify.spec],
         discussion: "The model's list is keywords.txt with the keyword overlay (keywords.overlay.json) applied."
     )
 
@@ -23,6 +24,7 @@ struct SuggestCommand: Command {
     var keywordsFile: String?
     var json: Bool
     var explain: Bool
+    var verify: Bool
     var names: [String]
 
     init(arguments: ParsedArguments) throws {
@@ -31,11 +33,12 @@ struct SuggestCommand: Command {
         keywordsFile = try arguments.get(Self.keywords)
         json = arguments.get(Self.json)
         explain = arguments.get(Self.explain)
+        verify = !arguments.get(Self.noVerify)
         names = arguments.positionals
     }
 
     func run() throws {
-        let engine = try loadEngine(model: model, keywordsFile: keywordsFile)
+        let engine = try loadEngine(model: model, keywordsFile: keywordsFile, verify: verify)
         let output = OutputBuffer()
         func answer(_ name: String) {
             let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -53,9 +56,9 @@ struct SuggestCommand: Command {
 }
 
 /// Loads the model directory into an engine; `keywordsFile` replaces the keyword list (overlay ignored).
-func loadEngine(model: String, keywordsFile: String?) throws -> ModelEngine {
+func loadEngine(model: String, keywordsFile: String?, verify: Bool = true) throws -> ModelEngine {
     do {
-        var components = try ModelDirectory.load(path: model)
+        var components = try ModelDirectory.load(path: model, verify: verify)
         if let keywordsFile {
             components.keywords = try ModelFiles.keywords(path: keywordsFile)
             guard !components.keywords.isEmpty else { throw CommandError.failure("\(keywordsFile): no keywords") }

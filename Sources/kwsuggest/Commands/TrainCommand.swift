@@ -66,7 +66,7 @@ struct TrainCommand: Command {
             let started = Date()
             let training = try LabelledData.load(path: data)
             let devData = try dev.map { try LabelledData.load(path: $0) }
-            let components = try ModelDirectory.load(path: base, requireEncoder: false)
+            let components = try ModelDirectory.load(path: base, requireEncoder: false, verify: false)
             var options = TrainingOptions()
             options.epochs = epochs
             options.seed = UInt64(seed)
