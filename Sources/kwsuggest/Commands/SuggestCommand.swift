@@ -1,4 +1,6 @@
 import Foundation
+import HTTPCore
+import KeywordServer
 import KeywordService
 
 /// `kwsuggest suggest`: the top-k keywords for each product name (arguments, or stdin lines).
@@ -37,21 +39,32 @@ struct SuggestCommand: Command {
         names = arguments.positionals
     }
 
+    /// The server's limits: a name as `POST /v1/suggest` accepts it, and a line no longer than its body limit.
+    static let limits = APILimits()
+    static let maxLineBytes = HTTPLimits().maxBodyBytes
+
     func run() throws {
         let engine = try loadEngine(model: model, keywordsFile: keywordsFile, verify: verify)
         let output = OutputBuffer()
-        func answer(_ name: String) {
-            let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-            if trimmed.isEmpty { return }
-            let result = engine.suggest(trimmed, k: k, explain: explain)
-            output.write(json ? SuggestionFormat.json(result) : SuggestionFormat.text(result))
+        defer { output.flush() }
+        func answer(_ name: String, _ place: String) throws {
+            if name.allSatisfy({ $0.isWhitespace }) { return }
+            switch Self.limits.checkedName(name) {
+            case .success(let trimmed):
+                let result = engine.suggest(trimmed, k: k, explain: explain)
+                output.write(json ? SuggestionFormat.json(result) : SuggestionFormat.text(result))
+            case .failure(let error):
+                output.flush()
+                throw CommandError.failure("\(place): \(error.message)")
+            }
         }
         if names.isEmpty {
-            try forEachInputLine(answer)
+            try forEachInputLine(maxLineBytes: Self.maxLineBytes) { number, line in
+                try answer(line, "standard input line \(number)")
+            }
         } else {
-            names.forEach(answer)
+            for (index, name) in names.enumerated() { try answer(name, "argument \(index + 1)") }
         }
-        output.flush()
     }
 }
 
@@ -74,11 +87,11 @@ func loadEngine(model: String, keywordsFile: String?, verify: Bool = true) throw
 /// Text and JSON renderings of a suggestion result.
 enum SuggestionFormat {
     static func text(_ result: SuggestionResult) -> String {
-        var out = result.name + "\n"
+        var out = terminalSafe(result.name) + "\n"
         for (rank, suggestion) in result.suggestions.enumerated() {
-            out += "  \(rank + 1). \(suggestion.keyword)\t\(formatFloat(suggestion.score, significantDigits: 4))\n"
+            out += "  \(rank + 1). \(terminalSafe(suggestion.keyword))\t\(formatFloat(suggestion.score, significantDigits: 4))\n"
             if let weights = suggestion.weights {
-                let parts = weights.map { "\($0.token) \(formatFloat($0.weight, significantDigits: 3))" }
+                let parts = weights.map { "\(terminalSafe($0.token)) \(formatFloat($0.weight, significantDigits: 3))" }
                 out += "       attention: " + parts.joined(separator: ", ") + "\n"
             }
         }
