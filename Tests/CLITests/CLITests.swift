@@ -122,7 +122,7 @@ final class CLIHelpTests: XCTestCase {
             Without a token keyword writes are open: a warning on a loopback address, and a refusal to start
             on any other address unless --allow-open-writes is given.
 
-            USAGE: kwsuggest serve [--host <host>] [--port <port>] [--model <dir>] [--threads <n>] [--cors-origin <origin> ...] [--overlay <file>] [--no-verify] [--allow-open-writes]
+            USAGE: kwsuggest serve [--host <host>] [--port <port>] [--model <dir>] [--threads <n>] [--cors-origin <origin> ...] [--overlay <file>] [--access-log <mode>] [--no-verify] [--allow-open-writes]
 
             OPTIONS:
               --host <host>           Address to bind; '::' for IPv4+IPv6 (default: 127.0.0.1).
@@ -131,6 +131,7 @@ final class CLIHelpTests: XCTestCase {
               --threads <n>           Event-loop threads (default: one per CPU).
               --cors-origin <origin>  Origin allowed to call the API from a browser; repeatable, '*' for any (default: $KWSUGGEST_CORS_ORIGINS).
               --overlay <file>        Keyword overlay file (default: <model dir>/keywords.overlay.json).
+              --access-log <mode>     Access-log lines on stderr: on for every request, errors for status 400 and above, or off (default: on).
               --no-verify             Skip checking the model files against the SHA-256 checksums in manifest.json.
               --allow-open-writes     Serve keyword writes without KWSUGGEST_ADMIN_TOKEN on a non-loopback address.
               -h, --help              Show help information.

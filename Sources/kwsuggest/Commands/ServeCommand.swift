@@ -29,6 +29,9 @@ struct ServeCommand: Command {
                                            defaultText: "$KWSUGGEST_CORS_ORIGINS", repeatable: true)
     static let overlay = Option<String>("--overlay", value: "file", help: "Keyword overlay file.",
                                         defaultText: "<model dir>/keywords.overlay.json")
+    static let accessLog = Option<AccessLogMode>("--access-log", value: "mode",
+                                                 help: "Access-log lines on stderr: on for every request, errors for status 400 and above, or off.",
+                                                 default: .on)
     static let noVerify = SharedOptions.noVerify
     static let allowOpenWrites = Flag("--allow-open-writes",
                                       help: "Serve keyword writes without KWSUGGEST_ADMIN_TOKEN on a non-loopback address.")
@@ -36,7 +39,8 @@ struct ServeCommand: Command {
     static let configuration = CommandConfiguration(
         name: "serve",
         abstract: "Serves the suggestion API and the admin page over HTTP.",
-        options: [host.spec, port.spec, model.spec, threads.spec, corsOrigin.spec, overlay.spec, noVerify.spec, allowOpenWrites.spec],
+        options: [host.spec, port.spec, model.spec, threads.spec, corsOrigin.spec, overlay.spec, accessLog.spec, noVerify.spec,
+                  allowOpenWrites.spec],
         discussion: """
             Listens first and prints 'listening on http://HOST:PORT', then loads the model in the background;
             /readyz answers 503 until it is loaded (a model file whose SHA-256 differs from manifest.json
@@ -58,6 +62,7 @@ struct ServeCommand: Command {
     var overlayPath: String
     var allowOpenWrites: Bool
     var verify: Bool
+    var accessLogMode: AccessLogMode
 
     init(arguments: ParsedArguments) throws {
         try arguments.expectNoPositionals()
@@ -79,6 +84,7 @@ struct ServeCommand: Command {
         overlayPath = try arguments.get(Self.overlay) ?? KeywordOverlayStore.defaultPath(modelDirectory: modelDirectory)
         allowOpenWrites = arguments.get(Self.allowOpenWrites)
         verify = !arguments.get(Self.noVerify)
+        accessLogMode = try arguments.require(Self.accessLog)
     }
 
     func run() throws {
@@ -86,6 +92,7 @@ struct ServeCommand: Command {
         options.server.host = host
         options.server.port = port
         if let threads { options.server.eventLoops = threads }
+        options.server.accessLogMode = accessLogMode
         options.api.cors = CORSPolicy(allowedOrigins: corsOrigins)
         options.overlayPath = overlayPath
         options.allowOpenWrites = allowOpenWrites
@@ -109,3 +116,5 @@ struct ServeCommand: Command {
         }
     }
 }
+
+extension AccessLogMode: ArgumentChoice {}
