@@ -25,7 +25,9 @@ let package = Package(
         .target(name: "KeywordModel", swiftSettings: settings),
         .target(name: "CKernels"),
         .target(name: "CDigest"),
-        .target(name: "KeywordIndex", dependencies: ["KeywordModel", "CKernels"], swiftSettings: settings),
+        // The one lock type every layer shares (why: see Locked.swift).
+        .target(name: "Locking", swiftSettings: settings),
+        .target(name: "KeywordIndex", dependencies: ["KeywordModel", "CKernels", "Locking"], swiftSettings: settings),
         .target(name: "StrictJSON", swiftSettings: settings),
         .target(
             name: "KeywordService",
@@ -35,8 +37,8 @@ let package = Package(
         // The HTTP path: a generic HTTP/1.1 core that knows nothing of the application, and the application
         // (routes, handlers, admin page, OpenAPI, the runner that wires a model to a server) on top of it.
         .target(name: "CSystem"),
-        .target(name: "HTTPCore", dependencies: ["CSystem", "StrictJSON"], swiftSettings: settings),
-        .target(name: "KeywordServer", dependencies: ["HTTPCore", "StrictJSON", "KeywordService"], swiftSettings: settings),
+        .target(name: "HTTPCore", dependencies: ["CSystem", "StrictJSON", "Locking"], swiftSettings: settings),
+        .target(name: "KeywordServer", dependencies: ["HTTPCore", "StrictJSON", "KeywordService", "Locking"], swiftSettings: settings),
 
         // The CLI on top of both paths.
         .executableTarget(

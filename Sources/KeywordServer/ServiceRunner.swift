@@ -3,8 +3,8 @@
 import Foundation
 import HTTPCore
 import KeywordService
+import Locking
 import StrictJSON
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -6,7 +6,8 @@ import KeywordVectors
 
 /// The files of a model directory (`models/default` is the shipped one):
 /// `vectors.kwv`, `lexicon.kwlex`, `stop-phrases.txt`, `keywords.txt`, `varieties.tsv` (optional),
-/// `encoder.json` + `encoder.bin`, `manifest.json` (optional), and `keywords.overlay.json` (written by the API).
+/// `encoder.json` + `encoder.bin`, `calibration.json` (optional: the confidence calibrator fitted for that encoder),
+/// `manifest.json` (optional), and `keywords.overlay.json` (written by the API).
 public enum ModelDirectory {
     public static let vectorsName = "vectors.kwv"
     public static let keywordsName = "keywords.txt"
@@ -16,7 +17,8 @@ public enum ModelDirectory {
     /// The files the loader reads, whose SHA-256 the manifest records under `file_sha256` (those present).
     /// Files written at run time (the keyword overlay) are not covered.
     public static let checksummedNames = [TextPipeline.lexiconFileName, TextPipeline.stopPhrasesFileName, vectorsName,
-                                          keywordsName, varietiesName, Checkpoint.headerName, Checkpoint.valuesName]
+                                          keywordsName, varietiesName, Checkpoint.headerName, Checkpoint.valuesName,
+                                          ModelCalibration.fileName]
 
     /// SHA-256 of each file of `checksummedNames` present in `directory`.
     public static func checksums(directory: String) throws -> [String: String] {
@@ -89,12 +91,22 @@ public enum ModelDirectory {
         var weights: ModelWeights?
         if FileManager.default.fileExists(atPath: file(Checkpoint.headerName)) || requireEncoder {
             do {
-                weights = try Checkpoint.load(directory: directory)
+                weights = try Checkpoint.load(directory: directory) { note in
+                    FileHandle.standardError.write(Data(("note: " + note + "\n").utf8))
+                }
             } catch let error as CheckpointError {
                 throw ModelDirectoryError(path: directory, message: error.description)
             }
         }
+        // Without calibration.json (older model directories) suggestions carry no confidence and nothing is
+        // auto-accepted; a calibration fitted for another encoder is an error, not a silent mismatch.
+        var calibration: ModelCalibration?
+        if let weights, FileManager.default.fileExists(atPath: file(ModelCalibration.fileName)) {
+            calibration = try ModelCalibration.load(path: file(ModelCalibration.fileName),
+                                                    encoderSHA256: SHA256.hex(Checkpoint.valuesData(weights)))
+        }
         return ModelComponents(directory: directory, analyzer: PipelineAnalyzer(pipeline: pipeline), vectors: vectors,
-                               weights: weights, keywords: keywords, varieties: varieties, manifest: manifest)
+                               weights: weights, keywords: keywords, varieties: varieties, manifest: manifest,
+                               calibration: calibration)
     }
 }

@@ -22,6 +22,16 @@ public struct ModelManifest: Codable, Sendable, Equatable {
         }
     }
 
+    /// The confidence calibration (calibration.json) and where it was fitted.
+    public struct Calibration: Codable, Sendable, Equatable {
+        public var file: String
+        public var sha256: String
+        public var data: String
+        public var names: Int
+        /// The share of the training names held out for it, when it came from a calibration split.
+        public var fraction: Double?
+    }
+
     public var formatVersion: Int
     public var modelVersion: String
     /// Where the sources and their licences are described (relative to the model directory).
@@ -37,6 +47,7 @@ public struct ModelManifest: Codable, Sendable, Equatable {
     public var sharedEncoder: Bool?
     public var command: String?
     public var devMetrics: [String: Metrics]?
+    public var calibration: Calibration?
     /// SHA-256 (hex) of each model file the loader reads, by file name; checked at load.
     public var fileSHA256: [String: String]?
 
@@ -53,6 +64,7 @@ public struct ModelManifest: Codable, Sendable, Equatable {
         case sharedEncoder = "shared_encoder"
         case command
         case devMetrics = "dev_metrics"
+        case calibration
         case fileSHA256 = "file_sha256"
     }
 

@@ -2,10 +2,12 @@
 
 /// Limits the request parser enforces (RFC 9112 leaves all of them to the server).
 public struct HTTPLimits: Sendable, Equatable {
-    /// Request line plus header fields, in bytes. Larger → 431.
-    public var maxHeaderBytes: Int = 16 * 1024
-    /// Request target, in bytes. Longer → 414.
-    public var maxURIBytes: Int = 8 * 1024
+    /// Request line plus header fields, in bytes. Larger → 431. Default 32 KiB: room for the longest target
+    /// plus ordinary headers.
+    public var maxHeaderBytes: Int = 32 * 1024
+    /// Request target, in bytes. Longer → 414. Default 16 KiB: a query parameter of 1000 code points takes at most
+    /// 12,000 bytes percent-encoded, so an application's length limits in characters stay the binding ones.
+    public var maxURIBytes: Int = 16 * 1024
     /// Number of header fields. More → 431.
     public var maxHeaderCount: Int = 100
     /// Decoded body, in bytes. Larger → 413.
@@ -84,12 +86,5 @@ public struct ServerConfiguration: Sendable {
 /// Facts about the machine.
 public enum System {
     /// Online processors.
-    public static var processorCount: Int {
-        let count = sysconf(Int32(_SC_NPROCESSORS_ONLN))
-        return count > 0 ? count : 1
-    }
+    public static var processorCount: Int { Syscall.onlineProcessors() }
 }
-
-#if canImport(Glibc)
-import Glibc
-#endif

@@ -1,6 +1,7 @@
 // One epoll event loop on its own thread: reads, parses, answers quick requests inline, writes, and
 // enforces timeouts. Blocking handlers go to the worker pool and come back through the loop's inbox.
 import CSystem
+import Locking
 import Synchronization
 #if canImport(Glibc)
 import Glibc

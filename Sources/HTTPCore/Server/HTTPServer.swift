@@ -1,6 +1,6 @@
 // The public face of the server: bind, run the event loops, drain on request.
 import Foundation
-import Synchronization
+import Locking
 
 /// An HTTP/1.1 server: `eventLoops` epoll threads serve connections; blocking handlers use a worker pool.
 ///

@@ -1,4 +1,5 @@
 // Request counters and a latency histogram, sharded per event loop so recording never contends.
+import Locking
 import Synchronization
 
 /// Counts requests by route, method and status, and records their latency.

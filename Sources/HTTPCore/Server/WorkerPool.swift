@@ -1,6 +1,6 @@
 // A fixed set of threads for handlers that may block, fed by one queue.
 import Foundation
-import Synchronization
+import Locking
 
 /// Runs submitted jobs on `count` threads, first in first out.
 final class WorkerPool: Sendable {

@@ -1,7 +1,7 @@
 // Holds the engine while it loads in the background, so the server can listen before the model is ready.
-import KeywordService
-import Synchronization
 import HTTPCore
+import KeywordService
+import Locking
 import StrictJSON
 
 /// Loading → ready (with an engine) or failed (with a reason). Thread-safe.

@@ -60,6 +60,12 @@ public final class KeywordAPI: HTTPResponder {
         self.routes = routes
     }
 
+    /// Every path the router serves, with the methods it has handlers for (HEAD and OPTIONS, which the router
+    /// answers for every GET path and every path, are left out). The OpenAPI document must describe exactly these.
+    public var routeTable: [String: Set<String>] {
+        routes.mapValues { Set($0.methods.keys.map(\.rawValue)) }
+    }
+
     /// - Complexity: O(1): one dictionary lookup by path, one by method.
     public func match(_ request: HTTPRequest) -> RouteMatch {
         guard let route = routes[request.path] else {

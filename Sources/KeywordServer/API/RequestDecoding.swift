@@ -47,23 +47,53 @@ public struct APILimits: Sendable, Equatable {
 }
 
 enum RequestDecoding {
-    /// RFC 9110 §8.3: the body must be `application/json` (parameters allowed; a charset must be UTF-8).
-    static func requireJSON(_ request: HTTPRequest) throws(APIError) {
+    /// How a request body is encoded.
+    enum BodyFormat {
+        case json
+        /// `application/x-www-form-urlencoded`: what `curl -d 'name=…&k=3'` sends (also Annif's convention).
+        case form
+    }
+
+    static let jsonType = "application/json"
+    static let formType = "application/x-www-form-urlencoded"
+
+    /// RFC 9110 §8.3: the body must be `application/json`, or form-encoded where `form` allows it (parameters
+    /// allowed; a charset must be UTF-8). A 415 names the header to send.
+    static func bodyFormat(_ request: HTTPRequest, form: Bool = false) throws(APIError) -> BodyFormat {
+        let accepted = form ? "'Content-Type: \(jsonType)' or 'Content-Type: \(formType)'" : "'Content-Type: \(jsonType)'"
         guard let type = request.headers["Content-Type"] else {
-            throw APIError(.unsupportedMediaType, .unsupportedMediaType, "send the body as Content-Type: application/json")
+            throw APIError(.unsupportedMediaType, .unsupportedMediaType, "send the body with the header \(accepted)")
         }
-        if type == "application/json" { return }  // the common case, without allocating
+        if type == jsonType { return .json }  // the common case, without allocating
         let parts = type.split(separator: ";").map { $0.trimmingSpaces().lowercased() }
-        guard let media = parts.first, media == "application/json" else {
+        let format: BodyFormat
+        switch parts.first {
+        case jsonType?: format = .json
+        case formType? where form: format = .form
+        default:
             throw APIError(.unsupportedMediaType, .unsupportedMediaType,
-                           "the body must be application/json, not '\(type.prefix(100))'")
+                           "send the body with the header \(accepted), not '\(type.prefix(100))'")
         }
         for parameter in parts.dropFirst() where parameter.hasPrefix("charset=") {
             let charset = parameter.dropFirst("charset=".count).trimmingCharacters(in: "\"")
             guard charset == "utf-8" || charset == "utf8" else {
-                throw APIError(.unsupportedMediaType, .unsupportedMediaType, "JSON bodies must be UTF-8")
+                throw APIError(.unsupportedMediaType, .unsupportedMediaType, "bodies must be UTF-8 (charset=utf-8)")
             }
         }
+        return format
+    }
+
+    static func requireJSON(_ request: HTTPRequest) throws(APIError) {
+        _ = try bodyFormat(request)
+    }
+
+    /// Parses a form-encoded body (`a=1&b=x%20y`, `+` for space) into fields; bad escapes and invalid UTF-8 → 400.
+    /// The same rules as query strings (see `query`): unknown and repeated names are 400s.
+    static func form(_ request: HTTPRequest, allowed: Set<String>) throws(APIError) -> [String: String] {
+        if let offset = JSONParser.firstInvalidUTF8(request.body) {
+            throw .badRequest(.invalidUtf8, "the body is not valid UTF-8 (byte \(offset))")
+        }
+        return try query(String(decoding: request.body, as: UTF8.self), allowed: allowed)
     }
 
     /// Parses a JSON object body.
@@ -86,7 +116,7 @@ enum RequestDecoding {
     /// Rejects fields the endpoint does not define (400 `unknown_field`), so a misspelt option such as
     /// `"explian"` is reported instead of silently ignored.
     /// - Complexity: O(fields).
-    static func onlyFields(_ fields: [String: JSONValue], _ allowed: Set<String>) throws(APIError) {
+    static func onlyFields<Value>(_ fields: [String: Value], _ allowed: Set<String>) throws(APIError) {
         guard let unknown = fields.keys.filter({ !allowed.contains($0) }).min() else { return }
         let shown = unknown.count > 64 ? String(unknown.prefix(64)) + "…" : unknown
         let list = allowed.sorted().map { "'\($0)'" }.joined(separator: ", ")

@@ -1,7 +1,8 @@
 // A value guarded by a pthread mutex (through NSLock).
 import Foundation
 
-/// A value that many threads share, guarded by a lock; the server's replacement for `Synchronization.Mutex`.
+/// A value that many threads share, guarded by a lock: the one locking idiom of this package, used by the
+/// HTTP core, the service and the keyword index alike, instead of `Synchronization.Mutex` or a bare `NSLock`.
 ///
 /// Why not `Mutex`: on Linux its contended path waits on a futex inside the (uninstrumented) standard library, so
 /// ThreadSanitizer cannot see the hand-over and reported the event loops' inbox as a race although every access
