@@ -30,6 +30,11 @@ public struct APILimits: Sendable, Equatable {
     public var maxBatchResponseBytes = 8 * 1024 * 1024
     /// Keywords added plus removed in one `POST /v1/keywords`. Default 10,000.
     public var maxKeywordChanges = 10_000
+    /// Keywords in the served list (the model's list with the overlay applied). A change that would make the
+    /// list longer is refused with 400 `keyword_list_full`. Default 50,000.
+    public var maxKeywords = 50_000
+    /// Keywords in one page of `GET /v1/keywords?limit=` (default page size 1,000). Default 10,000.
+    public var maxKeywordPage = 10_000
     /// Unicode code points in one keyword. Default 100.
     public var maxKeywordCharacters = 100
 
