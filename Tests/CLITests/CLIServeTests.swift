@@ -9,7 +9,8 @@ final class CLIServeTests: XCTestCase {
     override func setUpWithError() throws {
         directory = NSTemporaryDirectory() + "cli-serve-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        // A model directory of its own: the shipped model's files linked in, with a short keyword list.
+        // A model directory of its own: the shipped model's files linked in, with a short keyword list (so the
+        // servers below run with --no-verify: keywords.txt differs from the manifest's checksum on purpose).
         let shipped = CLITests.packageRoot.appendingPathComponent("models/default").path
         for file in try FileManager.default.contentsOfDirectory(atPath: shipped)
         where file != "keywords.txt" && !file.hasPrefix("keywords.overlay") {
@@ -109,7 +110,7 @@ final class CLIServeTests: XCTestCase {
     }
 
     func testServeAnswersPersistsKeywordsAndExitsZeroOnSIGTERM() throws {
-        let server = try Server(arguments: ["--model", directory])
+        let server = try Server(arguments: ["--model", directory, "--no-verify"])
         try waitUntilReady(server.port)
         let (status, body) = try request(server.port, "POST", "/v1/suggest", body: #"{"name":"新物 にんじん 3本","k":1}"#)
         XCTAssertEqual(status, 200)
@@ -121,7 +122,7 @@ final class CLIServeTests: XCTestCase {
         XCTAssertTrue(log.contains(#""event":"draining""#), log)
 
         // The addition survives a restart.
-        let again = try Server(arguments: ["--model", directory])
+        let again = try Server(arguments: ["--model", directory, "--no-verify"])
         try waitUntilReady(again.port)
         XCTAssertTrue(try request(again.port, "GET", "/v1/keywords").1.contains("ごぼう"))
         XCTAssertEqual(again.stop(), 0)
@@ -129,7 +130,7 @@ final class CLIServeTests: XCTestCase {
 
     func testOverlayChangedByAnotherReplicaIsReloadedOnSIGHUP() throws {
         let overlay = directory + "/shared.overlay.json"
-        let server = try Server(arguments: ["--model", directory, "--overlay", overlay])
+        let server = try Server(arguments: ["--model", directory, "--overlay", overlay, "--no-verify"])
         try waitUntilReady(server.port)
         try #"{"added":["れんこん"],"removed":[]}"#.write(toFile: overlay, atomically: true, encoding: .utf8)
         kill(server.process.processIdentifier, SIGHUP)
@@ -188,7 +189,7 @@ final class CLIServeTests: XCTestCase {
     /// in the file and, within a few seconds, on every process.
     func testThreeProcessesOnOneFileStoreLoseNoWrite() throws {
         let store = "file:" + directory + "/shared.overlay.json"
-        let servers = try (0..<3).map { _ in try Server(arguments: ["--model", directory, "--store", store]) }
+        let servers = try (0..<3).map { _ in try Server(arguments: ["--model", directory, "--store", store, "--no-verify"]) }
         defer { for server in servers { _ = server.stop() } }
         for server in servers { try waitUntilReady(server.port) }
         let statuses = StatusList()
@@ -233,7 +234,7 @@ final class CLIServeTests: XCTestCase {
         guard let url = ProcessInfo.processInfo.environment["KWSUGGEST_TEST_POSTGRES_URL"], !url.isEmpty else {
             throw XCTSkip("needs PostgreSQL: run tools/test.sh, or tools/postgres/throwaway.sh run swift test")
         }
-        let servers = try (0..<2).map { _ in try Server(arguments: ["--model", directory, "--store", url]) }
+        let servers = try (0..<2).map { _ in try Server(arguments: ["--model", directory, "--store", url, "--no-verify"]) }
         defer { for server in servers { _ = server.stop() } }
         for server in servers { try waitUntilReady(server.port) }
         XCTAssertTrue(try request(servers[1].port, "GET", "/readyz").1.contains(#""store":"ok","store_kind":"postgres""#))
