@@ -17,6 +17,7 @@ Usage: tools/cluster/cluster.py [--binary .build/release/kwsuggest] [--model mod
 Needs Debian's postgresql (and wrk for --throughput). Run from the repository root.
 """
 import argparse
+import collections
 import http.client
 import json
 import os
@@ -132,7 +133,7 @@ def write_storm(replicas, prefix, writers=50, each=4, pause=0.0, alive=None):
         for number in range(each):
             keyword = f"{prefix}-{index}-{number}"
             replica = replicas[index % len(replicas)]
-            status, _ = request(replica.port, "POST", "/v1/keywords", {"add": [keyword]})
+            status, _ = request(replica.port, "POST", "/v1/keywords", {"add": [keyword]}, timeout=30)
             with lock:
                 results[keyword] = (status, time.time())
             if pause:
@@ -169,7 +170,8 @@ def step_writers(replicas):
     lists = wait_converged(replicas, acknowledged)
     time.sleep(0.3)
     watcher.stop()
-    check(len(acknowledged) == len(results), f"{len(acknowledged)}/{len(results)} writes acknowledged")
+    statuses = sorted(collections.Counter(status for status, _ in results.values()).items())
+    check(len(acknowledged) == len(results), f"{len(acknowledged)}/{len(results)} writes acknowledged (statuses {statuses})")
     delays = []
     missing = 0
     for keyword in acknowledged:
