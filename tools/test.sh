@@ -22,4 +22,8 @@ trap 'tools/postgres/throwaway.sh stop "$postgres_dir"' EXIT
 
 run_swift_tests KWSUGGEST_TEST_POSTGRES_URL="$postgres_url" KWSUGGEST_TEST_POSTGRES_DIR="$postgres_dir"
 
+# The Kubernetes manifests and the Dockerfile, validated offline (kubernetes-validate, checkov); pip installs
+# the pinned tools into a cached virtual environment the first time.
+run_suite "kubernetes manifests" tools/deploy/validate_kubernetes.sh
+
 finish_tests

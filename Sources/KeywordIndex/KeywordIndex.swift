@@ -131,6 +131,21 @@ public final class KeywordIndex: Sendable {
         }
     }
 
+    /// The best `k` keywords for `name`, best first, each with its exact-match feature values (indexed by
+    /// `LexicalFeature`; zeros when evidence is off). The confidence calibrator reads them.
+    /// - Complexity: as `search`.
+    public func searchWithEvidence(_ name: LexicalText, k: Int) -> [(keyword: ScoredKeyword, evidence: [Float])] {
+        pool.with { scratch in
+            scoreAll(name, scratch)
+            let found = KeywordIndex.top(scratch.internalScores.elements, count: count, k: k, order: order, heap: &scratch.heap)
+            let evidence = options.evidence
+            return found.map { scored in
+                (scored, evidence ? Array(scratch.lexical.featureValues(of: scored.index))
+                                  : [Float](repeating: 0, count: LexicalFeature.count))
+            }
+        }
+    }
+
     /// Every keyword's score for `name`, in index order.
     public func scores(_ name: LexicalText) -> [Float] {
         pool.with { scratch in

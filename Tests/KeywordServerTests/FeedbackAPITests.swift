@@ -115,7 +115,7 @@ final class FeedbackAPITests: XCTestCase {
         XCTAssertEqual(empty.bodyText, "")
         XCTAssertEqual(empty.headers["Feedback-Last-Id"], "3")
         for (query, code) in [("since=-1", "invalid_since"), ("since=x", "invalid_since"), ("format=csv", "invalid_format"),
-                              ("limit=3", "unknown_parameter")] {
+                              ("limit=3", "unknown_field")] {
             XCTAssertEqual(errorCode(api.respond(to: makeRequest(.get, "/v1/feedback/export?" + query))), code, query)
         }
     }

@@ -20,6 +20,14 @@ final class JSONTests: XCTestCase {
         XCTAssertThrowsError(try parse(#""\udd55""#))
     }
 
+    func testRejectsRepeatedKeys() {
+        XCTAssertThrowsError(try parse(#"{"k": 1, "k": 2}"#)) { error in
+            XCTAssertEqual((error as? JSONParseError)?.duplicateKey, "k")
+        }
+        XCTAssertThrowsError(try parse(#"[{"a": {"b": 1, "b": 1}}]"#))
+        XCTAssertNoThrow(try parse(#"{"a": {"k": 1}, "b": {"k": 2}}"#))
+    }
+
     func testRejectsMalformedDocuments() {
         for text in ["", "{", "{\"a\" 1}", "{\"a\":1,}", "[1,]", "01", "1.", "-", "tru", "\"a", "{a:1}", "1 2",
                      "\"tab\there\"", "\"\\x\"", "[" + String(repeating: "[", count: 100) + "]"] {
@@ -63,15 +71,7 @@ final class JSONTests: XCTestCase {
         var generator = SplitMix(seed: fuzzSeed(default: 7))
         for _ in 0..<fuzzIterations(default: 20_000) {
             var bytes = seed
-            for _ in 0..<(1 + generator.next() % 3) {
-                let position = Int(generator.next() % UInt64(bytes.count))
-                if generator.next() % 2 == 0 {
-                    bytes[position] = UInt8(truncatingIfNeeded: generator.next())
-                } else {
-                    bytes.remove(at: position)
-                    if bytes.isEmpty { bytes = [0x7B] }
-                }
-            }
+            generator.mutate(&bytes)
             _ = try? JSONParser.parse(bytes)
         }
     }

@@ -416,7 +416,7 @@ def swift_timings(binary, model, names_file, rounds):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--binary", default=".build-perf/release/kwsuggest")
+    parser.add_argument("--binary", default=".build-tools/release/release/kwsuggest")
     parser.add_argument("--model", default="models/default")
     parser.add_argument("--names", default="bench/names.txt")
     parser.add_argument("--rounds", type=int, default=5)

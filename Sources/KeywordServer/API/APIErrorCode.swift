@@ -6,6 +6,7 @@ extension ErrorCode {
     public static let badPercentEncoding = ErrorCode("bad_percent_encoding")
     public static let batchTooLarge = ErrorCode("batch_too_large")
     public static let corsOriginNotAllowed = ErrorCode("cors_origin_not_allowed")
+    public static let duplicateField = ErrorCode("duplicate_field")
     public static let emptyChange = ErrorCode("empty_change")
     public static let emptyName = ErrorCode("empty_name")
     public static let internalError = ErrorCode("internal_error")
@@ -26,6 +27,7 @@ extension ErrorCode {
     public static let nameTooLong = ErrorCode("name_too_long")
     public static let notFound = ErrorCode("not_found")
     public static let notReady = ErrorCode("not_ready")
+    public static let responseTooLarge = ErrorCode("response_too_large")
     public static let tooManyKeywords = ErrorCode("too_many_keywords")
     public static let unauthorized = ErrorCode("unauthorized")
     public static let unknownField = ErrorCode("unknown_field")
@@ -46,7 +48,6 @@ extension ErrorCode {
     public static let invalidSince = ErrorCode("invalid_since")
     public static let storeUnavailable = ErrorCode("store_unavailable")
     public static let tooManyItems = ErrorCode("too_many_items")
-    public static let unknownParameter = ErrorCode("unknown_parameter")
     public static let versionMismatch = ErrorCode("version_mismatch")
 
     /// Every code the API answers with, beyond the HTTP core's.
@@ -54,6 +55,7 @@ extension ErrorCode {
         .badPercentEncoding,
         .batchTooLarge,
         .corsOriginNotAllowed,
+        .duplicateField,
         .emptyChange,
         .emptyName,
         .internalError,
@@ -74,6 +76,7 @@ extension ErrorCode {
         .nameTooLong,
         .notFound,
         .notReady,
+        .responseTooLarge,
         .tooManyKeywords,
         .unauthorized,
         .unknownField,
@@ -93,7 +96,6 @@ extension ErrorCode {
         .invalidSince,
         .storeUnavailable,
         .tooManyItems,
-        .unknownParameter,
         .versionMismatch,
     ]
 

@@ -69,10 +69,7 @@ extension Handlers {
     /// record read, for the next `since`.
     func exportFeedback(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         try RequestDecoding.authorize(request, token: configuration.adminToken)
-        let query = try RequestDecoding.query(request.query)
-        if let unknown = query.keys.filter({ $0 != "since" && $0 != "format" }).min() {
-            throw .badRequest(.unknownParameter, "unknown parameter '\(unknown.prefix(64))'; this endpoint takes 'since' and 'format'")
-        }
+        let query = try RequestDecoding.query(request.query, allowed: ["since", "format"])
         var since: Int64 = 0
         if let text = query["since"] {
             guard let number = Int64(text), number >= 0 else {

@@ -28,11 +28,14 @@ struct ServeCommand: Command {
                                            defaultText: "$KWSUGGEST_CORS_ORIGINS", repeatable: true)
     static let store = SharedOptions.store
     static let overlay = Option<String>("--overlay", value: "file", help: "Same as --store file:<file>.")
+    static let allowOpenWrites = Flag("--allow-open-writes",
+                                      help: "Serve keyword writes without KWSUGGEST_ADMIN_TOKEN on a non-loopback address.")
 
     static let configuration = CommandConfiguration(
         name: "serve",
         abstract: "Serves the suggestion API and the admin page over HTTP.",
-        options: [host.spec, port.spec, model.spec, store.spec, threads.spec, corsOrigin.spec, overlay.spec],
+        options: [host.spec, port.spec, model.spec, store.spec, threads.spec, corsOrigin.spec, overlay.spec,
+                  allowOpenWrites.spec],
         discussion: """
             Listens first and prints 'listening on http://HOST:PORT', then opens the store and loads the model in
             the background; /readyz answers 503 until both are done. Keyword changes (POST /v1/keywords) and
@@ -42,7 +45,9 @@ struct ServeCommand: Command {
             postgres://user@host:5432/db (needs libpq5; password from the URL, PGPASSWORD or PGPASSFILE).
             SIGTERM or SIGINT stops accepting, finishes in-flight requests (up to 10 s) and exits 0.
             Environment: PORT, KWSUGGEST_MODEL, KWSUGGEST_STORE, KWSUGGEST_CORS_ORIGINS, KWSUGGEST_ADMIN_TOKEN
-            (when set, keyword changes and feedback need 'Authorization: Bearer <token>').
+            (when set, keyword changes and feedback need 'Authorization: Bearer <token>'; surrounding white space
+            is trimmed). Without a token writes are open: a warning on a loopback address, and a refusal to start
+            on any other address unless --allow-open-writes is given.
             """
     )
 
@@ -52,6 +57,7 @@ struct ServeCommand: Command {
     var threads: Int?
     var corsOrigins: [String]
     var storeLocation: StoreLocation
+    var allowOpenWrites: Bool
 
     init(arguments: ParsedArguments) throws {
         try arguments.expectNoPositionals()
@@ -72,6 +78,7 @@ struct ServeCommand: Command {
         corsOrigins = origins
         storeLocation = try resolveStore(store: arguments.get(Self.store), overlay: arguments.get(Self.overlay),
                                          modelDirectory: modelDirectory)
+        allowOpenWrites = arguments.get(Self.allowOpenWrites)
     }
 
     func run() throws {
@@ -83,8 +90,13 @@ struct ServeCommand: Command {
         options.server.port = port
         if let threads { options.server.eventLoops = threads }
         options.api.cors = CORSPolicy(allowedOrigins: corsOrigins)
-        if let token = Environment.value("KWSUGGEST_ADMIN_TOKEN"), !token.isEmpty { options.api.adminToken = token }
         options.store = storeLocation
+        options.allowOpenWrites = allowOpenWrites
+        do {
+            options.api.adminToken = try WritePolicy.token(fromEnvironment: Environment.value("KWSUGGEST_ADMIN_TOKEN"))
+        } catch {
+            throw CommandError.failure(error.message)
+        }
         let factory = Self.engineFactory
         let directory = modelDirectory
         let runner = ServiceRunner(options: options, loader: { store in try factory(directory, store) }, announce: { line in
