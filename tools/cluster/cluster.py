@@ -13,7 +13,7 @@ Steps (each bounded in time; the script exits non-zero when any check fails):
 With --throughput, also measures suggest throughput with the file store and with PostgreSQL side by side
 (wrk on loopback, alternating runs, medians).
 
-Usage: tools/cluster/cluster.py [--binary .build/release/kwsuggest] [--model models/default] [--throughput]
+Usage: tools/cluster/cluster.py [--binary .build/release/kwsuggest] [--model models/default] [--throughput [--runs 3]]
 Needs Debian's postgresql (and wrk for --throughput). Run from the repository root.
 """
 import argparse
@@ -345,6 +345,7 @@ def main():
     parser.add_argument("--binary", default=default_binary)
     parser.add_argument("--model", default=os.path.join(ROOT, "models/default"))
     parser.add_argument("--throughput", action="store_true")
+    parser.add_argument("--runs", type=int, default=3, help="alternating wrk runs per store for --throughput")
     arguments = parser.parse_args()
     started = time.time()
     work = tempfile.mkdtemp(prefix="kwsuggest-cluster.")
@@ -362,7 +363,7 @@ def main():
         replicas = []
         step_file_store(arguments.binary, arguments.model, work)
         if arguments.throughput:
-            step_throughput(arguments.binary, arguments.model, url, work)
+            step_throughput(arguments.binary, arguments.model, url, work, runs=arguments.runs)
     finally:
         for replica in replicas:
             replica.stop()
