@@ -1,5 +1,6 @@
 // The default store: files beside the overlay, safe for any number of processes on one machine.
 import Foundation
+import Locking
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -24,7 +25,7 @@ public final class FileKeywordStore: KeywordStore {
     public var isAvailable: Bool { true }
 
     private let overlayFile: KeywordOverlayStore
-    private let index = Mutex(FeedbackIndex())
+    private let index = Locked(FeedbackIndex())
     private let stopped = Atomic<Bool>(false)
     private let watching = Atomic<Bool>(false)
     /// How often the watcher compares the overlay file's identity, size and modification time.
