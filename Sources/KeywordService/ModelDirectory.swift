@@ -46,7 +46,9 @@ public enum ModelDirectory {
         var weights: ModelWeights?
         if FileManager.default.fileExists(atPath: file(Checkpoint.headerName)) || requireEncoder {
             do {
-                weights = try Checkpoint.load(directory: directory)
+                weights = try Checkpoint.load(directory: directory) { note in
+                    FileHandle.standardError.write(Data(("note: " + note + "\n").utf8))
+                }
             } catch let error as CheckpointError {
                 throw ModelDirectoryError(path: directory, message: error.description)
             }

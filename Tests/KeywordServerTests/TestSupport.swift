@@ -94,6 +94,20 @@ func jsonObject(_ response: HTTPResponse, file: StaticString = #filePath, line: 
     return object
 }
 
+/// The keywords of a suggest response body (`suggestions[].keyword`), in order; empty when there are none.
+func suggestedKeywords(_ body: String) -> [String] {
+    guard let object = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any],
+          let suggestions = object["suggestions"] as? [[String: Any]] else { return [] }
+    return suggestions.compactMap { $0["keyword"] as? String }
+}
+
+/// The keywords of each result of a batch response body (`results[].suggestions[].keyword`).
+func batchKeywords(_ body: String) -> [[String]] {
+    guard let object = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any],
+          let results = object["results"] as? [[String: Any]] else { return [] }
+    return results.map { ($0["suggestions"] as? [[String: Any]] ?? []).compactMap { $0["keyword"] as? String } }
+}
+
 func errorCode(_ response: HTTPResponse) -> String? {
     ((try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any])
         .flatMap { $0["error"] as? [String: Any] }?["code"] as? String

@@ -1,5 +1,8 @@
-// The only file that calls the operating system for sockets and epoll. Every failure becomes a
-// `SocketError` naming the call, at the place it failed.
+// Every system call of the HTTP core that can fail with an errno (sockets, epoll, eventfd, pipes, signals,
+// limits, clocks) is wrapped here. A failure the caller can act on becomes a `SocketError` naming the call, at
+// the place it failed; an errno that can only mean a bug in this process (EBADF, EFAULT, EINVAL: a wrong
+// descriptor, pointer or argument) stops the process with the call's name, as swift-nio does, instead of being
+// mistaken for a peer that went away. Other files use only libc's pure helpers (gmtime_r).
 import CSystem
 #if canImport(Glibc)
 import Glibc
@@ -19,8 +22,19 @@ public struct SocketError: Error, CustomStringConvertible, Equatable, Sendable {
     }
 }
 
-/// Thin wrappers over the Linux calls the socket layer needs. No other file uses `#if` or raw errno.
+/// Thin wrappers over the Linux calls the socket layer needs. No other file of the HTTP core reads errno.
 public enum Syscall {
+    /// Stops the process for an errno that only a programming error can cause; other errnos are returned.
+    @inline(__always)
+    static func checkProgrammingError(_ call: StaticString, _ code: Int32) {
+        switch code {
+        case EBADF, EFAULT, EINVAL:
+            preconditionFailure("\(call) failed with \(String(cString: strerror(code))) (errno \(code)): a bug in this process")
+        default:
+            return
+        }
+    }
+
     /// Result of a non-blocking read or write.
     enum IOResult: Equatable {
         case bytes(Int)
@@ -96,10 +110,13 @@ public enum Syscall {
             let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
             if count > 0 { return .bytes(count) }
             if count == 0 { return .closed }
-            switch csystem_errno() {
+            let code = csystem_errno()
+            switch code {
             case EINTR: continue
             case EAGAIN, EWOULDBLOCK: return .wouldBlock
-            default: return .closed  // ECONNRESET and friends: the peer is gone.
+            default:
+                checkProgrammingError("read", code)
+                return .closed  // ECONNRESET and friends: the peer is gone.
             }
         }
     }
@@ -109,10 +126,13 @@ public enum Syscall {
         while true {
             let count = Glibc.send(fd, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL))
             if count >= 0 { return .bytes(count) }
-            switch csystem_errno() {
+            let code = csystem_errno()
+            switch code {
             case EINTR: continue
             case EAGAIN, EWOULDBLOCK: return .wouldBlock
-            default: return .closed
+            default:
+                checkProgrammingError("send", code)
+                return .closed  // EPIPE, ECONNRESET: the peer is gone.
             }
         }
     }
@@ -143,7 +163,11 @@ public enum Syscall {
     static func epollWait(_ epoll: Int32, _ events: UnsafeMutablePointer<epoll_event>, capacity: Int32,
                           timeoutMilliseconds: Int32) -> Int32 {
         let count = epoll_wait(epoll, events, capacity, timeoutMilliseconds)
-        return count < 0 ? 0 : count  // EINTR: just loop again.
+        if count >= 0 { return count }
+        let code = csystem_errno()
+        // EINTR (a signal arrived) is the only errno a correct caller can see: no events, loop again.
+        if code != EINTR { preconditionFailure("epoll_wait failed: \(String(cString: strerror(code))) (errno \(code))") }
+        return 0
     }
 
     static func eventCreate() throws -> Int32 {
@@ -217,6 +241,11 @@ public enum Syscall {
     /// Lets other runnable threads on this CPU go first (sched_yield(2)); returns at once when there are none.
     static func yieldProcessor() {
         _ = sched_yield()
+    }
+
+    /// The number of online CPUs (at least 1).
+    static func onlineProcessors() -> Int {
+        max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
     }
 
     /// Monotonic time in nanoseconds.

@@ -87,10 +87,12 @@ final class Handlers: Sendable {
 
     // MARK: Suggestions
 
+    /// The fields of a suggestion request in text form (a query string or a form body).
+    private static let textFields: Set<String> = ["name", "k", "explain"]
+
     func suggestFromBody(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         if try RequestDecoding.bodyFormat(request, form: true) == .form {
-            let fields = try RequestDecoding.form(request)
-            try RequestDecoding.onlyFields(fields, ["name", "k", "explain"])
+            let fields = try RequestDecoding.form(request, allowed: Self.textFields)
             return try suggest(try textInput(fields, missingName: "add name=<product name> to the form"))
         }
         let fields = try RequestDecoding.object(request)
@@ -102,7 +104,7 @@ final class Handlers: Sendable {
     }
 
     func suggestFromQuery(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        try suggest(try textInput(try RequestDecoding.query(request.query), missingName: "add ?name=<product name>"))
+        try suggest(try textInput(try RequestDecoding.query(request.query, allowed: Self.textFields), missingName: "add ?name=<product name>"))
     }
 
     /// A suggestion request from text fields (a query string or a form body): `name`, `k`, `explain`.
@@ -110,7 +112,9 @@ final class Handlers: Sendable {
         guard let rawName = fields["name"] else { throw .badRequest(.missingName, missingName) }
         var k = limits.defaultK
         if let text = fields["k"] {
-            guard let number = Int(text) else { throw .badRequest(.invalidK, "'k' must be an integer from 1 to \(limits.maxK)") }
+            guard let number = RequestDecoding.number(text) else {
+                throw .badRequest(.invalidK, "'k' must be an integer from 1 to \(limits.maxK)")
+            }
             k = try RequestDecoding.k(number, limits: limits)
         }
         var explain = false
@@ -186,12 +190,21 @@ final class Handlers: Sendable {
         }
         let k = try RequestDecoding.k(fields["k"], limits: limits)
         let explain = try RequestDecoding.flag(fields["explain"], field: "explain", code: .invalidExplain)
+        let most = explain ? limits.maxBatchExplainedSuggestions : limits.maxBatchSuggestions
+        guard names.count * k <= most else {
+            throw .badRequest(.batchTooLarge, "names × k is \(names.count * k); at most \(most)\(explain ? " with explain" : "") per batch")
+        }
         let engine = try engine()
         var json = JSONWriter(capacity: 64 + names.count * 200)
+        var overflow = false
         json.object { json in
             json.field("results") { json in
                 json.array { json in
-                    for name in names {
+                    for name in names where !overflow {
+                        if json.bytes.count > limits.maxBatchResponseBytes {
+                            overflow = true
+                            break
+                        }
                         let result = engine.suggest(name, k: k, explain: explain)
                         json.object { json in
                             json.field("name", string: name)
@@ -205,6 +218,10 @@ final class Handlers: Sendable {
                 }
             }
             json.field("model", string: engine.modelVersion)
+        }
+        guard !overflow && json.bytes.count <= limits.maxBatchResponseBytes else {
+            throw APIError(.contentTooLarge, .responseTooLarge,
+                           "the answer would exceed \(limits.maxBatchResponseBytes) bytes; send fewer names or a smaller k")
         }
         return .json(.ok, json.bytes)
     }
@@ -252,8 +269,8 @@ final class Handlers: Sendable {
         for (index, keyword) in raw.enumerated() {
             let trimmed = keyword.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !trimmed.isEmpty else { throw .badRequest(.invalidKeyword, "'\(field)[\(index)]' is empty") }
-            guard trimmed.unicodeScalars.count <= limits.maxKeywordCharacters else {
-                throw .badRequest(.invalidKeyword, "'\(field)[\(index)]' is longer than \(limits.maxKeywordCharacters) characters")
+            guard RequestDecoding.fitsCodePoints(trimmed, limits.maxKeywordCharacters) else {
+                throw .badRequest(.invalidKeyword, "'\(field)[\(index)]' is longer than \(limits.maxKeywordCharacters) characters (Unicode code points)")
             }
             guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
                 throw .badRequest(.invalidKeyword, "'\(field)[\(index)]' contains a control character")

@@ -40,6 +40,7 @@ enum OpenAPIDocument {
       },
       "get": {
         "summary": "Top-k keywords for one product name (query form, for curl)",
+        "description": "The rules of the JSON form: another parameter name is 400 unknown_field (names starting with _ are ignored, for cache busters), a repeated one is 400 duplicate_field, and k may be any integral JSON number such as 5.0.",
         "parameters": [
           {"name": "name", "in": "query", "required": true, "schema": {"$ref": "#/components/schemas/Name"}},
           {"name": "k", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 50, "default": 5}},
@@ -152,6 +153,7 @@ enum OpenAPIDocument {
       },
       "BatchRequest": {
         "type": "object", "required": ["names"], "additionalProperties": false,
+        "description": "names × k is at most 10000, or 1000 with explain (else 400 batch_too_large); an answer over 8 MiB is 413 response_too_large",
         "properties": {
           "names": {"type": "array", "maxItems": 1000, "items": {"$ref": "#/components/schemas/Name"}},
           "k": {"type": ["integer", "null"], "minimum": 1, "maximum": 50, "default": 5, "description": "null means the default, 5"},
@@ -171,7 +173,7 @@ enum OpenAPIDocument {
       },
       "KeywordChange": {
         "type": "object", "additionalProperties": false,
-        "description": "At least one keyword in add or remove; at most 10000 in add and remove together (400 too_many_keywords). null is the same as an empty list.",
+        "description": "At least one keyword in add or remove; at most 10000 in add and remove together (400 too_many_keywords); each 1-100 Unicode code points after trimming, no control characters. null is the same as an empty list.",
         "properties": {
           "add": {"type": ["array", "null"], "maxItems": 10000, "items": {"$ref": "#/components/schemas/Keyword"}},
           "remove": {"type": ["array", "null"], "maxItems": 10000, "items": {"$ref": "#/components/schemas/Keyword"}}
