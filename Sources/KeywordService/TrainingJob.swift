@@ -21,7 +21,7 @@ public struct CalibrationSplit: Sendable, Equatable {
     public var fraction: Double
     public var key: Key
 
-    public init(fraction: Double = 0.1, key: Key = .name) {
+    public init(fraction: Double = 0.1, key: Key = .both) {
         self.fraction = fraction
         self.key = key
     }

@@ -119,9 +119,12 @@ final class CLIHelpTests: XCTestCase {
             Environment: PORT, KWSUGGEST_MODEL, KWSUGGEST_CORS_ORIGINS, KWSUGGEST_ADMIN_TOKEN (when set,
             POST /v1/keywords needs 'Authorization: Bearer <token>'; surrounding white space is trimmed).
             Without a token keyword writes are open: a warning on a loopback address, and a refusal to start
-            on any other address unless --allow-open-writes is given.
+            on any other address unless --allow-open-writes is given. With a calibrated model (calibration.json)
+            every suggestion carries its confidence, and an answer is marked auto_accept when the top one clears
+            the threshold the calibration curve gives for --auto-accept-precision; a precision the curve never
+            reaches auto-accepts nothing.
 
-            USAGE: kwsuggest serve [--host <host>] [--port <port>] [--model <dir>] [--threads <n>] [--cors-origin <origin> ...] [--overlay <file>] [--allow-open-writes]
+            USAGE: kwsuggest serve [--host <host>] [--port <port>] [--model <dir>] [--threads <n>] [--cors-origin <origin> ...] [--overlay <file>] [--auto-accept-precision <p>] [--allow-open-writes]
 
             OPTIONS:
               --host <host>           Address to bind; '::' for IPv4+IPv6 (default: 127.0.0.1).
@@ -130,6 +133,8 @@ final class CLIHelpTests: XCTestCase {
               --threads <n>           Event-loop threads (default: one per CPU).
               --cors-origin <origin>  Origin allowed to call the API from a browser; repeatable, '*' for any (default: $KWSUGGEST_CORS_ORIGINS).
               --overlay <file>        Keyword overlay file (default: <model dir>/keywords.overlay.json).
+              --auto-accept-precision <p>
+                                      Top-1 precision the auto-accept threshold is read for from the model's calibration curve (default: 0.98).
               --allow-open-writes     Serve keyword writes without KWSUGGEST_ADMIN_TOKEN on a non-loopback address.
               -h, --help              Show help information.
 

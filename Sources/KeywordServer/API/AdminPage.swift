@@ -494,13 +494,15 @@ async function changeKeywords(change, done) {
     const body = await response.json();
     if (!response.ok) {
       setStatus($("kw-status"), errorText(response, body) + (response.status === 401 ? " (enter the admin token under Settings)" : ""), true);
-      return;
+      return false;
     }
     state.keywords = body.keywords;
     renderKeywords();
     setStatus($("kw-status"), done + "; " + body.count + " keywords");
+    return true;
   } catch (error) {
     setStatus($("kw-status"), "request failed: " + error, true);
+    return false;
   }
 }
 
@@ -600,7 +602,7 @@ $("kw-filter").addEventListener("input", renderKeywords);
 $("kw-add").addEventListener("click", function () {
   const keyword = $("kw-new").value.trim();
   if (keyword === "") return;
-  changeKeywords({ add: [keyword] }, "added " + keyword).then(function () { $("kw-new").value = ""; });
+  changeKeywords({ add: [keyword] }, "added " + keyword).then(function (ok) { if (ok) $("kw-new").value = ""; });
 });
 $("kw-new").addEventListener("keydown", function (event) {
   if (event.key === "Enter" && !event.isComposing) { event.preventDefault(); $("kw-add").click(); }

@@ -9,11 +9,13 @@ import Glibc
 struct ServeCommand: Command {
     /// Builds the engine for a model directory and overlay file. Runs on a background thread after the server
     /// listens; until it returns, /readyz answers 503.
-    typealias EngineFactory = @Sendable (_ modelDirectory: String, _ overlayPath: String) throws -> any SuggestionEngine
+    typealias EngineFactory = @Sendable (_ modelDirectory: String, _ overlayPath: String,
+                                         _ autoAcceptPrecision: Double) throws -> any SuggestionEngine
 
     /// The engine `serve` uses: the trained model of the model directory, with the keyword overlay applied.
-    static let engineFactory: EngineFactory = { directory, overlay in
-        try ModelEngine(components: ModelDirectory.load(path: directory), overlayPath: overlay)
+    static let engineFactory: EngineFactory = { directory, overlay, precision in
+        try ModelEngine(components: ModelDirectory.load(path: directory), overlayPath: overlay,
+                        autoAcceptPrecision: precision)
     }
 
     static let host = Option<String>("--host", value: "host", help: "Address to bind; '::' for IPv4+IPv6.",
@@ -28,13 +30,18 @@ struct ServeCommand: Command {
                                            defaultText: "$KWSUGGEST_CORS_ORIGINS", repeatable: true)
     static let overlay = Option<String>("--overlay", value: "file", help: "Keyword overlay file.",
                                         defaultText: "<model dir>/keywords.overlay.json")
+    static let autoAcceptPrecision = Option<Double>(
+        "--auto-accept-precision", value: "p",
+        help: "Top-1 precision the auto-accept threshold is read for from the model's calibration curve.",
+        default: ModelCalibration.defaultPrecision, range: 0.5...1)
     static let allowOpenWrites = Flag("--allow-open-writes",
                                       help: "Serve keyword writes without KWSUGGEST_ADMIN_TOKEN on a non-loopback address.")
 
     static let configuration = CommandConfiguration(
         name: "serve",
         abstract: "Serves the suggestion API and the admin page over HTTP.",
-        options: [host.spec, port.spec, model.spec, threads.spec, corsOrigin.spec, overlay.spec, allowOpenWrites.spec],
+        options: [host.spec, port.spec, model.spec, threads.spec, corsOrigin.spec, overlay.spec, autoAcceptPrecision.spec,
+                  allowOpenWrites.spec],
         discussion: """
             Listens first and prints 'listening on http://HOST:PORT', then loads the model in the background;
             /readyz answers 503 until it is loaded. Keyword changes (POST /v1/keywords) are saved atomically to
@@ -43,7 +50,10 @@ struct ServeCommand: Command {
             Environment: PORT, KWSUGGEST_MODEL, KWSUGGEST_CORS_ORIGINS, KWSUGGEST_ADMIN_TOKEN (when set,
             POST /v1/keywords needs 'Authorization: Bearer <token>'; surrounding white space is trimmed).
             Without a token keyword writes are open: a warning on a loopback address, and a refusal to start
-            on any other address unless --allow-open-writes is given.
+            on any other address unless --allow-open-writes is given. With a calibrated model (calibration.json)
+            every suggestion carries its confidence, and an answer is marked auto_accept when the top one clears
+            the threshold the calibration curve gives for --auto-accept-precision; a precision the curve never
+            reaches auto-accepts nothing.
             """
     )
 
@@ -54,6 +64,7 @@ struct ServeCommand: Command {
     var corsOrigins: [String]
     var overlayPath: String
     var allowOpenWrites: Bool
+    var autoAcceptPrecision: Double
 
     init(arguments: ParsedArguments) throws {
         try arguments.expectNoPositionals()
@@ -74,6 +85,7 @@ struct ServeCommand: Command {
         corsOrigins = origins
         overlayPath = try arguments.get(Self.overlay) ?? KeywordOverlayStore.defaultPath(modelDirectory: modelDirectory)
         allowOpenWrites = arguments.get(Self.allowOpenWrites)
+        autoAcceptPrecision = try arguments.require(Self.autoAcceptPrecision)
     }
 
     func run() throws {
@@ -90,8 +102,8 @@ struct ServeCommand: Command {
             throw CommandError.failure(error.message)
         }
         let factory = Self.engineFactory
-        let (directory, overlay) = (modelDirectory, overlayPath)
-        let runner = ServiceRunner(options: options, loader: { try factory(directory, overlay) }, announce: { line in
+        let (directory, overlay, precision) = (modelDirectory, overlayPath, autoAcceptPrecision)
+        let runner = ServiceRunner(options: options, loader: { try factory(directory, overlay, precision) }, announce: { line in
             // Unbuffered, so a supervisor reading stdout sees the address at once.
             writeStandardOutput(Array((line + "\n").utf8))
         })
