@@ -177,11 +177,7 @@ enum OpenAPIDocument {
         "properties": {
           "add": {"type": ["array", "null"], "maxItems": 10000, "items": {"$ref": "#/components/schemas/Keyword"}},
           "remove": {"type": ["array", "null"], "maxItems": 10000, "items": {"$ref": "#/components/schemas/Keyword"}}
-        },
-        "anyOf": [
-          {"required": ["add"], "properties": {"add": {"type": "array", "minItems": 1}}},
-          {"required": ["remove"], "properties": {"remove": {"type": "array", "minItems": 1}}}
-        ]
+        }
       },
       "Error": {
         "type": "object", "required": ["error"],
