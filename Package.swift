@@ -28,9 +28,11 @@ let package = Package(
         .target(name: "Locking", swiftSettings: settings),
         .target(name: "KeywordIndex", dependencies: ["KeywordModel", "CKernels", "Locking"], swiftSettings: settings),
         .target(name: "StrictJSON", swiftSettings: settings),
+        // libpq's few functions, resolved with dlopen only when a PostgreSQL store is used.
+        .target(name: "CPostgres"),
         .target(
             name: "KeywordService",
-            dependencies: ["KeywordIndex", "KeywordModel", "KeywordText", "KeywordVectors"],
+            dependencies: ["KeywordIndex", "KeywordModel", "KeywordText", "KeywordVectors", "CPostgres"],
             swiftSettings: settings),
 
         // The HTTP path: a generic HTTP/1.1 core that knows nothing of the application, and the application
