@@ -35,6 +35,7 @@ enum AdminPage {
   #suggestions kbd { font: .8rem ui-monospace, monospace; border: 1px solid #8c8f94; border-radius: 3px; padding: 0 .3rem; background: #fff; }
   #suggestions .keyword { flex: 1; font-weight: 600; }
   #suggestions .confidence { font-variant-numeric: tabular-nums; color: #1d2327; min-width: 3.2rem; text-align: right; }
+  #suggestions .bar[hidden] { visibility: hidden; display: block; }
   #suggestions .bar { width: 4rem; height: .45rem; background: #dcdcde; border-radius: 2px; overflow: hidden; }
   #suggestions .bar span { display: block; height: 100%; background: #2271b1; }
   #suggestions .score { color: #50575e; font-size: .85rem; min-width: 3rem; text-align: right; }
@@ -249,6 +250,7 @@ function show(body, text) {
       button.setAttribute("aria-label", (i + 1) + ": " + s.keyword + ", confidence " + Math.round(s.confidence * 100) + " percent");
     } else {
       confidence.textContent = "–";
+      bar.hidden = true;
       button.setAttribute("aria-label", (i + 1) + ": " + s.keyword);
     }
     const score = document.createElement("span");
