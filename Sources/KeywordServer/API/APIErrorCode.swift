@@ -7,7 +7,6 @@ extension ErrorCode {
     public static let batchTooLarge = ErrorCode("batch_too_large")
     public static let corsOriginNotAllowed = ErrorCode("cors_origin_not_allowed")
     public static let duplicateField = ErrorCode("duplicate_field")
-    public static let emptyChange = ErrorCode("empty_change")
     public static let emptyName = ErrorCode("empty_name")
     public static let internalError = ErrorCode("internal_error")
     public static let invalidAdd = ErrorCode("invalid_add")
@@ -58,7 +57,6 @@ extension ErrorCode {
         .batchTooLarge,
         .corsOriginNotAllowed,
         .duplicateField,
-        .emptyChange,
         .emptyName,
         .internalError,
         .invalidAdd,

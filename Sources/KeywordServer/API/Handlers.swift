@@ -302,15 +302,14 @@ final class Handlers: Sendable {
         try RequestDecoding.onlyFields(fields, ["add", "remove"])
         let add = try cleanKeywords(try RequestDecoding.strings(fields["add"], field: "add", code: .invalidAdd), field: "add")
         let remove = try cleanKeywords(try RequestDecoding.strings(fields["remove"], field: "remove", code: .invalidRemove), field: "remove")
-        guard !add.isEmpty || !remove.isEmpty else {
-            throw .badRequest(.emptyChange, "give at least one keyword in 'add' or 'remove'")
-        }
         guard add.count + remove.count <= limits.maxKeywordChanges else {
             throw .badRequest(.tooManyKeywords, "at most \(limits.maxKeywordChanges) keywords per change")
         }
         let change = KeywordChange(add: add, remove: remove, expectedVersion: try Self.expectedVersion(request),
                                    requestID: request.headers["X-Request-Id"].map { String($0.prefix(200)) })
         let engine = try engine()
+        // An empty change changes nothing: the answer is the current list, and nothing is written.
+        if add.isEmpty && remove.isEmpty { return keywordResponse(engine.keywordList()) }
         // Writes run on their own lane (one worker unless configured otherwise), so the list does not grow
         // between this check and the write.
         let current = engine.keywordList().keywords

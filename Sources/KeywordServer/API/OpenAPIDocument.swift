@@ -85,7 +85,7 @@ enum OpenAPIDocument {
         "summary": "Add and remove keywords; durable in the store before the answer, served by this replica at once",
         "security": [{}, {"bearer": []}],
         "parameters": [
-          {"name": "If-Match", "in": "header", "description": "The list version (ETag of GET /v1/keywords) the change is made against; a stale one gets 412", "schema": {"type": "string"}}
+          {"name": "If-Match", "in": "header", "description": "The list version (ETag of GET /v1/keywords) the change is made against, quoted or bare, W/ allowed; a stale one gets 412; * or an empty value means no check; a list of several tags is 400 invalid_if_match", "schema": {"type": "string", "pattern": "^[ \\t]*(\\*|(W/)?\"[^\",]+\"|W/[^\",]+|(?!W/)[^\",]+)?[ \\t]*$"}}
         ],
         "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/KeywordChange"}}}},
         "responses": {
@@ -221,22 +221,18 @@ enum OpenAPIDocument {
         "properties": {
           "add": {"type": ["array", "null"], "maxItems": 10000, "items": {"$ref": "#/components/schemas/Keyword"}},
           "remove": {"type": ["array", "null"], "maxItems": 10000, "items": {"$ref": "#/components/schemas/Keyword"}}
-        },
-        "anyOf": [
-          {"required": ["add"], "properties": {"add": {"type": "array", "minItems": 1}}},
-          {"required": ["remove"], "properties": {"remove": {"type": "array", "minItems": 1}}}
-        ]
+        }
       },
       "FeedbackItem": {
         "type": "object", "required": ["name", "keyword", "action"], "additionalProperties": false,
         "properties": {
-          "id": {"type": ["string", "null"], "minLength": 1, "maxLength": 200, "description": "Client-chosen; a second item with the same id is not stored again and gets the first one's id"},
-          "name": {"type": "string", "minLength": 1, "maxLength": 1000, "description": "The product name, 1-1000 characters after trimming"},
-          "keyword": {"type": "string", "minLength": 1, "maxLength": 100, "description": "The keyword accepted, typed (correct) or rejected; 1-100 characters after trimming"},
+          "id": {"type": ["string", "null"], "minLength": 1, "maxLength": 200, "pattern": "^[^\\x00-\\x1f\\x7f-\\x9f]*$", "description": "Client-chosen, 1-200 code points without control characters; a second item with the same id is not stored again and gets the first one's id"},
+          "name": {"$ref": "#/components/schemas/Name"},
+          "keyword": {"$ref": "#/components/schemas/Keyword"},
           "action": {"enum": ["accept", "correct", "reject"]},
-          "shown": {"type": ["array", "null"], "maxItems": 50, "items": {"type": "string", "minLength": 1, "maxLength": 100}, "description": "The keywords shown, best first"},
-          "model": {"type": ["string", "null"], "minLength": 1, "maxLength": 200, "description": "Model version that made the suggestions"},
-          "annotator": {"type": ["string", "null"], "minLength": 1, "maxLength": 200}
+          "shown": {"type": ["array", "null"], "maxItems": 50, "items": {"$ref": "#/components/schemas/Keyword"}, "description": "The keywords shown, best first"},
+          "model": {"type": ["string", "null"], "minLength": 1, "maxLength": 200, "pattern": "^[^\\x00-\\x1f\\x7f-\\x9f]*$", "description": "Model version that made the suggestions"},
+          "annotator": {"type": ["string", "null"], "minLength": 1, "maxLength": 200, "pattern": "^[^\\x00-\\x1f\\x7f-\\x9f]*$"}
         }
       },
       "FeedbackBatch": {

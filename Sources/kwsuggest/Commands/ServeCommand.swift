@@ -8,14 +8,15 @@ import Glibc
 /// `kwsuggest serve`: the HTTP API and the admin page.
 struct ServeCommand: Command {
     /// Builds the engine for a model directory on an opened store; `verify` checks the model files against
-    /// their manifest checksums. Runs on a background thread after the server listens; until it returns,
-    /// /readyz answers 503.
-    typealias EngineFactory = @Sendable (_ modelDirectory: String, _ store: any KeywordStore, _ verify: Bool) throws
-        -> any SuggestionEngine
+    /// their manifest checksums, and the auto-accept threshold is read from the calibration curve for the given
+    /// precision. Runs on a background thread after the server listens; until it returns, /readyz answers 503.
+    typealias EngineFactory = @Sendable (_ modelDirectory: String, _ store: any KeywordStore, _ verify: Bool,
+                                         _ autoAcceptPrecision: Double) throws -> any SuggestionEngine
 
     /// The engine `serve` uses: the trained model of the model directory, with the store's keyword changes applied.
-    static let engineFactory: EngineFactory = { directory, store, verify in
-        try ModelEngine(components: ModelDirectory.load(path: directory, verify: verify), store: store)
+    static let engineFactory: EngineFactory = { directory, store, verify, precision in
+        try ModelEngine(components: ModelDirectory.load(path: directory, verify: verify), store: store,
+                        autoAcceptPrecision: precision)
     }
 
     static let host = Option<String>("--host", value: "host", help: "Address to bind; '::' for IPv4+IPv6.",
@@ -34,6 +35,10 @@ struct ServeCommand: Command {
                                                  help: "Access-log lines on stderr: on for every request, errors for status 400 and above, or off.",
                                                  default: .on)
     static let noVerify = SharedOptions.noVerify
+    static let autoAcceptPrecision = Option<Double>(
+        "--auto-accept-precision", value: "p",
+        help: "Top-1 precision the auto-accept threshold is read for from the model's calibration curve.",
+        default: ModelCalibration.defaultPrecision, range: 0.5...1)
     static let allowOpenWrites = Flag("--allow-open-writes",
                                       help: "Serve keyword writes without KWSUGGEST_ADMIN_TOKEN on a non-loopback address.")
 
@@ -41,7 +46,7 @@ struct ServeCommand: Command {
         name: "serve",
         abstract: "Serves the suggestion API and the admin page over HTTP.",
         options: [host.spec, port.spec, model.spec, store.spec, threads.spec, corsOrigin.spec, overlay.spec,
-                  accessLog.spec, noVerify.spec, allowOpenWrites.spec],
+                  accessLog.spec, noVerify.spec, autoAcceptPrecision.spec, allowOpenWrites.spec],
         discussion: """
             Listens first and prints 'listening on http://HOST:PORT', then opens the store and loads the model in
             the background; /readyz answers 503 until both are done (a model file whose SHA-256 differs from
@@ -54,7 +59,10 @@ struct ServeCommand: Command {
             Environment: PORT, KWSUGGEST_MODEL, KWSUGGEST_STORE, KWSUGGEST_CORS_ORIGINS, KWSUGGEST_ADMIN_TOKEN
             (when set, keyword changes and feedback need 'Authorization: Bearer <token>'; surrounding white space
             is trimmed). Without a token writes are open: a warning on a loopback address, and a refusal to start
-            on any other address unless --allow-open-writes is given.
+            on any other address unless --allow-open-writes is given. With a calibrated model (calibration.json)
+            every suggestion carries its confidence, and an answer is marked auto_accept when the top one clears
+            the threshold the calibration curve gives for --auto-accept-precision; a precision the curve never
+            reaches auto-accepts nothing.
             """
     )
 
@@ -67,6 +75,7 @@ struct ServeCommand: Command {
     var allowOpenWrites: Bool
     var verify: Bool
     var accessLogMode: AccessLogMode
+    var autoAcceptPrecision: Double
 
     init(arguments: ParsedArguments) throws {
         try arguments.expectNoPositionals()
@@ -90,6 +99,7 @@ struct ServeCommand: Command {
         allowOpenWrites = arguments.get(Self.allowOpenWrites)
         verify = !arguments.get(Self.noVerify)
         accessLogMode = try arguments.require(Self.accessLog)
+        autoAcceptPrecision = try arguments.require(Self.autoAcceptPrecision)
     }
 
     func run() throws {
@@ -110,8 +120,9 @@ struct ServeCommand: Command {
             throw CommandError.failure(error.message)
         }
         let factory = Self.engineFactory
-        let (directory, verify) = (modelDirectory, verify)
-        let runner = ServiceRunner(options: options, loader: { store in try factory(directory, store, verify) }, announce: { line in
+        let (directory, verify, precision) = (modelDirectory, verify, autoAcceptPrecision)
+        let runner = ServiceRunner(options: options, loader: { store in try factory(directory, store, verify, precision) },
+                                   announce: { line in
             // Unbuffered, so a supervisor reading stdout sees the address at once.
             writeStandardOutput(Array((line + "\n").utf8))
         })
