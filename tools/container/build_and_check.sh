@@ -202,6 +202,7 @@ stop_and_check() {  # name, label
     seconds=$(elapsed "$start")
     status=$("${PODMAN[@]}" inspect --format '{{.State.ExitCode}}' "$name")
     echo "podman stop took $seconds s, exit status $status"
+    [ "$status" = 0 ] || "${PODMAN[@]}" logs "$name" 2>&1 | quiet | tail -n 15
     check "$2: podman stop (SIGTERM) exits 0 within the ${DRAIN_SECONDS} s drain time ($seconds s)" \
         python3 -c 'import sys; sys.exit(0 if sys.argv[1] == "0" and float(sys.argv[2]) < float(sys.argv[3]) else 1)' \
         "$status" "$seconds" "$DRAIN_SECONDS"
@@ -321,6 +322,34 @@ if "${PODMAN[@]}" run --rm "${ULIMITS[@]}" --network none "$IMAGE" kwsuggest ser
     check "replica 1 serves the keyword written through replica 0 (within 10 s)" [ "$SEEN" = yes ]
     PID=$("${PODMAN[@]}" inspect --format '{{.State.Pid}}' "$SUITE-pg-a")
     echo "replica 0 (libpq loaded, connected): RSS $(awk '/^VmRSS:/ {print $2, $3}' "/proc/$PID/status"), peak $(awk '/^VmHWM:/ {print $2, $3}' "/proc/$PID/status")"
+    # A PostgreSQL outage: suggestions go on, keyword writes answer 503, /readyz stays 200 and says so;
+    # once PostgreSQL is back the replica reconnects and writes work again.
+    runuser -u postgres -- pg_ctl -D "$PGDIR/data" -m fast -w stop > /dev/null
+    WRITE_STATUS=$(curl -s -o /dev/null -w '%{http_code}' -X POST "${REPLICA_URLS[0]}/v1/keywords" \
+        -H 'Content-Type: application/json' -H "Authorization: Bearer $TOKEN" -d '{"add":["outage-keyword"]}' || true)
+    check "PostgreSQL down: a keyword write answers 503 (got $WRITE_STATUS), nothing acknowledged is lost" [ "$WRITE_STATUS" = 503 ]
+    check "PostgreSQL down: suggestions still answer 200" \
+        [ "$(curl -s -o /dev/null -w '%{http_code}' -X POST "${REPLICA_URLS[1]}/v1/suggest" -H 'Content-Type: application/json' \
+             -d '{"name":"農家直送 メークイン 1kg"}')" = 200 ]
+    READY=$(curl -s -w ' %{http_code}' "${REPLICA_URLS[0]}/readyz" || true)
+    echo "readyz while PostgreSQL is down: $READY"
+    check "PostgreSQL down: /readyz stays 200 and reports the store unavailable" \
+        bash -c 'grep -q "unavailable" <<< "$1" && [ "${1##* }" = 200 ]' _ "$READY"
+    runuser -u postgres -- pg_ctl -D "$PGDIR/data" -l "$PGDIR/server.log" -w \
+        -o "-p $PGPORT -k $PGDIR -c listen_addresses=127.0.0.1" start > /dev/null
+    BACK=no
+    for _ in $(seq 300); do
+        [ "$(curl -s -o /dev/null -w '%{http_code}' -X POST "${REPLICA_URLS[0]}/v1/keywords" -H 'Content-Type: application/json' \
+             -H "Authorization: Bearer $TOKEN" -d '{"add":["after-outage-keyword"]}')" = 200 ] && { BACK=yes; break; }
+        sleep 0.1
+    done
+    check "PostgreSQL back: keyword writes work again within 30 s" [ "$BACK" = yes ]
+    SEEN=no
+    for _ in $(seq 100); do
+        curl -s "${REPLICA_URLS[1]}/v1/keywords" | grep -q 'after-outage-keyword' && { SEEN=yes; break; }
+        sleep 0.1
+    done
+    check "PostgreSQL back: replica 1 serves the keyword written after the outage (within 10 s)" [ "$SEEN" = yes ]
     stop_and_check "$SUITE-pg-a" "replica 0"
     stop_and_check "$SUITE-pg-b" "replica 1"
 else
