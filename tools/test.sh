@@ -13,4 +13,8 @@ source tools/testing/common.sh
 
 run_swift_tests
 
+# The Kubernetes manifests and the Dockerfile, validated offline (kubernetes-validate, checkov); pip installs
+# the pinned tools into a cached virtual environment the first time.
+run_suite "kubernetes manifests" tools/deploy/validate_kubernetes.sh
+
 finish_tests

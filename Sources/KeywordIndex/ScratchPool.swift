@@ -3,25 +3,27 @@ import KeywordModel
 import Locking
 
 /// Buffers for scoring one name; sized once for a keyword count and a maximum name length.
+/// It owns its buffers, so the kernels take their pointers directly.
 final class IndexScratch {
-    var projected: [Float]
-    var states: [Float]
-    var units: [Float]
-    var gram: [Float]
-    var alpha: [Float]
-    var internalScores: [Float]
-    var work: [SIMD8<Float>]
+    let projected: ScratchBuffer<Float>
+    let states: ScratchBuffer<Float>
+    let units: ScratchBuffer<Float>
+    let gram: ScratchBuffer<Float>
+    let alpha: ScratchBuffer<Float>
+    let internalScores: ScratchBuffer<Float>
+    /// 3 · maxTokens SIMD8 values per scoring thread (two at most).
+    let work: ScratchBuffer<SIMD8<Float>>
     var heap: [ScoredKeyword]
     var lexical: LexicalScratch
 
     init(keywords: Int, padded: Int, hidden: Int, maxTokens: Int) {
-        projected = [Float](repeating: 0, count: maxTokens * hidden)
-        states = projected
-        units = projected
-        gram = [Float](repeating: 0, count: maxTokens * maxTokens)
-        alpha = [Float](repeating: 0, count: maxTokens)
-        internalScores = [Float](repeating: 0, count: max(padded, keywords))
-        work = [SIMD8<Float>](repeating: SIMD8<Float>(), count: 2 * 3 * maxTokens)
+        projected = ScratchBuffer(count: maxTokens * hidden, repeating: 0)
+        states = ScratchBuffer(count: maxTokens * hidden, repeating: 0)
+        units = ScratchBuffer(count: maxTokens * hidden, repeating: 0)
+        gram = ScratchBuffer(count: maxTokens * maxTokens, repeating: 0)
+        alpha = ScratchBuffer(count: maxTokens, repeating: 0)
+        internalScores = ScratchBuffer(count: max(padded, keywords), repeating: 0)
+        work = ScratchBuffer(count: 2 * 3 * maxTokens, repeating: SIMD8<Float>())
         heap = []
         heap.reserveCapacity(64)
         lexical = LexicalScratch(keywordCount: keywords)

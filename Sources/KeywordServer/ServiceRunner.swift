@@ -17,6 +17,8 @@ public struct ServiceOptions: Sendable {
     public var overlayPath: String?
     /// How often the overlay file's modification time is checked. Default 2 s.
     public var watchInterval: Double = 2
+    /// Serve keyword writes without a token on an address other hosts can reach (see `WritePolicy`).
+    public var allowOpenWrites = false
     public init() {}
 }
 
@@ -39,6 +41,10 @@ public final class ServiceRunner: Sendable {
 
     /// Serves until SIGTERM or SIGINT, then drains and returns. Throws when binding or loading fails.
     public func run() throws {
+        if let warning = try WritePolicy.check(host: options.server.host, token: options.api.adminToken,
+                                               allowOpenWrites: options.allowOpenWrites) {
+            Self.event(["event": "warning", "message": warning])
+        }
         let (signalRead, signalWrite) = try Syscall.pipe()
         defer {
             for signal in [SIGTERM, SIGINT, SIGHUP] { Syscall.defaultSignal(signal) }

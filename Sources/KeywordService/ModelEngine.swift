@@ -10,6 +10,9 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
     public let components: ModelComponents
     public let store: KeywordOverlayStore
     public let options: ScoringOptions
+    /// The top suggestion is auto-accepted when its confidence is at least this; nil without calibration or
+    /// when the calibration curve never reaches the asked precision.
+    public let autoAcceptThreshold: Double?
     private let preparedVarieties: [VarietyEntry]
 
     private struct State {
@@ -27,10 +30,12 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
     ///   - overlayPath: the overlay file; default `<model dir>/keywords.overlay.json`.
     ///   - applyOverlay: false to start from `components.keywords` exactly (the overlay file is not read then,
     ///     though later updates still write it).
+    ///   - autoAcceptPrecision: the top-1 precision the auto-accept threshold is read for from the calibration curve.
     public init(components: ModelComponents, overlayPath: String? = nil, options: ScoringOptions = ScoringOptions(),
-                applyOverlay: Bool = true) throws {
+                applyOverlay: Bool = true, autoAcceptPrecision: Double = ModelCalibration.defaultPrecision) throws {
         self.components = components
         self.options = options
+        autoAcceptThreshold = components.calibration?.threshold(forPrecision: autoAcceptPrecision)
         store = KeywordOverlayStore(path: overlayPath ?? KeywordOverlayStore.defaultPath(modelDirectory: components.directory))
         preparedVarieties = components.varietyEntries()
         let overlay = applyOverlay ? try store.load() : KeywordOverlay()
@@ -49,17 +54,24 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
         let index = current().index
         let analyzed = components.analyzer.analyzeName(name)
         let lexical = analyzed.lexical
-        let found = index.search(lexical, k: max(0, k))
         let tokens = Array(analyzed.surfaces.prefix(index.options.maxNameTokens))
-        let suggestions = found.map { scored -> Suggestion in
-            var suggestion = Suggestion(keyword: index.entries[scored.index].keyword, score: scored.score)
+        // A name with no content tokens scores every keyword 0: there is nothing to suggest.
+        guard !lexical.rows.isEmpty else {
+            return SuggestionResult(name: name, tokens: explain ? tokens : nil, suggestions: [], reason: .noContentTokens)
+        }
+        let calibration = components.calibration
+        let suggestions = ConfidenceFeatures.ranked(index, name: lexical, k: max(0, k)).map { scored, features -> Suggestion in
+            var suggestion = Suggestion(keyword: index.entries[scored.index].keyword, score: scored.score,
+                                        confidence: calibration?.confidence(features))
             if explain {
                 let weights = index.attention(lexical, keyword: scored.index)
                 suggestion.weights = zip(tokens, weights).map { TokenWeight(token: $0, weight: $1) }
             }
             return suggestion
         }
-        return SuggestionResult(name: name, tokens: explain ? tokens : nil, suggestions: suggestions)
+        var autoAccept = false
+        if let threshold = autoAcceptThreshold, let top = suggestions.first?.confidence { autoAccept = top >= threshold }
+        return SuggestionResult(name: name, tokens: explain ? tokens : nil, suggestions: suggestions, autoAccept: autoAccept)
     }
 
     public func keywordList() -> KeywordListSnapshot { current().snapshot }

@@ -1,7 +1,7 @@
 // A strict RFC 8259 JSON parser for request bodies: rejects invalid UTF-8, control characters in strings,
 // lone surrogates, trailing garbage and nesting deeper than a fixed limit.
 
-/// A parsed JSON value. Objects keep the last value of a repeated key.
+/// A parsed JSON value. An object never has a repeated key: the parser rejects them.
 public enum JSONValue: Equatable, Sendable {
     case null
     case bool(Bool)
@@ -22,6 +22,9 @@ public struct JSONParseError: Error, Equatable, Sendable, CustomStringConvertibl
     public var reason: String
     /// True when the failure is invalid UTF-8 (reported with its own error code).
     public var isEncoding: Bool = false
+    /// The key, when the failure is an object naming it twice (RFC 8259 §4: names SHOULD be unique; a reader
+    /// that kept one of them would silently drop the other).
+    public var duplicateKey: String?
     public var description: String { "\(reason) at byte \(offset)" }
 }
 
@@ -125,7 +128,13 @@ public struct JSONParser {
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw error("expected ':'") }
             index += 1
             skipWhitespace()
-            fields[key] = try value(depth: depth + 1)
+            let keyOffset = index
+            let parsed = try value(depth: depth + 1)
+            guard fields.updateValue(parsed, forKey: key) == nil else {
+                var failure = JSONParseError(offset: keyOffset, reason: "the key '\(key.prefix(64))' appears twice")
+                failure.duplicateKey = key
+                throw failure
+            }
             skipWhitespace()
             guard index < bytes.count else { throw error("unexpected end of input") }
             if bytes[index] == UInt8(ascii: ",") { index += 1; continue }

@@ -52,6 +52,14 @@ extension Float: ArgumentValue {
     static var expectation: String { "a number" }
 }
 
+extension Double: ArgumentValue {
+    init?(argument: String) {
+        guard let value = Double(argument), value.isFinite else { return nil }
+        self = value
+    }
+    static var expectation: String { "a number" }
+}
+
 /// Enumerations spelled by their raw values, such as `--ablation no-attention`.
 protocol ArgumentChoice: ArgumentValue, CaseIterable, RawRepresentable where RawValue == String {}
 

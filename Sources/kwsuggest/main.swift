@@ -10,6 +10,7 @@ enum Root {
         SuggestCommand.self,
         EvalCommand.self,
         TrainCommand.self,
+        CalibrateCommand.self,
         TokenizeCommand.self,
         PrintWordVectorsCommand.self,
         NearestNeighboursCommand.self,

@@ -57,7 +57,7 @@ final class CLIModelTests: ScratchTestCase {
             XCTAssertEqual(outcome.status, 0, outcome.stderr)
             let last = try XCTUnwrap(outcome.stdout.split(separator: "\n").last)
             let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any])
-            XCTAssertEqual(Set(object.keys), ["n", "accuracy_at_1", "accuracy_at_5", "mrr"])
+            XCTAssertEqual(Set(object.keys), ["n", "accuracy_at_1", "accuracy_at_5", "mrr", "calibration"])
             XCTAssertEqual(object["n"] as? Int, 2)
             for key in ["accuracy_at_1", "accuracy_at_5", "mrr"] {
                 let value = try XCTUnwrap(object[key] as? Double)

@@ -149,6 +149,28 @@ final class CLIServeTests: XCTestCase {
         XCTAssertTrue(text.contains("Error: cannot load the model"), text)
     }
 
+    func testOpenWritesAreRefusedOnNonLoopbackAndWarnedOnLoopback() throws {
+        var environment = ProcessInfo.processInfo.environment
+        environment["KWSUGGEST_ADMIN_TOKEN"] = nil
+        let refused = try CLITests.run(["serve", "--host", "0.0.0.0", "--port", "0", "--model", directory + "/missing"],
+                                       environment: environment)
+        XCTAssertEqual(refused.status, 1)
+        XCTAssertTrue(refused.stderr.contains("Error: refusing to serve open keyword writes on 0.0.0.0"), refused.stderr)
+        XCTAssertFalse(refused.stdout.contains("listening"), refused.stdout)
+        // On loopback it starts (and here fails later, on the missing model) after a warning.
+        let warned = try CLITests.run(["serve", "--port", "0", "--model", directory + "/missing"], environment: environment)
+        XCTAssertTrue(warned.stderr.contains(#""event":"warning","message":"keyword writes are open"#), warned.stderr)
+        environment["KWSUGGEST_ADMIN_TOKEN"] = "two words"
+        let bad = try CLITests.run(["serve", "--port", "0", "--model", directory + "/missing"], environment: environment)
+        XCTAssertEqual(bad.status, 1)
+        XCTAssertTrue(bad.stderr.contains("KWSUGGEST_ADMIN_TOKEN holds white space"), bad.stderr)
+        environment["KWSUGGEST_ADMIN_TOKEN"] = "secret\n"
+        let trimmed = try CLITests.run(["serve", "--host", "0.0.0.0", "--port", "0", "--model", directory + "/missing"],
+                                       environment: environment)
+        XCTAssertFalse(trimmed.stderr.contains("keyword writes are open"), trimmed.stderr)
+        XCTAssertTrue(trimmed.stderr.contains("Error: cannot load the model"), trimmed.stderr)
+    }
+
     func testBadPortIsAUsageError() throws {
         let outcome = try CLITests.run(["serve", "--port", "70000"])
         XCTAssertEqual(outcome.status, 64)

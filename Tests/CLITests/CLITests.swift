@@ -76,7 +76,7 @@ final class CLITests: XCTestCase {
         let outcome = try Self.run(["--help"])
         XCTAssertEqual(outcome.status, 0)
         XCTAssertTrue(outcome.stdout.hasPrefix("OVERVIEW: Suggests ingredient keywords for grocery product names.\n\nUSAGE: kwsuggest <subcommand>\n"))
-        for name in ["serve", "suggest", "eval", "train", "tokenize", "print-word-vectors", "nn", "bench"] {
+        for name in ["serve", "suggest", "eval", "train", "calibrate", "tokenize", "print-word-vectors", "nn", "bench"] {
             XCTAssertTrue(outcome.stdout.contains("\n  \(name) "), "help lacks \(name)")
         }
     }
@@ -101,6 +101,36 @@ final class CLIHelpTests: XCTestCase {
 
             OPTIONS:
               -k, --k <k>             Neighbours per word (default: 10).
+              -h, --help              Show help information.
+
+            """)
+    }
+
+    func testServeHelpIsExact() throws {
+        let outcome = try CLITests.run(["serve", "--help"])
+        XCTAssertEqual(outcome.status, 0)
+        XCTAssertEqual(outcome.stdout, """
+            OVERVIEW: Serves the suggestion API and the admin page over HTTP.
+
+            Listens first and prints 'listening on http://HOST:PORT', then loads the model in the background;
+            /readyz answers 503 until it is loaded. Keyword changes (POST /v1/keywords) are saved atomically to
+            the overlay file; SIGHUP, or a change of that file's modification time (checked every 2 s), reloads
+            it. SIGTERM or SIGINT stops accepting, finishes in-flight requests (up to 10 s) and exits 0.
+            Environment: PORT, KWSUGGEST_MODEL, KWSUGGEST_CORS_ORIGINS, KWSUGGEST_ADMIN_TOKEN (when set,
+            POST /v1/keywords needs 'Authorization: Bearer <token>'; surrounding white space is trimmed).
+            Without a token keyword writes are open: a warning on a loopback address, and a refusal to start
+            on any other address unless --allow-open-writes is given.
+
+            USAGE: kwsuggest serve [--host <host>] [--port <port>] [--model <dir>] [--threads <n>] [--cors-origin <origin> ...] [--overlay <file>] [--allow-open-writes]
+
+            OPTIONS:
+              --host <host>           Address to bind; '::' for IPv4+IPv6 (default: 127.0.0.1).
+              --port <port>           TCP port; 0 picks a free one (default: $PORT or 8080).
+              --model <dir>           Model directory (default: $KWSUGGEST_MODEL or models/default).
+              --threads <n>           Event-loop threads (default: one per CPU).
+              --cors-origin <origin>  Origin allowed to call the API from a browser; repeatable, '*' for any (default: $KWSUGGEST_CORS_ORIGINS).
+              --overlay <file>        Keyword overlay file (default: <model dir>/keywords.overlay.json).
+              --allow-open-writes     Serve keyword writes without KWSUGGEST_ADMIN_TOKEN on a non-loopback address.
               -h, --help              Show help information.
 
             """)

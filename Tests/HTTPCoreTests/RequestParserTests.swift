@@ -162,6 +162,52 @@ final class RequestParserTests: XCTestCase {
         XCTAssertEqual(failure(text) { $0.maxBodyBytes = 10 }?.status.code, 413)
     }
 
+    func testLongChunkExtensionIs400() {
+        let head = "POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n"
+        let long = head + "1;" + String(repeating: "e", count: 1000) + "\r\nx\r\n0\r\n\r\n"
+        XCTAssertEqual(failure(long)?.code, .invalidChunk)
+        // Refused while the line is still arriving, before its end is buffered.
+        XCTAssertEqual(failure(head + "1;" + String(repeating: "e", count: 400))?.code, .invalidChunk)
+        XCTAssertNotNil(parse(head + "1;" + String(repeating: "e", count: 200) + "\r\nx\r\n0\r\n\r\n"))
+    }
+
+    func testChunkFramingOverheadIsBounded() {
+        // Many small chunks with extensions: 400 KB of raw bytes for 2 KB of body (the reproduction's shape).
+        var text = "POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n"
+        let chunk = "1;" + String(repeating: "e", count: 200) + "\r\n \r\n"
+        for _ in 0..<2000 { text += chunk }
+        var parser = makeParser()
+        guard case .failure(let error) = parser.parse(Array(text.utf8), from: 0) else { return XCTFail("accepted") }
+        XCTAssertEqual(error.status.code, 413)
+        // Plain 1-byte chunks for a 10 KB body stay accepted.
+        var plain = "POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n"
+        for _ in 0..<10_000 { plain += "1\r\nx\r\n" }
+        XCTAssertEqual(parse(plain + "0\r\n\r\n")?.body.count, 10_000)
+    }
+
+    func testAmbiguousHeadsAre400() {
+        let chunked = "POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n"
+        XCTAssertEqual(failure("GET / HTTP/1.1\r\nHost: a\r\nAuthorization: Bearer x\r\nAuthorization: Bearer y\r\n\r\n")?.status.code, 400)
+        XCTAssertEqual(failure(chunked + "Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n")?.status.code, 400)
+        XCTAssertEqual(failure("POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked, chunked\r\n\r\n")?.status.code, 400)
+        XCTAssertEqual(failure("GET / HTTP/1.1\r\nHost: a b\r\n\r\n")?.status.code, 400)
+        XCTAssertEqual(failure("GET / HTTP/1.1\r\nHost:\r\n\r\n")?.status.code, 400)
+        XCTAssertEqual(failure("GET / HTTP/1.1\r\nHost: a:80x\r\n\r\n")?.status.code, 400)
+        for host in ["example.com", "example.com:8080", "127.0.0.1:1", "[::1]:8080", "[fe80::1]", "xn--r8jz45g.jp"] {
+            XCTAssertNotNil(parse("GET / HTTP/1.1\r\nHost: \(host)\r\n\r\n"), host)
+        }
+    }
+
+    func testControlBytesInChunkExtensionsAndBadTrailersAre400() {
+        let head = "POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n"
+        XCTAssertEqual(failure(head + "1;a\rb\r\nx\r\n0\r\n\r\n")?.code, .invalidChunk)
+        XCTAssertEqual(failure(head + "1;a\u{0}b\r\nx\r\n0\r\n\r\n")?.code, .invalidChunk)
+        XCTAssertNotNil(parse(head + "1;a=\"b c\"\r\nx\r\n0\r\n\r\n"))
+        XCTAssertEqual(failure(head + "0\r\nno colon here\r\n\r\n")?.status.code, 400)
+        XCTAssertEqual(failure(head + "0\r\nX-Bad: a\u{0}b\r\n\r\n")?.status.code, 400)
+        XCTAssertNotNil(parse(head + "0\r\nX-Fine: yes\r\n\r\n"))
+    }
+
     func testBadChunkFraming() {
         XCTAssertEqual(failure("POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n")?.code, .invalidChunk)
         XCTAssertEqual(failure("POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabc\r\n")?.code, .invalidChunk)
@@ -199,10 +245,10 @@ final class RequestParserTests: XCTestCase {
     }
 
     func testHeaderSectionTooLargeIs431() {
-        let big = "GET / HTTP/1.1\r\nHost: a\r\nX: " + String(repeating: "a", count: 17_000) + "\r\n\r\n"
+        let big = "GET / HTTP/1.1\r\nHost: a\r\nX: " + String(repeating: "a", count: 33_000) + "\r\n\r\n"
         XCTAssertEqual(failure(big)?.status.code, 431)
         // Also before the end of the section arrives.
-        let partial = "GET / HTTP/1.1\r\nHost: a\r\nX: " + String(repeating: "a", count: 17_000)
+        let partial = "GET / HTTP/1.1\r\nHost: a\r\nX: " + String(repeating: "a", count: 33_000)
         XCTAssertEqual(failure(partial)?.status.code, 431)
     }
 
@@ -212,7 +258,7 @@ final class RequestParserTests: XCTestCase {
     }
 
     func testLongURIIs414() {
-        let target = "/" + String(repeating: "a", count: 9000)
+        let target = "/" + String(repeating: "a", count: 17_000)
         XCTAssertEqual(failure("GET \(target) HTTP/1.1\r\nHost: a\r\n\r\n")?.status.code, 414)
         XCTAssertEqual(failure("GET \(target)")?.status.code, 414)
     }

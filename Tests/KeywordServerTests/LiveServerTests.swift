@@ -113,8 +113,8 @@ final class LiveServerTests: XCTestCase {
         let live = try LiveServer { $0.limits.maxBodyBytes = 1000 }
         defer { live.stop() }
         let cases: [(String, Int, String)] = [
-            ("GET /healthz HTTP/1.1\r\nHost: t\r\nX-Big: " + String(repeating: "a", count: 17_000) + "\r\n\r\n", 431, "headers_too_large"),
-            ("GET /" + String(repeating: "a", count: 9000) + " HTTP/1.1\r\nHost: t\r\n\r\n", 414, "uri_too_long"),
+            ("GET /healthz HTTP/1.1\r\nHost: t\r\nX-Big: " + String(repeating: "a", count: 33_000) + "\r\n\r\n", 431, "headers_too_large"),
+            ("GET /" + String(repeating: "a", count: 17_000) + " HTTP/1.1\r\nHost: t\r\n\r\n", 414, "uri_too_long"),
             (post("/v1/suggest", String(repeating: " ", count: 1001)), 413, "body_too_large"),
             ("POST /v1/suggest HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n\r\n", 411, "length_required"),
             ("POST /v1/suggest HTTP/1.1\r\nHost: t\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400, "conflicting_framing"),

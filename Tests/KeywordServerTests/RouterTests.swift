@@ -123,6 +123,47 @@ final class RouterTests: XCTestCase {
         XCTAssertEqual(withCharset.status, .ok)
     }
 
+    /// A 415 says which header to send: both accepted types for /v1/suggest, JSON alone elsewhere.
+    func test415NamesTheHeaderToSend() throws {
+        let api = makeAPI()
+        let suggest = api.respond(to: makeRequest(.post, "/v1/suggest", body: "name=x", json: false))
+        XCTAssertEqual(suggest.status.code, 415)
+        let message = try XCTUnwrap((jsonObject(suggest)["error"] as? [String: Any])?["message"] as? String)
+        XCTAssertEqual(message, "send the body with the header 'Content-Type: application/json' or 'Content-Type: application/x-www-form-urlencoded'")
+        let batch = api.respond(to: makeRequest(.post, "/v1/suggest/batch", headers: [("Content-Type", "text/plain")], body: "x"))
+        let batchMessage = try XCTUnwrap((jsonObject(batch)["error"] as? [String: Any])?["message"] as? String)
+        XCTAssertEqual(batchMessage, "send the body with the header 'Content-Type: application/json', not 'text/plain'")
+    }
+
+    /// `curl -d 'name=…&k=3'` sends a form body: it is a suggestion request like the JSON one.
+    func testFormEncodedSuggest() throws {
+        let api = makeAPI()
+        let form = [("Content-Type", "application/x-www-form-urlencoded")]
+        let response = api.respond(to: makeRequest(.post, "/v1/suggest", headers: form, body: "name=%E3%83%88%E3%83%9E%E3%83%88+%E7%AE%B1&k=2&explain=true"))
+        XCTAssertEqual(response.status, .ok)
+        let object = jsonObject(response)
+        XCTAssertEqual(object["name"] as? String, "トマト 箱")
+        XCTAssertEqual((object["suggestions"] as? [[String: Any]])?.count, 2)
+        XCTAssertNotNil(object["tokens"])
+        let raw = api.respond(to: makeRequest(.post, "/v1/suggest", headers: [("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")], body: "name=トマト"))
+        XCTAssertEqual(raw.status, .ok, "curl sends UTF-8 unescaped")
+        for (body, code) in [("k=3", "missing_name"), ("name=x&k=0", "invalid_k"), ("name=x&explain=maybe", "invalid_explain"),
+                             ("name=x&kk=3", "unknown_field"), ("name=%FF", "invalid_utf8"), ("name=%zz", "bad_percent_encoding"),
+                             ("name=+++", "empty_name")] {
+            XCTAssertEqual(errorCode(api.respond(to: makeRequest(.post, "/v1/suggest", headers: form, body: body))), code, body)
+        }
+        var invalid = makeRequest(.post, "/v1/suggest", headers: form)
+        invalid.body = [0x6E, 0x61, 0x6D, 0x65, 0x3D, 0xFF]
+        XCTAssertEqual(errorCode(api.respond(to: invalid)), "invalid_utf8")
+    }
+
+    /// `explain: null` and `k: null` mean the defaults (the document says so); `names: null` is not a list.
+    func testNullFields() {
+        let api = makeAPI()
+        XCTAssertEqual(api.respond(to: makeRequest(.post, "/v1/suggest", body: #"{"name":"x","explain":null,"k":null}"#)).status, .ok)
+        XCTAssertEqual(errorCode(api.respond(to: makeRequest(.post, "/v1/suggest/batch", body: #"{"names":null}"#))), "invalid_names")
+    }
+
     func testBatch() throws {
         let response = makeAPI().respond(to: makeRequest(.post, "/v1/suggest/batch", body: #"{"names":["トマト","豚肉 小間切れ"],"k":2}"#))
         XCTAssertEqual(response.status, .ok)
@@ -263,6 +304,16 @@ final class RouterTests: XCTestCase {
             XCTAssertNotNil(paths[path], path)
             XCTAssertNotEqual(makeAPI().respond(to: makeRequest(.get, path + (path == "/v1/suggest" ? "?name=x" : ""))).status.code, 404, path)
         }
+    }
+
+    /// The document's paths and operations are exactly the router's routes and methods, in both directions.
+    func testOpenAPIPathsAreTheRoutersRoutes() throws {
+        let api = makeAPI()
+        let object = jsonObject(api.respond(to: makeRequest(.get, "/openapi.json")))
+        let paths = try XCTUnwrap(object["paths"] as? [String: [String: Any]])
+        let methods = Set(["get", "put", "post", "delete", "options", "head", "patch", "trace"])
+        let documented = paths.mapValues { Set($0.keys.filter(methods.contains).map { $0.uppercased() }) }
+        XCTAssertEqual(documented, api.routeTable)
     }
 
     func testAdminPageIsHTMLWithTheForm() {

@@ -20,6 +20,14 @@ final class JSONTests: XCTestCase {
         XCTAssertThrowsError(try parse(#""\udd55""#))
     }
 
+    func testRejectsRepeatedKeys() {
+        XCTAssertThrowsError(try parse(#"{"k": 1, "k": 2}"#)) { error in
+            XCTAssertEqual((error as? JSONParseError)?.duplicateKey, "k")
+        }
+        XCTAssertThrowsError(try parse(#"[{"a": {"b": 1, "b": 1}}]"#))
+        XCTAssertNoThrow(try parse(#"{"a": {"k": 1}, "b": {"k": 2}}"#))
+    }
+
     func testRejectsMalformedDocuments() {
         for text in ["", "{", "{\"a\" 1}", "{\"a\":1,}", "[1,]", "01", "1.", "-", "tru", "\"a", "{a:1}", "1 2",
                      "\"tab\there\"", "\"\\x\"", "[" + String(repeating: "[", count: 100) + "]"] {

@@ -64,6 +64,9 @@ public struct RequestParser {
     /// True once a request's header section was parsed and its body is still arriving.
     var isReadingBody: Bool { head != nil }
 
+    /// The head (without body) of the request whose body is arriving.
+    var currentHead: HTTPRequest? { head?.request }
+
     /// True while part of a request (at least one byte of it) has been seen.
     var hasPartialRequest: Bool { head != nil || scanned > leading }
 
@@ -238,27 +241,13 @@ public struct RequestParser {
         }
         var headers = HTTPHeaders()
         for line in all {
-            // RFC 9112 §5.2: obs-fold is rejected with 400.
-            if let first = line.first, first == 0x20 || first == 0x09 {
-                return .failure(.bad("obsolete line folding is not accepted"))
-            }
-            // RFC 9112 §5.1: field-line = field-name ":" OWS field-value OWS; no whitespace before the colon.
-            guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else {
-                return .failure(.bad("a header line has no colon"))
-            }
-            let nameBytes = line[line.startIndex..<colon]
-            guard !nameBytes.isEmpty, nameBytes.allSatisfy(Self.isTokenByte) else {
-                return .failure(.bad("invalid header field name"))
-            }
+            if let error = Self.fieldLineError(line) { return .failure(error) }
+            let colon = line.firstIndex(of: UInt8(ascii: ":")) ?? line.endIndex
             var valueStart = colon + 1, valueEnd = line.endIndex
             while valueStart < valueEnd, line[valueStart] == 0x20 || line[valueStart] == 0x09 { valueStart += 1 }
             while valueEnd > valueStart, line[valueEnd - 1] == 0x20 || line[valueEnd - 1] == 0x09 { valueEnd -= 1 }
-            let valueBytes = line[valueStart..<valueEnd]
-            // RFC 9110 §5.5: field-value = *field-content of VCHAR, SP, HTAB and obs-text; no NUL or other controls.
-            guard valueBytes.allSatisfy({ $0 >= 0x20 && $0 != 0x7F || $0 == 0x09 }) else {
-                return .failure(.bad("control character in a header value"))
-            }
-            headers.add(String(decoding: nameBytes, as: UTF8.self), String(decoding: valueBytes, as: UTF8.self))
+            headers.add(String(decoding: line[line.startIndex..<colon], as: UTF8.self),
+                        String(decoding: line[valueStart..<valueEnd], as: UTF8.self))
         }
 
         var request = HTTPRequest(method: method, target: target, minorVersion: minor, headers: headers)
@@ -270,6 +259,11 @@ public struct RequestParser {
             return .failure(.bad(hosts.isEmpty ? "missing Host header" : "more than one Host header"))
         }
         if hosts.count > 1 { return .failure(.bad("more than one Host header")) }
+        if let host = hosts.first, !Self.isValidHost(host) {
+            return .failure(.bad("the Host header is not a valid host[:port]"))
+        }
+        // RFC 9110 §5.3, §11.6.2: Authorization is a singleton field; two credentials are ambiguous.
+        if headers.values("Authorization").count > 1 { return .failure(.bad("more than one Authorization header")) }
 
         let framing: Framing
         switch bodyFraming(headers, minor: minor, method: method) {
@@ -313,6 +307,10 @@ public struct RequestParser {
             guard minor >= 1 else { return .failure(.bad("Transfer-Encoding in an HTTP/1.0 request")) }
             let codings = transferEncodings.joined(separator: ",").split(separator: ",")
                 .map { $0.trimmingSpaces().lowercased() }
+            // RFC 9112 §6.1: a sender must not apply chunked more than once.
+            if codings.filter({ $0 == "chunked" }).count > 1 {
+                return .failure(.bad("chunked is applied more than once"))
+            }
             // RFC 9112 §6.1/§7: chunked must be last, and it is the only coding this server decodes.
             guard codings == ["chunked"] else {
                 if codings.last != "chunked" { return .failure(.bad("chunked must be the final transfer coding")) }
@@ -362,11 +360,13 @@ public struct RequestParser {
             case .size:
                 // chunk = chunk-size [ chunk-ext ] CRLF chunk-data CRLF ; last-chunk = 1*("0") [ chunk-ext ] CRLF
                 let lineBegin = start + chunkPosition
+                // 16 hex digits, the extension, and CRLF: anything longer is refused before it is buffered.
+                let longestLine = 16 + limits.maxChunkExtensionBytes + 2
                 guard let lf = bytes[lineBegin..<end].firstIndex(of: 0x0A) else {
-                    if end - lineBegin > 1024 { return .failure(.bad("chunk size line too long", code: .invalidChunk)) }
+                    if end - lineBegin > longestLine { return .failure(chunkLineTooLong()) }
                     return .needMore
                 }
-                guard lf - lineBegin <= 1024 else { return .failure(.bad("chunk size line too long", code: .invalidChunk)) }
+                guard lf + 1 - lineBegin <= longestLine else { return .failure(chunkLineTooLong()) }
                 var size = 0
                 var digits = 0
                 var index = lineBegin
@@ -384,8 +384,15 @@ public struct RequestParser {
                 if rest < lf && bytes[rest] != UInt8(ascii: ";") && !(bytes[rest] == 0x0D && rest == lf - 1) {
                     return .failure(.bad("chunk size is not hexadecimal", code: .invalidChunk))
                 }
+                // RFC 9112 §7.1.1: chunk-ext is tokens and quoted strings: no CR (other than the line's own), NUL
+                // or other control character.
+                let contentEnd = lf > rest && bytes[lf - 1] == 0x0D ? lf - 1 : lf
+                if bytes[rest..<contentEnd].contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) {
+                    return .failure(.bad("control character in a chunk extension", code: .invalidChunk))
+                }
                 guard chunkBody.count + size <= limits.maxBodyBytes else { return .failure(tooLargeBody()) }
                 chunkPosition = lf + 1 - start
+                if let error = framingOverrun(current) { return .failure(error) }
                 chunkPhase = size == 0 ? .trailers(bytes: 0) : .data(remaining: size)
             case .data(let remaining):
                 let from = start + chunkPosition
@@ -423,7 +430,12 @@ public struct RequestParser {
                 let total = seen + length + 1
                 guard total <= limits.maxHeaderBytes else { return .failure(tooLargeHeaders()) }
                 chunkPosition = lf + 1 - start
-                if length == 0 || (length == 1 && bytes[lineBegin] == 0x0D) {
+                if let error = framingOverrun(current) { return .failure(error) }
+                let isLast = length == 0 || (length == 1 && bytes[lineBegin] == 0x0D)
+                if !isLast, let error = Self.fieldLineError(bytes[lineBegin..<(bytes[lf - 1] == 0x0D ? lf - 1 : lf)]) {
+                    return .failure(error)
+                }
+                if isLast {
                     var request = current.request
                     request.body = chunkBody
                     let consumed = chunkPosition
@@ -433,6 +445,75 @@ public struct RequestParser {
                 chunkPhase = .trailers(bytes: total)
             }
         }
+    }
+
+    /// Why a header or trailer line (without its line end) is not a valid field line, or nil when it is.
+    static func fieldLineError(_ line: ArraySlice<UInt8>) -> HTTPParseError? {
+        // RFC 9112 §5.2: obs-fold is rejected with 400.
+        if let first = line.first, first == 0x20 || first == 0x09 { return .bad("obsolete line folding is not accepted") }
+        // RFC 9112 §5.1: field-line = field-name ":" OWS field-value OWS; no whitespace before the colon.
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return .bad("a header line has no colon") }
+        let name = line[line.startIndex..<colon]
+        guard !name.isEmpty, name.allSatisfy(isTokenByte) else { return .bad("invalid header field name") }
+        // RFC 9110 §5.5: field-value = *field-content of VCHAR, SP, HTAB and obs-text; no NUL or other controls.
+        guard line[(colon + 1)...].allSatisfy({ $0 >= 0x20 && $0 != 0x7F || $0 == 0x09 }) else {
+            return .bad("control character in a header value")
+        }
+        return nil
+    }
+
+    /// RFC 9110 §7.2 and RFC 3986 §3.2.2: Host = uri-host [ ":" port ], with a non-empty host.
+    static func isValidHost(_ value: String) -> Bool {
+        var bytes = Substring(value).utf8[...]
+        guard let first = bytes.first else { return false }
+        if first == UInt8(ascii: "[") {
+            // IP-literal: hex digits, colons, dots (and the letters of IPvFuture / zone-free forms).
+            guard let close = bytes.firstIndex(of: UInt8(ascii: "]")) else { return false }
+            let inside = bytes[bytes.index(after: bytes.startIndex)..<close]
+            guard !inside.isEmpty, inside.allSatisfy({ isUnreservedOrSubDelim($0) || $0 == UInt8(ascii: ":") }) else {
+                return false
+            }
+            bytes = bytes[bytes.index(after: close)...]
+        } else {
+            let end = bytes.firstIndex(of: UInt8(ascii: ":")) ?? bytes.endIndex
+            let name = bytes[bytes.startIndex..<end]
+            guard !name.isEmpty, name.allSatisfy({ isUnreservedOrSubDelim($0) || $0 == UInt8(ascii: "%") }) else {
+                return false
+            }
+            bytes = bytes[end...]
+        }
+        guard let colon = bytes.first else { return true }
+        guard colon == UInt8(ascii: ":") else { return false }
+        let port = bytes.dropFirst()
+        return port.count <= 5 && port.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+    }
+
+    /// RFC 3986 §2.2–2.3: unreserved / sub-delims.
+    static func isUnreservedOrSubDelim(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"):
+            return true
+        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "!"), UInt8(ascii: "$"),
+             UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: "+"),
+             UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="):
+            return true
+        default:
+            return false
+        }
+    }
+
+    private func chunkLineTooLong() -> HTTPParseError {
+        .bad("a chunk-size line is longer than 16 hex digits and a \(limits.maxChunkExtensionBytes)-byte extension",
+             code: .invalidChunk)
+    }
+
+    /// The raw bytes of a chunked body stay buffered until the request completes, so framing is bounded too:
+    /// raw ≤ 2 × decoded + `maxChunkFramingBytes` (a 1-byte chunk costs 6 raw bytes; heavier framing is abuse).
+    private func framingOverrun(_ current: Head) -> HTTPParseError? {
+        let raw = chunkPosition - current.bodyStart
+        guard raw > 2 * chunkBody.count + limits.maxChunkFramingBytes else { return nil }
+        return HTTPParseError(status: .contentTooLarge, code: .bodyTooLarge,
+                              message: "the chunked framing exceeds the body by more than \(limits.maxChunkFramingBytes) bytes")
     }
 
     // MARK: Character classes

@@ -2,6 +2,15 @@
 
 import StrictJSON
 
+/// Which worker threads run a blocking handler.
+public enum WorkLane: Sendable, Equatable {
+    /// The shared pool (`ServerConfiguration.blockingWorkers`), for long jobs such as batches.
+    case shared
+    /// A pool of its own (`ServerConfiguration.reservedWorkers`), for short jobs that must not queue behind
+    /// the shared lane's long ones (such as writes).
+    case reserved
+}
+
 /// How the server should run a matched request.
 public struct RouteMatch: Sendable {
     /// The route's template (for example `/v1/suggest`), used as the metrics label; never the raw path.
@@ -9,11 +18,15 @@ public struct RouteMatch: Sendable {
     /// True when the handler may block for long (disk sync, big batches): it then runs on a worker thread
     /// instead of the event loop, so other connections on that loop are not held up.
     public var isBlocking: Bool
+    /// The worker threads a blocking handler runs on.
+    public var lane: WorkLane
     public var handler: @Sendable (HTTPRequest) -> HTTPResponse
 
-    public init(label: String, isBlocking: Bool = false, handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
+    public init(label: String, isBlocking: Bool = false, lane: WorkLane = .shared,
+                handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
         self.label = label
         self.isBlocking = isBlocking
+        self.lane = lane
         self.handler = handler
     }
 }
@@ -26,6 +39,11 @@ public protocol HTTPResponder: Sendable {
     func respond(to error: HTTPParseError) -> HTTPResponse
     /// Adds headers every response needs (CORS, for example). Called for every response, errors included.
     func decorate(_ response: inout HTTPResponse, for request: HTTPRequest?)
+    /// Called once per request as soon as its header section is complete, before any `100 Continue` and before
+    /// the body is read (`head.body` is empty then). A response refuses the request (for example 401 when
+    /// credentials are missing): it is sent instead of reading the body, and the connection closes after it.
+    /// Requests that arrive whole are checked here too, before their handler. Must be quick: it runs on the loop.
+    func admit(_ head: HTTPRequest) -> HTTPResponse?
 }
 
 extension HTTPResponder {
@@ -33,6 +51,7 @@ extension HTTPResponder {
         ErrorBody.response(error.status, code: error.code, message: error.message)
     }
     public func decorate(_ response: inout HTTPResponse, for request: HTTPRequest?) {}
+    public func admit(_ head: HTTPRequest) -> HTTPResponse? { nil }
 }
 
 /// Renders `{"error":{"code":"…","message":"…"}}`, the one error body format of this server.

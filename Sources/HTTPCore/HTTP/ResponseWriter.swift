@@ -16,7 +16,10 @@ struct ResponseWriter {
     /// Appends the serialised response to `output`.
     /// - Parameter omitBody: true for HEAD: the headers describe the body that GET would send (RFC 9110 §9.3.2).
     /// - Complexity: O(header bytes + body bytes).
-    mutating func write(_ response: HTTPResponse, omitBody: Bool, close: Bool, into output: inout [UInt8]) {
+    /// - Parameter keepAliveHTTP10: the request was HTTP/1.0 with `Connection: keep-alive` and the connection stays
+    ///   open: HTTP/1.0 closes by default, so the answer must say `Connection: keep-alive` (RFC 9112 §9.3).
+    mutating func write(_ response: HTTPResponse, omitBody: Bool, close: Bool, keepAliveHTTP10: Bool = false,
+                        into output: inout [UInt8]) {
         output.reserveCapacity(output.count + 160 + response.body.count)
         output.append(contentsOf: "HTTP/1.1 ".utf8)
         appendDecimal(response.status.code, to: &output)
@@ -31,6 +34,8 @@ struct ResponseWriter {
         }
         if close {
             output.append(contentsOf: "\r\nConnection: close".utf8)
+        } else if keepAliveHTTP10 {
+            output.append(contentsOf: "\r\nConnection: keep-alive".utf8)
         }
         for field in response.headers {
             output.append(contentsOf: "\r\n".utf8)

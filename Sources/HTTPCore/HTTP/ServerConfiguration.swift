@@ -2,14 +2,22 @@
 
 /// Limits the request parser enforces (RFC 9112 leaves all of them to the server).
 public struct HTTPLimits: Sendable, Equatable {
-    /// Request line plus header fields, in bytes. Larger → 431.
-    public var maxHeaderBytes: Int = 16 * 1024
-    /// Request target, in bytes. Longer → 414.
-    public var maxURIBytes: Int = 8 * 1024
+    /// Request line plus header fields, in bytes. Larger → 431. Default 32 KiB: room for the longest target
+    /// plus ordinary headers.
+    public var maxHeaderBytes: Int = 32 * 1024
+    /// Request target, in bytes. Longer → 414. Default 16 KiB: a query parameter of 1000 code points takes at most
+    /// 12,000 bytes percent-encoded, so an application's length limits in characters stay the binding ones.
+    public var maxURIBytes: Int = 16 * 1024
     /// Number of header fields. More → 431.
     public var maxHeaderCount: Int = 100
     /// Decoded body, in bytes. Larger → 413.
     public var maxBodyBytes: Int = 1024 * 1024
+    /// Chunk extension on one chunk-size line (RFC 9112 §7.1.1), in bytes. Longer → 400.
+    public var maxChunkExtensionBytes: Int = 256
+    /// Chunked framing (size lines, extensions, CRLFs, trailers) beyond the decoded body, in bytes: the raw body may
+    /// be at most `maxChunkFramingBytes` plus twice the decoded bytes, so a connection never buffers more than
+    /// about two maximal bodies however the chunks are cut. More → 413.
+    public var maxChunkFramingBytes: Int = 64 * 1024
 
     public init() {}
 }
@@ -25,11 +33,17 @@ public struct ServerConfiguration: Sendable {
     public var eventLoops: Int = max(1, System.processorCount)
     /// Threads for handlers that may block (keyword writes fsync, batches). Default 2.
     public var blockingWorkers: Int = 2
+    /// Threads for blocking handlers on the reserved lane (keyword writes), which never queue behind the
+    /// shared lane's batches. Default 1.
+    public var reservedWorkers: Int = 1
     public var limits = HTTPLimits()
     /// From the first byte of a request to the end of its header section. Expiry → 408 and close. Default 10 s.
     public var headerTimeout: Double = 10
     /// Longest pause while a body is arriving. Expiry → 408 and close. Default 10 s.
     public var bodyIdleTimeout: Double = 10
+    /// From the end of the header section to the end of the body, however steadily bytes arrive (a minimum rate:
+    /// a 1 MiB body needs 35 KB/s). Expiry → 408 and close. Default 30 s.
+    public var bodyTimeout: Double = 30
     /// Longest wait for the next request on an idle persistent connection. Expiry → close. Default 60 s.
     public var keepAliveTimeout: Double = 60
     /// Longest time a response may wait for a slow reader. Expiry → close. Default 30 s.
@@ -49,7 +63,7 @@ public struct ServerConfiguration: Sendable {
 
     /// The smallest timeout, which sets how often deadlines are checked.
     var timerResolution: Double {
-        let smallest = min(headerTimeout, bodyIdleTimeout, keepAliveTimeout, writeTimeout)
+        let smallest = min(headerTimeout, bodyIdleTimeout, bodyTimeout, keepAliveTimeout, writeTimeout)
         return min(0.25, max(0.005, smallest / 8))
     }
 }

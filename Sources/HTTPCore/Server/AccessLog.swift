@@ -27,7 +27,7 @@ struct AccessLog {
         let time = timestamp(now.sec) + [UInt8(ascii: ".")] + threeDigits(now.nsec / 1_000_000) + [UInt8(ascii: "Z")]
         json.object { json in
             json.field("time", string: String(decoding: time, as: UTF8.self))
-            json.field("method", string: method)
+            json.field("method", string: method.utf8.count > 32 ? String(method.utf8.prefix(32)) ?? "" : method)
             json.field("path", string: path.utf8.count > 2048 ? String(path.utf8.prefix(2048)) ?? "" : path)
             json.field("status", int: status)
             json.field("duration_ms", number: (seconds * 1_000_000).rounded() / 1000)

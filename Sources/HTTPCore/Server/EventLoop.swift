@@ -13,6 +13,7 @@ final class ServerCore: Sendable {
     let responder: any HTTPResponder
     let metrics: ServerMetrics
     let pool: WorkerPool
+    let reservedPool: WorkerPool
     let openConnections = Atomic<Int>(0)
     let nextConnectionID = Atomic<UInt64>(1)
     let nextRequestID = Atomic<UInt64>(1)
@@ -23,6 +24,7 @@ final class ServerCore: Sendable {
         self.responder = responder
         self.metrics = metrics
         pool = WorkerPool(count: configuration.blockingWorkers, name: "kwsuggest-worker")
+        reservedPool = WorkerPool(count: configuration.reservedWorkers, name: "kwsuggest-reserved")
         let random = UInt32.random(in: 0...UInt32.max)
         requestIDPrefix = String(random, radix: 16)
     }
@@ -261,11 +263,7 @@ final class EventLoop: @unchecked Sendable {
             switch Syscall.read(connection.fd, into: readBuffer) {
             case .bytes(let count):
                 if case .lingering = connection.state { continue }
-                if connection.unparsedBytes == 0 && !connection.parser.hasPartialRequest {
-                    connection.requestStartedAt = now
-                }
-                connection.lastReadAt = now
-                connection.inbound.append(contentsOf: UnsafeRawBufferPointer(rebasing: readBuffer[0..<count]))
+                connection.receive(UnsafeRawBufferPointer(rebasing: readBuffer[0..<count]), now: now)
                 if count < readBuffer.count { reads = 16 }
             case .wouldBlock:
                 reads = 16
@@ -283,8 +281,12 @@ final class EventLoop: @unchecked Sendable {
 
     private func process(_ connection: HTTPConnection) {
         while connection.state == .active, connection.outbound.count - connection.sent < Self.outputHighWater {
-            switch connection.parser.parse(connection.inbound, from: connection.start) {
+            switch connection.parseNext(now: now) {
             case .needMore:
+                if let head = connection.headAwaitingAdmission(), let refusal = core.responder.admit(head) {
+                    refuse(head, with: refusal, on: connection)
+                    break
+                }
                 if connection.parser.wantsContinue {
                     connection.outbound.append(contentsOf: "HTTP/1.1 100 Continue\r\n\r\n".utf8)
                     connection.parser.continueSent()
@@ -301,18 +303,35 @@ final class EventLoop: @unchecked Sendable {
                 let seconds = Double(Syscall.monotonicNanoseconds() - connection.requestStartedAt) / 1e9
                 log.record(method: "-", path: "-", status: response.status.code, seconds: seconds, requestID: requestID)
                 core.metrics.record(shard: index, route: "(invalid)", method: "-", status: response.status.code, seconds: seconds)
-            case .request(let request, let consumed):
-                connection.start += consumed
-                connection.compact()
-                dispatch(request, on: connection)
-                if connection.unparsedBytes > 0 { connection.requestStartedAt = now }
+            case .request(let request, _):
+                dispatch(request, on: connection, admitted: connection.lastRequestAdmitted)
             }
         }
         flush(connection)
     }
 
-    private func dispatch(_ request: HTTPRequest, on connection: HTTPConnection) {
+    /// Answers a request refused on its head; its body is not read, so the connection closes.
+    private func refuse(_ head: HTTPRequest, with response: HTTPResponse, on connection: HTTPConnection) {
+        connection.parser.reset()
+        core.metrics.requestStarted()
+        let requestID = Self.validRequestID(head.headers["X-Request-Id"]) ?? core.makeRequestID()
+        finish(Completion(connectionID: connection.id, fd: connection.fd, request: head,
+                          label: core.responder.match(head).label, response: response,
+                          started: connection.bodyStartedAt ?? now, keepAlive: false, requestID: requestID),
+               on: connection)
+    }
+
+    private func dispatch(_ request: HTTPRequest, on connection: HTTPConnection, admitted: Bool) {
         let started = Syscall.monotonicNanoseconds()
+        if !admitted, let refusal = core.responder.admit(request) {
+            core.metrics.requestStarted()
+            let requestID = Self.validRequestID(request.headers["X-Request-Id"]) ?? core.makeRequestID()
+            finish(Completion(connectionID: connection.id, fd: connection.fd, request: request,
+                              label: core.responder.match(request).label, response: refusal, started: started,
+                              keepAlive: request.wantsKeepAlive && !draining, requestID: requestID),
+                   on: connection)
+            return
+        }
         let route = core.responder.match(request)
         core.metrics.requestStarted()
         let keepAlive = request.wantsKeepAlive && !draining
@@ -320,7 +339,8 @@ final class EventLoop: @unchecked Sendable {
         if route.isBlocking {
             connection.state = .waiting
             let (id, fd, loop) = (connection.id, connection.fd, self)
-            core.pool.submit {
+            let pool = route.lane == .reserved ? core.reservedPool : core.pool
+            pool.submit {
                 let response = route.handler(request)
                 loop.post(.completed(Completion(connectionID: id, fd: fd, request: request, label: route.label,
                                                 response: response, started: started, keepAlive: keepAlive,
@@ -351,7 +371,8 @@ final class EventLoop: @unchecked Sendable {
         core.responder.decorate(&response, for: completion.request)
         response.headers.add("X-Request-Id", completion.requestID)
         let close = !completion.keepAlive || draining
-        writer.write(response, omitBody: completion.request.method == .head, close: close, into: &connection.outbound)
+        writer.write(response, omitBody: completion.request.method == .head, close: close,
+                     keepAliveHTTP10: completion.request.minorVersion == 0, into: &connection.outbound)
         if close { connection.state = .closingAfterFlush }
         let seconds = Double(Syscall.monotonicNanoseconds() - completion.started) / 1e9
         core.metrics.requestFinished()
@@ -428,31 +449,12 @@ final class EventLoop: @unchecked Sendable {
     // MARK: Timeouts and draining
 
     private func checkDeadlines() {
-        let configuration = core.configuration
-        let header = UInt64(configuration.headerTimeout * 1e9)
-        let body = UInt64(configuration.bodyIdleTimeout * 1e9)
-        let idle = UInt64(configuration.keepAliveTimeout * 1e9)
-        let write = UInt64(configuration.writeTimeout * 1e9)
+        let timeouts = HTTPConnection.Timeouts(core.configuration)
         for connection in Array(connections.values) {
-            switch connection.state {
-            case .waiting:
-                continue
-            case .lingering(let until):
-                if now >= until { close(connection) }
-                continue
-            case .active, .closingAfterFlush:
-                break
-            }
-            if connection.hasUnsentOutput {
-                if now - connection.lastWriteAt > write { close(connection) }
-                continue
-            }
-            if connection.parser.isReadingBody {
-                if now - connection.lastReadAt > body { timeOut(connection, "the request body stalled") }
-            } else if connection.parser.hasPartialRequest || connection.unparsedBytes > 0 {
-                if now - connection.requestStartedAt > header { timeOut(connection, "the request headers took too long") }
-            } else if draining || now - max(connection.idleSince, connection.lastReadAt) > idle {
-                close(connection)
+            switch connection.expiry(now: now, timeouts: timeouts, draining: draining) {
+            case .none: break
+            case .close: close(connection)
+            case .timeOut(let message): timeOut(connection, message)
             }
         }
     }

@@ -86,6 +86,7 @@ public final class HTTPServer: Sendable {
         guard state.withLock({ $0.started }) else { return }
         done.wait()
         core.pool.stop()
+        core.reservedPool.stop()
     }
 
     /// Serves an already-connected socket (a socketpair end in tests). It counts as one open connection.

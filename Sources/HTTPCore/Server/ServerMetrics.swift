@@ -38,10 +38,25 @@ public final class ServerMetrics: Sendable {
 
     var shardCount: Int { shards.count }
 
+    /// Methods counted under their own name; any other token a client sends is counted as `OTHER`, so clients
+    /// cannot create labels.
+    static let knownMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH", "CONNECT",
+                                            "TRACE", "-"]
+    /// Distinct route/method/status series per shard. Routes are templates and statuses a fixed set, so this is
+    /// never reached in practice; past it, new series are counted under route `(other)`, so memory and the
+    /// `/metrics` size stay bounded whatever a responder labels.
+    static let maxSeriesPerShard = 512
+
     func record(shard: Int, route: String, method: String, status: Int, seconds: Double) {
         let bucket = Self.latencyBuckets.firstIndex { seconds <= $0 } ?? Self.latencyBuckets.count
+        let methodLabel = Self.knownMethods.contains(method) ? method : "OTHER"
+        let statusLabel = (100...599).contains(status) ? status : 0
         shards[shard % shards.count].state.withLock { state in
-            state.requests[Key(route: route, method: method, status: status), default: 0] += 1
+            var key = Key(route: route, method: methodLabel, status: statusLabel)
+            if state.requests[key] == nil && state.requests.count >= Self.maxSeriesPerShard {
+                key = Key(route: "(other)", method: "OTHER", status: 0)
+            }
+            state.requests[key, default: 0] += 1
             state.buckets[bucket] += 1
             state.latencySum += seconds
             state.latencyCount += 1

@@ -6,6 +6,7 @@ extension ErrorCode {
     public static let badPercentEncoding = ErrorCode("bad_percent_encoding")
     public static let batchTooLarge = ErrorCode("batch_too_large")
     public static let corsOriginNotAllowed = ErrorCode("cors_origin_not_allowed")
+    public static let duplicateField = ErrorCode("duplicate_field")
     public static let emptyChange = ErrorCode("empty_change")
     public static let emptyName = ErrorCode("empty_name")
     public static let internalError = ErrorCode("internal_error")
@@ -26,6 +27,7 @@ extension ErrorCode {
     public static let nameTooLong = ErrorCode("name_too_long")
     public static let notFound = ErrorCode("not_found")
     public static let notReady = ErrorCode("not_ready")
+    public static let responseTooLarge = ErrorCode("response_too_large")
     public static let tooManyKeywords = ErrorCode("too_many_keywords")
     public static let unauthorized = ErrorCode("unauthorized")
     public static let unknownField = ErrorCode("unknown_field")
@@ -36,6 +38,7 @@ extension ErrorCode {
         .badPercentEncoding,
         .batchTooLarge,
         .corsOriginNotAllowed,
+        .duplicateField,
         .emptyChange,
         .emptyName,
         .internalError,
@@ -56,6 +59,7 @@ extension ErrorCode {
         .nameTooLong,
         .notFound,
         .notReady,
+        .responseTooLarge,
         .tooManyKeywords,
         .unauthorized,
         .unknownField,

@@ -22,11 +22,12 @@ public struct CORSPolicy: Sendable, Equatable {
         allowedOrigins.contains("*") || allowedOrigins.contains(origin)
     }
 
-    /// Adds `Access-Control-Allow-Origin` to responses for allowed origins.
+    /// Adds `Access-Control-Allow-Origin` to responses for allowed origins, and `Vary: Origin` to every
+    /// response (errors and preflights included), since whether the CORS headers appear depends on `Origin`.
     func decorate(_ response: inout HTTPResponse, origin: String?) {
+        if !response.headers.containsToken("Vary", "origin") { response.headers.add("Vary", "Origin") }
         guard let origin, allows(origin) else { return }
         response.headers.add("Access-Control-Allow-Origin", origin)
-        response.headers.add("Vary", "Origin")
         response.headers.add("Access-Control-Expose-Headers", "X-Request-Id")
     }
 

@@ -87,7 +87,14 @@ final class Handlers: Sendable {
 
     // MARK: Suggestions
 
+    /// The fields of a suggestion request in text form (a query string or a form body).
+    private static let textFields: Set<String> = ["name", "k", "explain"]
+
     func suggestFromBody(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+        if try RequestDecoding.bodyFormat(request, form: true) == .form {
+            let fields = try RequestDecoding.form(request, allowed: Self.textFields)
+            return try suggest(try textInput(fields, missingName: "add name=<product name> to the form"))
+        }
         let fields = try RequestDecoding.object(request)
         try RequestDecoding.onlyFields(fields, ["name", "k", "explain"])
         let input = SuggestInput(name: try RequestDecoding.name(fields["name"], limits: limits),
@@ -97,22 +104,28 @@ final class Handlers: Sendable {
     }
 
     func suggestFromQuery(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        let query = try RequestDecoding.query(request.query)
-        guard let rawName = query["name"] else { throw .badRequest(.missingName, "add ?name=<product name>") }
+        try suggest(try textInput(try RequestDecoding.query(request.query, allowed: Self.textFields), missingName: "add ?name=<product name>"))
+    }
+
+    /// A suggestion request from text fields (a query string or a form body): `name`, `k`, `explain`.
+    private func textInput(_ fields: [String: String], missingName: String) throws(APIError) -> SuggestInput {
+        guard let rawName = fields["name"] else { throw .badRequest(.missingName, missingName) }
         var k = limits.defaultK
-        if let text = query["k"] {
-            guard let number = Int(text) else { throw .badRequest(.invalidK, "'k' must be an integer from 1 to \(limits.maxK)") }
+        if let text = fields["k"] {
+            guard let number = RequestDecoding.number(text) else {
+                throw .badRequest(.invalidK, "'k' must be an integer from 1 to \(limits.maxK)")
+            }
             k = try RequestDecoding.k(number, limits: limits)
         }
         var explain = false
-        if let text = query["explain"] {
+        if let text = fields["explain"] {
             switch text.lowercased() {
             case "", "1", "true", "yes": explain = true
             case "0", "false", "no": explain = false
             default: throw .badRequest(.invalidExplain, "'explain' must be true or false")
             }
         }
-        return try suggest(SuggestInput(name: try RequestDecoding.name(rawName, limits: limits), k: k, explain: explain))
+        return SuggestInput(name: try RequestDecoding.name(rawName, limits: limits), k: k, explain: explain)
     }
 
     private func suggest(_ input: SuggestInput) throws(APIError) -> HTTPResponse {
@@ -125,9 +138,16 @@ final class Handlers: Sendable {
                 json.field("tokens") { json in json.array { json in for token in tokens { json.string(token) } } }
             }
             json.field("suggestions") { json in Self.writeSuggestions(result.suggestions, explain: input.explain, into: &json) }
+            Self.writeVerdict(result, into: &json)
             json.field("model", string: engine.modelVersion)
         }
         return .json(.ok, json.bytes)
+    }
+
+    /// `auto_accept`, and `reason` when there are no suggestions.
+    static func writeVerdict(_ result: SuggestionResult, into json: inout JSONWriter) {
+        json.field("auto_accept", bool: result.autoAccept)
+        if let reason = result.reason { json.field("reason", string: reason.rawValue) }
     }
 
     static func writeSuggestions(_ suggestions: [Suggestion], explain: Bool, into json: inout JSONWriter) {
@@ -136,6 +156,7 @@ final class Handlers: Sendable {
                 json.object { json in
                     json.field("keyword", string: suggestion.keyword)
                     json.field("score") { $0.number(suggestion.score) }
+                    if let confidence = suggestion.confidence { json.field("confidence", number: (confidence * 1e6).rounded() / 1e6) }
                     if explain, let weights = suggestion.weights {
                         json.field("weights") { json in
                             json.array { json in
@@ -157,6 +178,7 @@ final class Handlers: Sendable {
         let fields = try RequestDecoding.object(request)
         try RequestDecoding.onlyFields(fields, ["names", "k", "explain"])
         guard let namesValue = fields["names"] else { throw .badRequest(.missingNames, "'names' is required") }
+        guard namesValue != .null else { throw .badRequest(.invalidNames, "'names' must be an array of strings") }
         let rawNames = try RequestDecoding.strings(namesValue, field: "names", code: .invalidNames)
         guard rawNames.count <= limits.maxBatchNames else {
             throw .badRequest(.batchTooLarge, "at most \(limits.maxBatchNames) names per batch")
@@ -168,12 +190,21 @@ final class Handlers: Sendable {
         }
         let k = try RequestDecoding.k(fields["k"], limits: limits)
         let explain = try RequestDecoding.flag(fields["explain"], field: "explain", code: .invalidExplain)
+        let most = explain ? limits.maxBatchExplainedSuggestions : limits.maxBatchSuggestions
+        guard names.count * k <= most else {
+            throw .badRequest(.batchTooLarge, "names × k is \(names.count * k); at most \(most)\(explain ? " with explain" : "") per batch")
+        }
         let engine = try engine()
         var json = JSONWriter(capacity: 64 + names.count * 200)
+        var overflow = false
         json.object { json in
             json.field("results") { json in
                 json.array { json in
-                    for name in names {
+                    for name in names where !overflow {
+                        if json.bytes.count > limits.maxBatchResponseBytes {
+                            overflow = true
+                            break
+                        }
                         let result = engine.suggest(name, k: k, explain: explain)
                         json.object { json in
                             json.field("name", string: name)
@@ -181,11 +212,16 @@ final class Handlers: Sendable {
                                 json.field("tokens") { json in json.array { json in for token in tokens { json.string(token) } } }
                             }
                             json.field("suggestions") { json in Self.writeSuggestions(result.suggestions, explain: explain, into: &json) }
+                            Self.writeVerdict(result, into: &json)
                         }
                     }
                 }
             }
             json.field("model", string: engine.modelVersion)
+        }
+        guard !overflow && json.bytes.count <= limits.maxBatchResponseBytes else {
+            throw APIError(.contentTooLarge, .responseTooLarge,
+                           "the answer would exceed \(limits.maxBatchResponseBytes) bytes; send fewer names or a smaller k")
         }
         return .json(.ok, json.bytes)
     }
@@ -233,8 +269,8 @@ final class Handlers: Sendable {
         for (index, keyword) in raw.enumerated() {
             let trimmed = keyword.trimmingCharacters(in: .whitespacesAndNewlines)
             guard !trimmed.isEmpty else { throw .badRequest(.invalidKeyword, "'\(field)[\(index)]' is empty") }
-            guard trimmed.count <= limits.maxKeywordCharacters else {
-                throw .badRequest(.invalidKeyword, "'\(field)[\(index)]' is longer than \(limits.maxKeywordCharacters) characters")
+            guard RequestDecoding.fitsCodePoints(trimmed, limits.maxKeywordCharacters) else {
+                throw .badRequest(.invalidKeyword, "'\(field)[\(index)]' is longer than \(limits.maxKeywordCharacters) characters (Unicode code points)")
             }
             guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
                 throw .badRequest(.invalidKeyword, "'\(field)[\(index)]' contains a control character")

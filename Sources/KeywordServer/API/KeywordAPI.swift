@@ -18,7 +18,7 @@ public final class KeywordAPI: HTTPResponder {
 
     struct Route {
         var path: String
-        var methods: [HTTPMethod: (handler: Handler, blocking: Bool)]
+        var methods: [HTTPMethod: (handler: Handler, blocking: Bool, lane: WorkLane)]
         var allowed: [HTTPMethod]
     }
 
@@ -34,9 +34,10 @@ public final class KeywordAPI: HTTPResponder {
         self.metrics = metrics
         let handlers = Handlers(configuration: configuration, state: state, metrics: metrics)
         self.handlers = handlers
-        var table: [String: [HTTPMethod: (handler: Handler, blocking: Bool)]] = [:]
-        func add(_ method: HTTPMethod, _ path: String, blocking: Bool = false, _ handler: @escaping Handler) {
-            table[path, default: [:]][method] = (handler, blocking)
+        var table: [String: [HTTPMethod: (handler: Handler, blocking: Bool, lane: WorkLane)]] = [:]
+        func add(_ method: HTTPMethod, _ path: String, blocking: Bool = false, lane: WorkLane = .shared,
+                 _ handler: @escaping Handler) {
+            table[path, default: [:]][method] = (handler, blocking, lane)
         }
         add(.get, "/") { _ throws(APIError) in handlers.adminPage() }
         add(.get, "/healthz") { _ throws(APIError) in handlers.health() }
@@ -47,7 +48,8 @@ public final class KeywordAPI: HTTPResponder {
         add(.post, "/v1/suggest") { request throws(APIError) in try handlers.suggestFromBody(request) }
         add(.post, "/v1/suggest/batch", blocking: true) { request throws(APIError) in try handlers.batch(request) }
         add(.get, "/v1/keywords") { _ throws(APIError) in try handlers.keywords() }
-        add(.post, "/v1/keywords", blocking: true) { request throws(APIError) in try handlers.updateKeywords(request) }
+        // Writes have a worker of their own, so they never wait behind queued batches.
+        add(.post, "/v1/keywords", blocking: true, lane: .reserved) { request throws(APIError) in try handlers.updateKeywords(request) }
         var routes: [String: Route] = [:]
         for (path, methods) in table {
             var allowed = methods.keys.sorted { $0.rawValue < $1.rawValue }
@@ -56,6 +58,12 @@ public final class KeywordAPI: HTTPResponder {
             routes[path] = Route(path: path, methods: methods, allowed: allowed)
         }
         self.routes = routes
+    }
+
+    /// Every path the router serves, with the methods it has handlers for (HEAD and OPTIONS, which the router
+    /// answers for every GET path and every path, are left out). The OpenAPI document must describe exactly these.
+    public var routeTable: [String: Set<String>] {
+        routes.mapValues { Set($0.methods.keys.map(\.rawValue)) }
     }
 
     /// - Complexity: O(1): one dictionary lookup by path, one by method.
@@ -86,7 +94,7 @@ public final class KeywordAPI: HTTPResponder {
             }
         }
         let handler = entry.handler
-        return RouteMatch(label: route.path, isBlocking: entry.blocking) { request in
+        return RouteMatch(label: route.path, isBlocking: entry.blocking, lane: entry.lane) { request in
             do throws(APIError) {
                 return try handler(request)
             } catch {
@@ -95,7 +103,25 @@ public final class KeywordAPI: HTTPResponder {
         }
     }
 
+    /// Keyword writes are refused on their head when the credentials are wrong, so a client that sent
+    /// `Expect: 100-continue` gets 401 instead of `100 Continue`, and no unauthorised body is read.
+    /// The handler checks again, for requests answered in-process through `respond(to:)`.
+    public func admit(_ head: HTTPRequest) -> HTTPResponse? {
+        guard head.method == .post, head.path == "/v1/keywords" else { return nil }
+        do throws(APIError) {
+            try RequestDecoding.authorize(head, token: configuration.adminToken)
+            return nil
+        } catch {
+            return error.response
+        }
+    }
+
     public func decorate(_ response: inout HTTPResponse, for request: HTTPRequest?) {
+        // Answers under /v1/ depend on the keyword list, which changes at run time: no cache may store them
+        // (a shared cache would otherwise pick its own freshness, RFC 9111 §4.2.2).
+        if let request, request.path.hasPrefix("/v1/"), response.headers["Cache-Control"] == nil {
+            response.headers.add("Cache-Control", "no-store")
+        }
         guard !configuration.cors.allowedOrigins.isEmpty else { return }
         configuration.cors.decorate(&response, origin: request?.headers["Origin"])
     }

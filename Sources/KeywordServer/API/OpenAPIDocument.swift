@@ -25,24 +25,32 @@ enum OpenAPIDocument {
     "/v1/suggest": {
       "post": {
         "summary": "Top-k keywords for one product name",
-        "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SuggestRequest"}}}},
+        "description": "JSON, or a form body (curl -d 'name=...&k=3' sends application/x-www-form-urlencoded, Annif's convention). Any other Content-Type is 415 with a message naming the header to send.",
+        "requestBody": {"required": true, "content": {
+          "application/json": {"schema": {"$ref": "#/components/schemas/SuggestRequest"}},
+          "application/x-www-form-urlencoded": {"schema": {"$ref": "#/components/schemas/SuggestForm"}}
+        }},
         "responses": {
           "200": {"description": "Suggestions", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SuggestResponse"}}}},
-          "400": {"$ref": "#/components/responses/Error"}, "411": {"$ref": "#/components/responses/Error"},
-          "413": {"$ref": "#/components/responses/Error"}, "415": {"$ref": "#/components/responses/Error"},
-          "503": {"$ref": "#/components/responses/Error"}
+          "400": {"$ref": "#/components/responses/Error"}, "408": {"$ref": "#/components/responses/Error"},
+          "411": {"$ref": "#/components/responses/Error"}, "413": {"$ref": "#/components/responses/Error"},
+          "414": {"$ref": "#/components/responses/Error"}, "415": {"$ref": "#/components/responses/Error"},
+          "431": {"$ref": "#/components/responses/Error"}, "503": {"$ref": "#/components/responses/Error"}
         }
       },
       "get": {
         "summary": "Top-k keywords for one product name (query form, for curl)",
+        "description": "The rules of the JSON form: another parameter name is 400 unknown_field (names starting with _ are ignored, for cache busters), a repeated one is 400 duplicate_field, and k may be any integral JSON number such as 5.0.",
         "parameters": [
-          {"name": "name", "in": "query", "required": true, "schema": {"type": "string", "minLength": 1, "maxLength": 1000}},
+          {"name": "name", "in": "query", "required": true, "schema": {"$ref": "#/components/schemas/Name"}},
           {"name": "k", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 50, "default": 5}},
-          {"name": "explain", "in": "query", "schema": {"type": "boolean", "default": false}}
+          {"name": "explain", "in": "query", "schema": {"$ref": "#/components/schemas/TextFlag"}}
         ],
         "responses": {
           "200": {"description": "Suggestions", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SuggestResponse"}}}},
-          "400": {"$ref": "#/components/responses/Error"}, "503": {"$ref": "#/components/responses/Error"}
+          "400": {"$ref": "#/components/responses/Error"},
+          "414": {"description": "The request target is longer than the server's limit (16 KiB by default, above what a 1000-code-point name needs percent-encoded; RFC 9112 §3)", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+          "431": {"$ref": "#/components/responses/Error"}, "503": {"$ref": "#/components/responses/Error"}
         }
       }
     },
@@ -52,8 +60,10 @@ enum OpenAPIDocument {
         "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/BatchRequest"}}}},
         "responses": {
           "200": {"description": "One result per name, in order", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/BatchResponse"}}}},
-          "400": {"$ref": "#/components/responses/Error"}, "413": {"$ref": "#/components/responses/Error"},
-          "415": {"$ref": "#/components/responses/Error"}, "503": {"$ref": "#/components/responses/Error"}
+          "400": {"$ref": "#/components/responses/Error"}, "408": {"$ref": "#/components/responses/Error"},
+          "411": {"$ref": "#/components/responses/Error"}, "413": {"$ref": "#/components/responses/Error"},
+          "415": {"$ref": "#/components/responses/Error"}, "431": {"$ref": "#/components/responses/Error"},
+          "503": {"$ref": "#/components/responses/Error"}
         }
       }
     },
@@ -72,7 +82,9 @@ enum OpenAPIDocument {
         "responses": {
           "200": {"description": "The new list", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/KeywordList"}}}},
           "400": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"},
-          "415": {"$ref": "#/components/responses/Error"}, "500": {"$ref": "#/components/responses/Error"},
+          "408": {"$ref": "#/components/responses/Error"}, "411": {"$ref": "#/components/responses/Error"},
+          "413": {"$ref": "#/components/responses/Error"}, "415": {"$ref": "#/components/responses/Error"},
+          "431": {"$ref": "#/components/responses/Error"}, "500": {"$ref": "#/components/responses/Error"},
           "503": {"$ref": "#/components/responses/Error"}
         }
       }
@@ -89,12 +101,32 @@ enum OpenAPIDocument {
       "Error": {"description": "Error", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
     },
     "schemas": {
+      "Name": {
+        "type": "string", "minLength": 1, "pattern": "^[\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\x00]([^\\x00]{0,998}[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\x00])?[\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*$",
+        "description": "A product name: 1-1000 Unicode code points after trimming white space (Unicode White_Space), no NUL (rejected on purpose: C tools and log lines cut strings there). The pattern states exactly that; white space around the name does not count towards the 1000."
+      },
+      "Keyword": {
+        "type": "string", "minLength": 1, "pattern": "^[\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\x00-\\x1f\\x7f-\\x9f]([^\\x00-\\x1f\\x7f-\\x9f]{0,98}[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\x00-\\x1f\\x7f-\\x9f])?[\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*$",
+        "description": "1-100 Unicode code points after trimming white space, no control characters inside (the pattern states exactly that)"
+      },
+      "TextFlag": {
+        "type": "string", "pattern": "^([Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|[Yy][Ee][Ss]|[Nn][Oo]|1|0|)$", "default": "false",
+        "description": "true, 1, yes or an empty value mean true; false, 0 and no mean false (any letter case)"
+      },
       "SuggestRequest": {
         "type": "object", "required": ["name"], "additionalProperties": false,
         "properties": {
-          "name": {"type": "string", "minLength": 1, "maxLength": 1000, "description": "1-1000 characters after trimming"},
+          "name": {"$ref": "#/components/schemas/Name"},
+          "k": {"type": ["integer", "null"], "minimum": 1, "maximum": 50, "default": 5, "description": "null means the default, 5"},
+          "explain": {"type": ["boolean", "null"], "default": false, "description": "null means false (kept for clients that send it)"}
+        }
+      },
+      "SuggestForm": {
+        "type": "object", "required": ["name"], "additionalProperties": false,
+        "properties": {
+          "name": {"$ref": "#/components/schemas/Name"},
           "k": {"type": "integer", "minimum": 1, "maximum": 50, "default": 5},
-          "explain": {"type": "boolean", "default": false}
+          "explain": {"$ref": "#/components/schemas/TextFlag"}
         }
       },
       "Suggestion": {
@@ -102,30 +134,36 @@ enum OpenAPIDocument {
         "properties": {
           "keyword": {"type": "string"},
           "score": {"type": "number"},
+          "confidence": {"type": "number", "minimum": 0, "maximum": 1, "description": "The calibrated probability that the keyword is acceptable for the name; absent when the model has no calibration (calibration.json)"},
           "weights": {"type": "array", "items": {"type": "object", "properties": {"token": {"type": "string"}, "weight": {"type": "number"}}}, "description": "Only with explain"}
         }
       },
+      "AutoAccept": {"type": "boolean", "description": "True when the top suggestion's confidence clears the model's threshold for the configured top-1 precision (serve --auto-accept-precision, default 0.98); always false without calibration"},
+      "NoSuggestionReason": {"type": "string", "enum": ["no_content_tokens"], "description": "Present exactly when suggestions is empty: no_content_tokens means nothing of the name is left after normalisation (送料無料, 1kg, ★★★, an emoji)"},
       "SuggestResponse": {
-        "type": "object", "required": ["name", "suggestions", "model"],
+        "type": "object", "required": ["name", "suggestions", "auto_accept", "model"],
         "properties": {
           "name": {"type": "string"},
           "tokens": {"type": "array", "items": {"type": "string"}, "description": "Only with explain"},
           "suggestions": {"type": "array", "items": {"$ref": "#/components/schemas/Suggestion"}},
+          "auto_accept": {"$ref": "#/components/schemas/AutoAccept"},
+          "reason": {"$ref": "#/components/schemas/NoSuggestionReason"},
           "model": {"type": "string"}
         }
       },
       "BatchRequest": {
         "type": "object", "required": ["names"], "additionalProperties": false,
+        "description": "names × k is at most 10000, or 1000 with explain (else 400 batch_too_large); an answer over 8 MiB is 413 response_too_large",
         "properties": {
-          "names": {"type": "array", "maxItems": 1000, "items": {"type": "string", "minLength": 1, "maxLength": 1000}},
-          "k": {"type": "integer", "minimum": 1, "maximum": 50, "default": 5},
-          "explain": {"type": "boolean", "default": false}
+          "names": {"type": "array", "maxItems": 1000, "items": {"$ref": "#/components/schemas/Name"}},
+          "k": {"type": ["integer", "null"], "minimum": 1, "maximum": 50, "default": 5, "description": "null means the default, 5"},
+          "explain": {"type": ["boolean", "null"], "default": false, "description": "null means false"}
         }
       },
       "BatchResponse": {
         "type": "object", "required": ["results"],
         "properties": {
-          "results": {"type": "array", "items": {"type": "object", "properties": {"name": {"type": "string"}, "suggestions": {"type": "array", "items": {"$ref": "#/components/schemas/Suggestion"}}}}},
+          "results": {"type": "array", "items": {"type": "object", "required": ["name", "suggestions", "auto_accept"], "properties": {"name": {"type": "string"}, "tokens": {"type": "array", "items": {"type": "string"}}, "suggestions": {"type": "array", "items": {"$ref": "#/components/schemas/Suggestion"}}, "auto_accept": {"$ref": "#/components/schemas/AutoAccept"}, "reason": {"$ref": "#/components/schemas/NoSuggestionReason"}}}},
           "model": {"type": "string"}
         }
       },
@@ -135,7 +173,15 @@ enum OpenAPIDocument {
       },
       "KeywordChange": {
         "type": "object", "additionalProperties": false,
-        "properties": {"add": {"type": "array", "items": {"type": "string"}}, "remove": {"type": "array", "items": {"type": "string"}}}
+        "description": "At least one keyword in add or remove; at most 10000 in add and remove together (400 too_many_keywords); each 1-100 Unicode code points after trimming, no control characters. null is the same as an empty list.",
+        "properties": {
+          "add": {"type": ["array", "null"], "maxItems": 10000, "items": {"$ref": "#/components/schemas/Keyword"}},
+          "remove": {"type": ["array", "null"], "maxItems": 10000, "items": {"$ref": "#/components/schemas/Keyword"}}
+        },
+        "anyOf": [
+          {"required": ["add"], "properties": {"add": {"type": "array", "minItems": 1}}},
+          {"required": ["remove"], "properties": {"remove": {"type": "array", "minItems": 1}}}
+        ]
       },
       "Error": {
         "type": "object", "required": ["error"],

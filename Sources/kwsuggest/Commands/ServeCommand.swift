@@ -28,18 +28,22 @@ struct ServeCommand: Command {
                                            defaultText: "$KWSUGGEST_CORS_ORIGINS", repeatable: true)
     static let overlay = Option<String>("--overlay", value: "file", help: "Keyword overlay file.",
                                         defaultText: "<model dir>/keywords.overlay.json")
+    static let allowOpenWrites = Flag("--allow-open-writes",
+                                      help: "Serve keyword writes without KWSUGGEST_ADMIN_TOKEN on a non-loopback address.")
 
     static let configuration = CommandConfiguration(
         name: "serve",
         abstract: "Serves the suggestion API and the admin page over HTTP.",
-        options: [host.spec, port.spec, model.spec, threads.spec, corsOrigin.spec, overlay.spec],
+        options: [host.spec, port.spec, model.spec, threads.spec, corsOrigin.spec, overlay.spec, allowOpenWrites.spec],
         discussion: """
             Listens first and prints 'listening on http://HOST:PORT', then loads the model in the background;
             /readyz answers 503 until it is loaded. Keyword changes (POST /v1/keywords) are saved atomically to
             the overlay file; SIGHUP, or a change of that file's modification time (checked every 2 s), reloads
             it. SIGTERM or SIGINT stops accepting, finishes in-flight requests (up to 10 s) and exits 0.
             Environment: PORT, KWSUGGEST_MODEL, KWSUGGEST_CORS_ORIGINS, KWSUGGEST_ADMIN_TOKEN (when set,
-            POST /v1/keywords needs 'Authorization: Bearer <token>').
+            POST /v1/keywords needs 'Authorization: Bearer <token>'; surrounding white space is trimmed).
+            Without a token keyword writes are open: a warning on a loopback address, and a refusal to start
+            on any other address unless --allow-open-writes is given.
             """
     )
 
@@ -49,6 +53,7 @@ struct ServeCommand: Command {
     var threads: Int?
     var corsOrigins: [String]
     var overlayPath: String
+    var allowOpenWrites: Bool
 
     init(arguments: ParsedArguments) throws {
         try arguments.expectNoPositionals()
@@ -68,6 +73,7 @@ struct ServeCommand: Command {
         }
         corsOrigins = origins
         overlayPath = try arguments.get(Self.overlay) ?? KeywordOverlayStore.defaultPath(modelDirectory: modelDirectory)
+        allowOpenWrites = arguments.get(Self.allowOpenWrites)
     }
 
     func run() throws {
@@ -76,8 +82,13 @@ struct ServeCommand: Command {
         options.server.port = port
         if let threads { options.server.eventLoops = threads }
         options.api.cors = CORSPolicy(allowedOrigins: corsOrigins)
-        if let token = Environment.value("KWSUGGEST_ADMIN_TOKEN"), !token.isEmpty { options.api.adminToken = token }
         options.overlayPath = overlayPath
+        options.allowOpenWrites = allowOpenWrites
+        do {
+            options.api.adminToken = try WritePolicy.token(fromEnvironment: Environment.value("KWSUGGEST_ADMIN_TOKEN"))
+        } catch {
+            throw CommandError.failure(error.message)
+        }
         let factory = Self.engineFactory
         let (directory, overlay) = (modelDirectory, overlayPath)
         let runner = ServiceRunner(options: options, loader: { try factory(directory, overlay) }, announce: { line in

@@ -15,7 +15,12 @@ struct SuggestCommand: Command {
         abstract: "Suggests keywords for product names.",
         arguments: [ArgumentSpec(name: "<name>", help: "Product names; read one per line from standard input when none.", isList: true)],
         options: [model.spec, k.spec, keywords.spec, json.spec, explain.spec],
-        discussion: "The model's list is keywords.txt with the keyword overlay (keywords.overlay.json) applied."
+        discussion: """
+            The model's list is keywords.txt with the keyword overlay (keywords.overlay.json) applied. With a
+            calibrated model each suggestion carries its confidence (the calibrated probability that it is an
+            acceptable keyword) and a name whose top confidence clears the 98 % precision threshold is marked
+            auto-accept. A name with no content tokens (送料無料, ★★★) gets no suggestions and the reason.
+            """
     )
 
     var model: String
@@ -71,9 +76,11 @@ func loadEngine(model: String, keywordsFile: String?) throws -> ModelEngine {
 /// Text and JSON renderings of a suggestion result.
 enum SuggestionFormat {
     static func text(_ result: SuggestionResult) -> String {
-        var out = result.name + "\n"
+        var out = result.name + (result.autoAccept ? "\t(auto-accept)" : "") + "\n"
+        if let reason = result.reason { out += "  no suggestions: \(reason.rawValue)\n" }
         for (rank, suggestion) in result.suggestions.enumerated() {
-            out += "  \(rank + 1). \(suggestion.keyword)\t\(formatFloat(suggestion.score, significantDigits: 4))\n"
+            let confidence = suggestion.confidence.map { "\tconfidence " + String(format: "%.3f", $0) } ?? ""
+            out += "  \(rank + 1). \(suggestion.keyword)\t\(formatFloat(suggestion.score, significantDigits: 4))\(confidence)\n"
             if let weights = suggestion.weights {
                 let parts = weights.map { "\($0.token) \(formatFloat($0.weight, significantDigits: 3))" }
                 out += "       attention: " + parts.joined(separator: ", ") + "\n"
@@ -88,13 +95,16 @@ enum SuggestionFormat {
         out += ",\"suggestions\":["
         out += result.suggestions.map { suggestion in
             var item = "{\"keyword\":" + jsonQuote(suggestion.keyword) + ",\"score\":" + number(suggestion.score)
+            if let confidence = suggestion.confidence { item += ",\"confidence\":" + String(format: "%.6f", confidence) }
             if let weights = suggestion.weights {
                 item += ",\"weights\":[" + weights.map { "{\"token\":" + jsonQuote($0.token) + ",\"weight\":" + number($0.weight) + "}" }
                     .joined(separator: ",") + "]"
             }
             return item + "}"
         }.joined(separator: ",")
-        return out + "]}\n"
+        out += "],\"auto_accept\":\(result.autoAccept)"
+        if let reason = result.reason { out += ",\"reason\":" + jsonQuote(reason.rawValue) }
+        return out + "}\n"
     }
 
     static func number(_ value: Float) -> String {
