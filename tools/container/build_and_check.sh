@@ -11,6 +11,7 @@
 # The root file system is cached in $CACHE, the base images stay in podman's store, so reruns skip both.
 # Then `podman build --pull=never` builds the Dockerfile unchanged, runs the image and checks:
 #   the HEALTHCHECK survived (docker format), ldd finds every library, libpq.so.5 is present;
+#   without KWSUGGEST_ADMIN_TOKEN the image's CMD refuses to start (open writes on 0.0.0.0);
 #   /readyz, a suggestion, `podman healthcheck run`, the process's uid is not 0;
 #   keyword writes need the token from KWSUGGEST_ADMIN_TOKEN;
 #   with --read-only and a volume for the overlay, a keyword survives a new container;
@@ -178,6 +179,16 @@ check "libpq.so.5 is in the image, and ldd finds every library it needs" \
     "${PODMAN[@]}" run --rm "${ULIMITS[@]}" --network none "$IMAGE" \
     bash -c 'lib=$(ldconfig -p | sed -n "s/.*libpq\.so\.5 .*=> //p" | head -n 1) && [ -n "$lib" ] && out=$(ldd "$lib") && ! grep -q "not found" <<< "$out"' \
     2> >(quiet >&2)
+
+# ---------------------------------------------------------------- no token, no open writes
+step "the image's CMD without KWSUGGEST_ADMIN_TOKEN"
+set +e
+timeout 30 "${PODMAN[@]}" run --rm "${ULIMITS[@]}" --network none "$IMAGE" > "$CACHE/no-token.log" 2>&1
+STATUS=$?
+set -e
+quiet < "$CACHE/no-token.log" | tail -n 2
+check "without a token the server refuses to start on 0.0.0.0 (exit $STATUS, says what to set)" \
+    bash -c '[ "$1" != 0 ] && [ "$1" != 124 ] && grep -q "KWSUGGEST_ADMIN_TOKEN" "$2"' _ "$STATUS" "$CACHE/no-token.log"
 
 # ---------------------------------------------------------------- run it as docker run would
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
