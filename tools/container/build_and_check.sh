@@ -183,7 +183,8 @@ check "libpq.so.5 is in the image, and ldd finds every library it needs" \
 # ---------------------------------------------------------------- no token, no open writes
 step "the image's CMD without KWSUGGEST_ADMIN_TOKEN"
 set +e
-timeout 30 "${PODMAN[@]}" run --rm "${ULIMITS[@]}" --network none "$IMAGE" > "$CACHE/no-token.log" 2>&1
+CONTAINERS+=("$SUITE-no-token")
+timeout 30 "${PODMAN[@]}" run --rm --name "$SUITE-no-token" "${ULIMITS[@]}" --network none "$IMAGE" > "$CACHE/no-token.log" 2>&1
 STATUS=$?
 set -e
 quiet < "$CACHE/no-token.log" | tail -n 2
@@ -297,7 +298,11 @@ done
 # Only when the binary has the store (`serve --store`): a throwaway PostgreSQL cluster on a free loopback port
 # (password authentication), two containers on the host network as two replicas with KWSUGGEST_STORE and
 # PGPASSWORD as in deploy/kubernetes/replicas; a keyword written through one is served by the other.
-if "${PODMAN[@]}" run --rm "${ULIMITS[@]}" --network none "$IMAGE" kwsuggest serve --help 2> >(quiet >&2) | grep -q -- '--store'; then
+HAS_STORE=no
+"${PODMAN[@]}" run --rm "${ULIMITS[@]}" --network none "$IMAGE" kwsuggest serve --help 2> >(quiet >&2) | grep -q -- '--store' && HAS_STORE=yes
+if [ "$HAS_STORE" = yes ] && ! { command -v initdb && command -v pg_ctl && command -v psql; } >/dev/null; then
+    fail "two replicas on PostgreSQL: needs PostgreSQL's initdb, pg_ctl and psql (apt-get install postgresql)"
+elif [ "$HAS_STORE" = yes ]; then
     step "two replicas sharing keywords through PostgreSQL (libpq5 from the image)"
     PGDIR=$(mktemp -d /tmp/kwsuggest-container-pg.XXXXXX)
     chown postgres "$PGDIR"
