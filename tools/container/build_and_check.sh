@@ -372,6 +372,15 @@ else
     step "PostgreSQL replicas: not checked, this binary has no 'serve --store'"
 fi
 
+# The flags the Kubernetes manifests pass to serve, against this binary's help (reported, not counted: the
+# manifests may use a flag of a store that is not merged yet).
+HELP=$("${PODMAN[@]}" run --rm "${ULIMITS[@]}" --network none "$IMAGE" kwsuggest serve --help 2> >(quiet >&2) || true)
+MISSING=""
+for flag in $(grep -ho '"--[a-z-]*"' deploy/kubernetes/*/deployment.yaml | tr -d '"' | sort -u); do
+    grep -q -- "$flag" <<< "$HELP" || MISSING="$MISSING $flag"
+done
+echo "manifest flags this binary's serve does not know:${MISSING:- none}"
+
 # ---------------------------------------------------------------- sizes
 step "sizes"
 HISTORY=$("${PODMAN[@]}" history --no-trunc --format '{{.Size}}\t{{.CreatedBy}}' "$IMAGE")
