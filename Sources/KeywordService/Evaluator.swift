@@ -28,8 +28,8 @@ public struct EvaluationMetrics: Sendable, Equatable {
 /// How the candidates are ranked.
 public enum RankingMode: String, Sendable, CaseIterable {
     case model
-    /// Keywords contained in the normalised name, longest first.
-    case lexical
+    /// The containment baseline: keywords contained in the normalised name, longest first.
+    case containment
 }
 
 public enum Evaluator {
@@ -55,7 +55,7 @@ public enum Evaluator {
                 }
                 if !positives.isEmpty {
                     let name = analyzer.analyzeName(item.name).lexical
-                    let scores = mode == .lexical ? index.lexicalScores(name) : index.scores(name)
+                    let scores = mode == .containment ? index.containmentScores(name) : index.scores(name)
                     results.set(i, KeywordIndex.bestRank(scores, positives: positives))
                 }
                 i += shards

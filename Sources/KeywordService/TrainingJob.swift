@@ -99,11 +99,11 @@ public enum TrainingJob {
         }
         var evidenceScale: Float = 1
         if let devData {
-            let calibrated = run.calibrateEvidence(weights, on: devData) { scale, metrics in
+            let chosen = run.chooseEvidenceScale(weights, on: devData) { scale, metrics in
                 log("evidence ×\(scale): dev Acc@1 \(format(metrics.accuracyAt1))  Acc@5 \(format(metrics.accuracyAt5))  MRR \(format(metrics.mrr))")
             }
-            weights = calibrated.weights
-            evidenceScale = calibrated.scale
+            weights = chosen.weights
+            evidenceScale = chosen.scale
             lastDev = run.evaluate(weights, on: devData, scoring: scoring)
             log("chose evidence ×\(evidenceScale) (best dev MRR), folded into the saved weights")
         }

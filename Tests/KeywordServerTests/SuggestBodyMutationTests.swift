@@ -14,15 +14,7 @@ final class SuggestBodyMutationTests: XCTestCase {
         var generator = SplitMix(seed: fuzzSeed(default: 11))
         for iteration in 0..<fuzzIterations(default: 20_000) / 4 {
             var bytes = seeds[iteration % 2]
-            for _ in 0..<(1 + generator.next() % 3) {
-                let position = Int(generator.next() % UInt64(bytes.count))
-                if generator.next() % 2 == 0 {
-                    bytes[position] = UInt8(truncatingIfNeeded: generator.next())
-                } else {
-                    bytes.remove(at: position)
-                    if bytes.isEmpty { bytes = [0x7B] }
-                }
-            }
+            generator.mutate(&bytes)
             var request = makeRequest(.post, iteration % 2 == 0 ? "/v1/suggest" : "/v1/suggest/batch", body: "")
             request.body = bytes
             let response = api.respond(to: request)

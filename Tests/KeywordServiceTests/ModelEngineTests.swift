@@ -127,7 +127,7 @@ final class ModelEngineTests: XCTestCase {
         XCTAssertEqual(all.accuracyAt1, 2.0 / 3.0, accuracy: 1e-12)
         XCTAssertEqual(all.mrr, 2.0 / 3.0, accuracy: 1e-12)
         XCTAssertEqual(bySource["b"]?.n, 2)
-        let lexical = Evaluator.ranks(data, index: index, analyzer: components.analyzer, mode: .lexical)
+        let lexical = Evaluator.ranks(data, index: index, analyzer: components.analyzer, mode: .containment)
         XCTAssertEqual(lexical[0], 1)
     }
 }

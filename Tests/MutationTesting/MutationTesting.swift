@@ -24,3 +24,19 @@ public struct SplitMix {
         return z ^ (z >> 31)
     }
 }
+
+extension SplitMix {
+    /// One to three random edits of `bytes`: a byte replaced by a random one, or a byte removed (an emptied
+    /// input becomes `{`).
+    public mutating func mutate(_ bytes: inout [UInt8]) {
+        for _ in 0..<(1 + next() % 3) {
+            let position = Int(next() % UInt64(bytes.count))
+            if next() % 2 == 0 {
+                bytes[position] = UInt8(truncatingIfNeeded: next())
+            } else {
+                bytes.remove(at: position)
+                if bytes.isEmpty { bytes = [0x7B] }
+            }
+        }
+    }
+}

@@ -71,15 +71,7 @@ final class JSONTests: XCTestCase {
         var generator = SplitMix(seed: fuzzSeed(default: 7))
         for _ in 0..<fuzzIterations(default: 20_000) {
             var bytes = seed
-            for _ in 0..<(1 + generator.next() % 3) {
-                let position = Int(generator.next() % UInt64(bytes.count))
-                if generator.next() % 2 == 0 {
-                    bytes[position] = UInt8(truncatingIfNeeded: generator.next())
-                } else {
-                    bytes.remove(at: position)
-                    if bytes.isEmpty { bytes = [0x7B] }
-                }
-            }
+            generator.mutate(&bytes)
             _ = try? JSONParser.parse(bytes)
         }
     }

@@ -34,8 +34,8 @@ struct EvalCommand: Command {
             of the top five, and the share of names auto-accepted at the model's thresholds for 95, 98 and
             99 % top-1 precision with the precision reached, each with a 95 % bootstrap interval over names.
             Ablations: no-attention = uniform weights over name words;
-            untrained = raw word vectors with the article's attention, no exact-match evidence; lexical =
-            keywords contained in the normalised name, longest first.
+            untrained = raw word vectors with the article's attention, no exact-match evidence; lexical = the
+            containment baseline, keywords contained in the normalised name, longest first.
             """
     )
 
@@ -86,7 +86,7 @@ struct EvalCommand: Command {
             let index = try components.makeIndex(keywords: components.keywords, options: options,
                                                  untrained: ablation == .untrained || (ablation == .lexical && components.weights == nil))
             let ranks = Evaluator.ranks(labelled, index: index, analyzer: components.analyzer,
-                                        mode: ablation == .lexical ? .lexical : .model)
+                                        mode: ablation == .lexical ? .containment : .model)
             let (all, sources) = Evaluator.metrics(labelled, ranks: ranks)
             let output = OutputBuffer()
             if failures > 0 { output.write(failureReport(labelled, ranks: ranks, index: index, components: components)) }

@@ -7,13 +7,13 @@ import Glibc
 
 /// `kwsuggest serve`: the HTTP API and the admin page.
 struct ServeCommand: Command {
-    /// Builds the engine for a model directory and overlay file. Runs on a background thread after the server
-    /// listens; until it returns, /readyz answers 503.
-    typealias EngineFactory = @Sendable (_ modelDirectory: String, _ overlayPath: String) throws -> any SuggestionEngine
+    /// Builds the engine for a model directory on an opened store. Runs on a background thread after the
+    /// server listens; until it returns, /readyz answers 503.
+    typealias EngineFactory = @Sendable (_ modelDirectory: String, _ store: any KeywordStore) throws -> any SuggestionEngine
 
-    /// The engine `serve` uses: the trained model of the model directory, with the keyword overlay applied.
-    static let engineFactory: EngineFactory = { directory, overlay in
-        try ModelEngine(components: ModelDirectory.load(path: directory), overlayPath: overlay)
+    /// The engine `serve` uses: the trained model of the model directory, with the store's keyword changes applied.
+    static let engineFactory: EngineFactory = { directory, store in
+        try ModelEngine(components: ModelDirectory.load(path: directory), store: store)
     }
 
     static let host = Option<String>("--host", value: "host", help: "Address to bind; '::' for IPv4+IPv6.",
@@ -26,23 +26,27 @@ struct ServeCommand: Command {
     static let corsOrigin = Option<String>("--cors-origin", value: "origin",
                                            help: "Origin allowed to call the API from a browser; repeatable, '*' for any.",
                                            defaultText: "$KWSUGGEST_CORS_ORIGINS", repeatable: true)
-    static let overlay = Option<String>("--overlay", value: "file", help: "Keyword overlay file.",
-                                        defaultText: "<model dir>/keywords.overlay.json")
+    static let store = SharedOptions.store
+    static let overlay = Option<String>("--overlay", value: "file", help: "Same as --store file:<file>.")
     static let allowOpenWrites = Flag("--allow-open-writes",
                                       help: "Serve keyword writes without KWSUGGEST_ADMIN_TOKEN on a non-loopback address.")
 
     static let configuration = CommandConfiguration(
         name: "serve",
         abstract: "Serves the suggestion API and the admin page over HTTP.",
-        options: [host.spec, port.spec, model.spec, threads.spec, corsOrigin.spec, overlay.spec, allowOpenWrites.spec],
+        options: [host.spec, port.spec, model.spec, store.spec, threads.spec, corsOrigin.spec, overlay.spec,
+                  allowOpenWrites.spec],
         discussion: """
-            Listens first and prints 'listening on http://HOST:PORT', then loads the model in the background;
-            /readyz answers 503 until it is loaded. Keyword changes (POST /v1/keywords) are saved atomically to
-            the overlay file; SIGHUP, or a change of that file's modification time (checked every 2 s), reloads
-            it. SIGTERM or SIGINT stops accepting, finishes in-flight requests (up to 10 s) and exits 0.
-            Environment: PORT, KWSUGGEST_MODEL, KWSUGGEST_CORS_ORIGINS, KWSUGGEST_ADMIN_TOKEN (when set,
-            POST /v1/keywords needs 'Authorization: Bearer <token>'; surrounding white space is trimmed).
-            Without a token keyword writes are open: a warning on a loopback address, and a refusal to start
+            Listens first and prints 'listening on http://HOST:PORT', then opens the store and loads the model in
+            the background; /readyz answers 503 until both are done. Keyword changes (POST /v1/keywords) and
+            feedback (POST /v1/feedback) are durable in the store before they are acknowledged. The file store
+            locks a file beside the overlay, so processes on one machine may share it; changes by other
+            processes are picked up within 1 s (SIGHUP reloads at once). For replicas on several machines use
+            postgres://user@host:5432/db (needs libpq5; password from the URL, PGPASSWORD or PGPASSFILE).
+            SIGTERM or SIGINT stops accepting, finishes in-flight requests (up to 10 s) and exits 0.
+            Environment: PORT, KWSUGGEST_MODEL, KWSUGGEST_STORE, KWSUGGEST_CORS_ORIGINS, KWSUGGEST_ADMIN_TOKEN
+            (when set, keyword changes and feedback need 'Authorization: Bearer <token>'; surrounding white space
+            is trimmed). Without a token writes are open: a warning on a loopback address, and a refusal to start
             on any other address unless --allow-open-writes is given.
             """
     )
@@ -52,7 +56,7 @@ struct ServeCommand: Command {
     var modelDirectory: String
     var threads: Int?
     var corsOrigins: [String]
-    var overlayPath: String
+    var storeLocation: StoreLocation
     var allowOpenWrites: Bool
 
     init(arguments: ParsedArguments) throws {
@@ -72,17 +76,21 @@ struct ServeCommand: Command {
             origins = CORSPolicy.parse(environment: text)
         }
         corsOrigins = origins
-        overlayPath = try arguments.get(Self.overlay) ?? KeywordOverlayStore.defaultPath(modelDirectory: modelDirectory)
+        storeLocation = try resolveStore(store: arguments.get(Self.store), overlay: arguments.get(Self.overlay),
+                                         modelDirectory: modelDirectory)
         allowOpenWrites = arguments.get(Self.allowOpenWrites)
     }
 
     func run() throws {
+        if case .postgres = storeLocation {
+            do { try PostgresKeywordStore.loadLibrary() } catch { throw CommandError.failure("\(error)") }
+        }
         var options = ServiceOptions()
         options.server.host = host
         options.server.port = port
         if let threads { options.server.eventLoops = threads }
         options.api.cors = CORSPolicy(allowedOrigins: corsOrigins)
-        options.overlayPath = overlayPath
+        options.store = storeLocation
         options.allowOpenWrites = allowOpenWrites
         do {
             options.api.adminToken = try WritePolicy.token(fromEnvironment: Environment.value("KWSUGGEST_ADMIN_TOKEN"))
@@ -90,8 +98,8 @@ struct ServeCommand: Command {
             throw CommandError.failure(error.message)
         }
         let factory = Self.engineFactory
-        let (directory, overlay) = (modelDirectory, overlayPath)
-        let runner = ServiceRunner(options: options, loader: { try factory(directory, overlay) }, announce: { line in
+        let directory = modelDirectory
+        let runner = ServiceRunner(options: options, loader: { store in try factory(directory, store) }, announce: { line in
             // Unbuffered, so a supervisor reading stdout sees the address at once.
             writeStandardOutput(Array((line + "\n").utf8))
         })

@@ -1,11 +1,12 @@
-// The `--ablation lexical` rule: keywords whose text occurs in the normalised name, longest first.
+// The containment baseline (`eval --ablation lexical`): keywords whose text occurs in the normalised name,
+// longest first. No model, no vectors: the floor the trained model must beat.
 import KeywordModel
 
 extension KeywordIndex {
-    /// Lexical-baseline scores: 1 + length/1000 for keywords whose folded text occurs in the folded name,
+    /// Containment-baseline scores: 1 + length/1000 for keywords whose folded text occurs in the folded name,
     /// 0 otherwise (so contained keywords rank longest first, then by list order).
     /// - Complexity: O(name length · longest keyword + K).
-    public func lexicalScores(_ name: LexicalText) -> [Float] {
+    public func containmentScores(_ name: LexicalText) -> [Float] {
         var scratch = LexicalScratch(keywordCount: count)
         matcher.match(name, into: &scratch)
         var scores = [Float](repeating: 0, count: count)
