@@ -23,8 +23,8 @@
 # Environment: CACHE (default /var/cache/kwsuggest-container), SWIFT_DIR (default /opt/swift),
 #   NO_CACHE=1 rebuilds every Dockerfile layer, REBUILD_BASES=1 rebuilds the stand-in base images,
 #   IMAGE (default localhost/kwsuggest:check), KEEP=1 keeps the image.
-# Needs: podman, runc, debootstrap, curl, python3 (free port), root; PostgreSQL (initdb, pg_ctl) for the
-# replica check.
+# Needs: podman, runc, debootstrap, curl, python3 (free port), root; PostgreSQL for the replica check
+# (through tools/postgres/throwaway.sh).
 #
 # Podman on these machines needs two settings: --runtime runc (crun rejects the hybrid cgroups) and explicit
 # ulimits (the default ones are refused). --format docker keeps the HEALTHCHECK, which the OCI format drops.
@@ -56,10 +56,7 @@ CONTAINERS=()
 cleanup() {
     for c in "${CONTAINERS[@]}"; do "${PODMAN[@]}" rm -f -t 0 "$c" >/dev/null 2>&1 || true; done
     "${PODMAN[@]}" volume rm -f "$SUITE-data" >/dev/null 2>&1 || true
-    if [ -n "${PGDIR:-}" ]; then
-        runuser -u postgres -- pg_ctl -D "$PGDIR/data" -m fast -w stop >/dev/null 2>&1 || true
-        rm -rf "$PGDIR"
-    fi
+    if [ -n "${PGDIR:-}" ]; then tools/postgres/throwaway.sh stop "$PGDIR" >/dev/null 2>&1 || true; fi
     if [ "${KEEP:-0}" != 1 ]; then "${PODMAN[@]}" rmi -f "$IMAGE" >/dev/null 2>&1 || true; fi
 }
 trap cleanup EXIT
@@ -300,19 +297,16 @@ done
 # PGPASSWORD as in deploy/kubernetes/replicas; a keyword written through one is served by the other.
 HAS_STORE=no
 "${PODMAN[@]}" run --rm "${ULIMITS[@]}" --network none "$IMAGE" kwsuggest serve --help 2> >(quiet >&2) | grep -q -- '--store' && HAS_STORE=yes
-if [ "$HAS_STORE" = yes ] && ! { command -v initdb && command -v pg_ctl && command -v psql; } >/dev/null; then
-    fail "two replicas on PostgreSQL: needs PostgreSQL's initdb, pg_ctl and psql (apt-get install postgresql)"
+if [ "$HAS_STORE" = yes ] && ! compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null; then
+    fail "two replicas on PostgreSQL: needs PostgreSQL (apt-get install postgresql)"
 elif [ "$HAS_STORE" = yes ]; then
     step "two replicas sharing keywords through PostgreSQL (libpq5 from the image)"
-    PGDIR=$(mktemp -d /tmp/kwsuggest-container-pg.XXXXXX)
-    chown postgres "$PGDIR"
-    PGPORT=$(free_port)
-    PGPASSWORD_VALUE=$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')
-    runuser -u postgres -- initdb -D "$PGDIR/data" --auth-local=trust --auth-host=scram-sha-256 > "$PGDIR/initdb.log" 2>&1
-    runuser -u postgres -- pg_ctl -D "$PGDIR/data" -l "$PGDIR/server.log" -w \
-        -o "-p $PGPORT -k $PGDIR -c listen_addresses=127.0.0.1" start > /dev/null
-    runuser -u postgres -- psql -q -h "$PGDIR" -p "$PGPORT" -d postgres \
-        -c "CREATE ROLE kwsuggest LOGIN PASSWORD '$PGPASSWORD_VALUE'" -c "CREATE DATABASE kwsuggest OWNER kwsuggest"
+    # tools/postgres/throwaway.sh: initdb in /tmp, a free loopback port, password authentication. The
+    # password goes to the replicas as PGPASSWORD, not in the URL, as in the Kubernetes Secret.
+    PG_OUTPUT=$(tools/postgres/throwaway.sh start)
+    PGDIR=$(sed -n 2p <<< "$PG_OUTPUT")
+    PGPORT=$(cat "$PGDIR/port")
+    PGPASSWORD_VALUE=$(cat "$PGDIR/password")
     STORE="postgres://kwsuggest@127.0.0.1:$PGPORT/kwsuggest?sslmode=disable"
     REPLICA_URLS=()
     for replica in a b; do
@@ -340,7 +334,7 @@ elif [ "$HAS_STORE" = yes ]; then
     echo "replica 0 (libpq loaded, connected): RSS $(awk '/^VmRSS:/ {print $2, $3}' "/proc/$PID/status"), peak $(awk '/^VmHWM:/ {print $2, $3}' "/proc/$PID/status")"
     # A PostgreSQL outage: suggestions go on, keyword writes answer 503, /readyz stays 200 and says so;
     # once PostgreSQL is back the replica reconnects and writes work again.
-    runuser -u postgres -- pg_ctl -D "$PGDIR/data" -m fast -w stop > /dev/null
+    tools/postgres/throwaway.sh down "$PGDIR"
     WRITE_STATUS=$(curl -s -o /dev/null -w '%{http_code}' -X POST "${REPLICA_URLS[0]}/v1/keywords" \
         -H 'Content-Type: application/json' -H "Authorization: Bearer $TOKEN" -d '{"add":["outage-keyword"]}' || true)
     check "PostgreSQL down: a keyword write answers 503 (got $WRITE_STATUS), nothing acknowledged is lost" [ "$WRITE_STATUS" = 503 ]
@@ -351,8 +345,7 @@ elif [ "$HAS_STORE" = yes ]; then
     echo "readyz while PostgreSQL is down: $READY"
     check "PostgreSQL down: /readyz stays 200 and reports the store unavailable" \
         bash -c 'grep -q "unavailable" <<< "$1" && [ "${1##* }" = 200 ]' _ "$READY"
-    runuser -u postgres -- pg_ctl -D "$PGDIR/data" -l "$PGDIR/server.log" -w \
-        -o "-p $PGPORT -k $PGDIR -c listen_addresses=127.0.0.1" start > /dev/null
+    tools/postgres/throwaway.sh up "$PGDIR"
     BACK=no
     for _ in $(seq 300); do
         [ "$(curl -s -o /dev/null -w '%{http_code}' -X POST "${REPLICA_URLS[0]}/v1/keywords" -H 'Content-Type: application/json' \
