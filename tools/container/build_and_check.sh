@@ -16,10 +16,14 @@
 #   keyword writes need the token from KWSUGGEST_ADMIN_TOKEN;
 #   with --read-only and a volume for the overlay, a keyword survives a new container;
 #   `podman stop` (SIGTERM) exits 0 within the drain time, after answering a request still in flight;
-#   when the binary has `serve --store`: two replicas on a throwaway PostgreSQL share a keyword edit;
-# and prints the build time, the image size and what libpq5 adds.
+#   when the binary has `serve --store`: two replicas on a throwaway PostgreSQL share a keyword edit, and
+#   through a PostgreSQL outage keep suggesting (writes answer 503) and agree again once it is back;
+# and prints the build time, the image size, what libpq5 adds, and the memory the server uses.
+# The last line is "N passed, N failed"; the exit status is 1 when any check failed.
 #
-# Usage: tools/container/build_and_check.sh      (root; ~2 min with cached bases and build layers, ~6 min cold)
+# Usage: tools/container/build_and_check.sh
+#   (root; about 30 s when nothing the image copies changed, 2-4 min when Sources did (a release build
+#   inside), about 6 min cold with the debootstrap; measured on a 2-core machine under load)
 # Environment: CACHE (default /var/cache/kwsuggest-container), SWIFT_DIR (default /opt/swift),
 #   NO_CACHE=1 rebuilds every Dockerfile layer, REBUILD_BASES=1 rebuilds the stand-in base images,
 #   IMAGE (default localhost/kwsuggest:check), KEEP=1 keeps the image.
