@@ -52,7 +52,11 @@ public enum ModelDirectory {
         }
         let manifest = FileManager.default.fileExists(atPath: file(manifestName))
             ? try ModelManifest.load(path: file(manifestName)) : nil
-        return ModelComponents(directory: directory, analyzer: PipelineAnalyzer(pipeline: pipeline), vectors: vectors,
+        let brands = FileManager.default.fileExists(atPath: file(varietiesName))
+            ? try ModelFiles.varieties(path: file(varietiesName), source: "brand") : []
+        let analyzer = PipelineAnalyzer(pipeline: pipeline,
+                                        unknownInNames: PipelineAnalyzer.unrelatedRowWords(pipeline, brands: brands))
+        return ModelComponents(directory: directory, analyzer: analyzer, vectors: vectors,
                                weights: weights, keywords: keywords, varieties: varieties, manifest: manifest)
     }
 }

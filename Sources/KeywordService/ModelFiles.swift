@@ -39,6 +39,17 @@ public enum ModelFiles {
         return result
     }
 
+    /// The rows of a varieties file whose third column (the source) is `source`, e.g. the brand names.
+    public static func varieties(path: String, source: String) throws -> [(variety: String, keyword: String)] {
+        var result: [(String, String)] = []
+        try lines(path: path) { _, line in
+            let columns = line.split(separator: "\t", omittingEmptySubsequences: false)
+            guard columns.count >= 3, columns[2].trimmingCharacters(in: .whitespaces) == source else { return }
+            result.append((columns[0].trimmingCharacters(in: .whitespaces), columns[1].trimmingCharacters(in: .whitespaces)))
+        }
+        return result
+    }
+
     /// Calls `body` with each line (1-based number, without the line break).
     static func lines(path: String, _ body: (Int, String) throws -> Void) throws {
         // FileHandle also reads pipes such as /dev/fd/N (bash process substitution).
