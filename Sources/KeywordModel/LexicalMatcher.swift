@@ -332,7 +332,7 @@ public struct LexicalMatcher: Sendable {
     }
 
     /// The folded text with one interior の removed, for each の that has at least two characters on each side.
-    static func withoutParticle(_ folded: [UInt32]) -> [[UInt32]] {
+    public static func withoutParticle(_ folded: [UInt32]) -> [[UInt32]] {
         let no: UInt32 = 0x306E
         guard folded.count >= 5 else { return [] }
         var variants: [[UInt32]] = []

@@ -22,6 +22,7 @@ import relations
 import specificity
 
 HOLDOUT = 130
+RELABELLED = 0
 DEV_SHARE = {"handwritten": 0.35, "food-composition": 0.10, "generated": 0.10, "packaged": 0.40}
 
 
@@ -137,7 +138,8 @@ def build(seed):
     dev += p_dev
     unseen += p_unseen
     dropped += p_dropped
-    relabelled = most_specific_first({"train": train, "dev": dev, "dev-unseen": unseen}, sorted(keywords), holdout)
+    global RELABELLED
+    relabelled = RELABELLED = most_specific_first({"train": train, "dev": dev, "dev-unseen": unseen}, sorted(keywords), holdout)
     print(f"most specific keyword first: {relabelled} labels rewritten", file=sys.stderr)
     records = records + p_train + p_dev + p_unseen
     by_source = collections.defaultdict(list)
@@ -181,7 +183,7 @@ def render_readme(cats, records, splits, dropped, holdout, rng):
     t = (t.replace("{{KEYWORDS}}", str(len(cats))).replace("{{VARIETIES}}", str(len(var)))
          .replace("{{VARIETY_TABLE}}", var_table).replace("{{SPLIT_TABLE}}", split_table)
          .replace("{{CATEGORY_TABLE}}", "\n".join(cat_lines)).replace("{{DROPPED}}", str(dropped))
-         .replace("{{HOLDOUT}}", str(len(holdout))).replace("{{EXAMPLES}}", "\n".join(ex)))
+         .replace("{{HOLDOUT}}", str(len(holdout))).replace("{{RELABELLED}}", str(RELABELLED)).replace("{{EXAMPLES}}", "\n".join(ex)))
     with open(common.path("data", "README.md"), "w", encoding="utf-8", newline="\n") as f:
         f.write(t)
 
