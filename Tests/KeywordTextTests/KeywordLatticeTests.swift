@@ -31,12 +31,12 @@ final class KeywordLatticeTests: XCTestCase {
 
     func testKeywordWordsAreNotSplitIntoAWordAndAStrayKana() throws {
         XCTAssertGreaterThan(Self.keywords.count, 1000)
-        let nouns = Self.latticeNouns(Shipped.pipeline)
+        let nouns = Self.latticeNouns(Shipped.modelPipeline)
         XCTAssertGreaterThan(nouns.count, 500)
         var failures: [String] = []
         for keyword in nouns {
             for name in [keyword, "国産 \(keyword) 1袋", "【\(keyword)】お徳用"] {
-                let surfaces = Shipped.pipeline.tokenize(name).map(\.surface)
+                let surfaces = Shipped.modelPipeline.tokenize(name).map(\.surface)
                 let normalized = Normalizer.normalize(keyword).scalars
                 let whole = surfaces.contains { Normalizer.normalize($0).scalars == normalized }
                 if !whole && surfaces.contains(where: Self.isStrayKana) {
@@ -50,13 +50,13 @@ final class KeywordLatticeTests: XCTestCase {
     func testWithoutTheKeywordListTheLexiconAloneSplitsSomeOfThem() throws {
         // The class exists: the plain lexicon lattice splits at least one of these words with a stray kana
         // (みょうがたけ → みょう / が / たけ), so the test above checks the preference, not a lattice that never splits.
-        let plain = TextPipeline(lexicon: Shipped.pipeline.lexicon, stopPhrases: Shipped.pipeline.stopPhrases)
+        let plain = TextPipeline(lexicon: Shipped.modelPipeline.lexicon, stopPhrases: Shipped.modelPipeline.stopPhrases)
         let split = Self.latticeNouns(plain).filter { keyword in
             let surfaces = plain.tokenize(keyword).map(\.surface)
             return surfaces.count > 1 && surfaces.contains(where: Self.isStrayKana)
         }
         XCTAssertFalse(split.isEmpty)
         XCTAssertTrue(plain.tokenize("みょうがたけ").map(\.surface).contains(where: Self.isStrayKana))
-        XCTAssertFalse(Shipped.pipeline.tokenize("高知県産 みょうがたけ 1袋").map(\.surface).contains(where: Self.isStrayKana))
+        XCTAssertFalse(Shipped.modelPipeline.tokenize("高知県産 みょうがたけ 1袋").map(\.surface).contains(where: Self.isStrayKana))
     }
 }
