@@ -2,7 +2,8 @@
 // kwsuggest: ingredient-keyword suggestion. No package dependencies by design.
 import PackageDescription
 
-/// One settings list shared by every Swift target (Swift 6 language mode comes from the tools version).
+/// One settings list shared by every Swift target, tests included (Swift 6 language mode comes from the
+/// tools version).
 let settings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
@@ -13,25 +14,56 @@ let package = Package(
         .executable(name: "kwsuggest", targets: ["kwsuggest"]),
         .library(name: "KeywordService", targets: ["KeywordService"]),
         .library(name: "KeywordServer", targets: ["KeywordServer"]),
+        .library(name: "HTTPCore", targets: ["HTTPCore"]),
     ],
     dependencies: [],
     targets: [
-        // Data flows top to bottom: text → vectors → model → index → service → HTTP → CLI.
+        // The model path, as the data flows: text and vectors feed the service; the model (encoder, exact-match
+        // evidence, trainer) is a leaf that the keyword index builds on; the service wires them together.
         .target(name: "KeywordText", swiftSettings: settings),
         .target(name: "KeywordVectors", swiftSettings: settings),
-        .target(name: "KeywordModel", dependencies: ["KeywordText", "KeywordVectors"], swiftSettings: settings),
+        .target(name: "KeywordModel", swiftSettings: settings),
         .target(name: "CKernels"),
-        .target(name: "KeywordIndex", dependencies: ["KeywordModel", "CKernels"], swiftSettings: settings),
-        .target(name: "KeywordService", dependencies: ["KeywordIndex"], swiftSettings: settings),
-        .target(name: "CSystem"),
-        .target(name: "KeywordServer", dependencies: ["KeywordService", "CSystem"], swiftSettings: settings),
-        .executableTarget(name: "kwsuggest", dependencies: ["KeywordServer", "KeywordService"], swiftSettings: settings),
+        // The one lock type every layer shares (why: see Locked.swift).
+        .target(name: "Locking", swiftSettings: settings),
+        .target(name: "KeywordIndex", dependencies: ["KeywordModel", "CKernels", "Locking"], swiftSettings: settings),
+        .target(name: "StrictJSON", swiftSettings: settings),
+        // libpq's few functions, resolved with dlopen only when a PostgreSQL store is used.
+        .target(name: "CPostgres"),
+        .target(
+            name: "KeywordService",
+            dependencies: ["KeywordIndex", "KeywordModel", "KeywordText", "KeywordVectors", "CPostgres"],
+            swiftSettings: settings),
 
-        .testTarget(name: "KeywordTextTests", dependencies: ["KeywordText"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "KeywordVectorsTests", dependencies: ["KeywordVectors"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "KeywordModelTests", dependencies: ["KeywordModel", "KeywordIndex"]),
-        .testTarget(name: "KeywordServiceTests", dependencies: ["KeywordService"]),
-        .testTarget(name: "KeywordServerTests", dependencies: ["KeywordServer"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "CLITests", dependencies: []),
+        // The HTTP path: a generic HTTP/1.1 core that knows nothing of the application, and the application
+        // (routes, handlers, admin page, OpenAPI, the runner that wires a model to a server) on top of it.
+        .target(name: "CSystem"),
+        .target(name: "HTTPCore", dependencies: ["CSystem", "StrictJSON", "Locking"], swiftSettings: settings),
+        .target(name: "KeywordServer", dependencies: ["HTTPCore", "StrictJSON", "KeywordService", "Locking"], swiftSettings: settings),
+
+        // The CLI on top of both paths.
+        .executableTarget(
+            name: "kwsuggest",
+            dependencies: ["KeywordServer", "HTTPCore", "KeywordService", "KeywordIndex", "KeywordModel", "KeywordText",
+                           "KeywordVectors"],
+            swiftSettings: settings),
+
+        .testTarget(name: "KeywordTextTests", dependencies: ["KeywordText"], resources: [.copy("Fixtures")],
+                    swiftSettings: settings),
+        .testTarget(name: "KeywordVectorsTests", dependencies: ["KeywordVectors"], resources: [.copy("Fixtures")],
+                    swiftSettings: settings),
+        .testTarget(name: "KeywordModelTests", dependencies: ["KeywordModel", "KeywordIndex"], swiftSettings: settings),
+        .testTarget(name: "KeywordServiceTests", dependencies: ["KeywordService"], swiftSettings: settings),
+        // Test-only: a seeded generator for the mutation tests of the JSON reader, the parser and the API.
+        .target(name: "MutationTesting", path: "Tests/MutationTesting", swiftSettings: settings),
+        .testTarget(name: "StrictJSONTests", dependencies: ["StrictJSON", "MutationTesting"], swiftSettings: settings),
+        .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore", "MutationTesting"], swiftSettings: settings),
+        .testTarget(
+            name: "KeywordServerTests",
+            dependencies: ["KeywordServer", "HTTPCore", "StrictJSON", "KeywordService", "MutationTesting"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: settings),
+        // Runs the built `kwsuggest` binary (found beside the test bundle); it links none of the modules.
+        .testTarget(name: "CLITests", dependencies: ["kwsuggest"], swiftSettings: settings),
     ]
 )

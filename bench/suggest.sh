@@ -2,11 +2,11 @@
 # In-process suggestion benchmark: `kwsuggest bench` at the default keywords, +10,000 and +100,000 (RUNS runs
 # each, medians), with the default scoring kernel (AVX2 + FMA where the CPU has it) and with the portable one,
 # interleaved; then the NumPy reference scorer side by side. Prints a Markdown report on stdout.
-# Usage: bench/suggest.sh            (env: SCRATCH=.build-perf RUNS=3 ROUNDS=7 SWIFTFLAGS="")
-#        SWIFTFLAGS="-Xswiftc -target-cpu -Xswiftc haswell" SCRATCH=.build-perf-v3 bench/suggest.sh
+# Usage: bench/suggest.sh            (env: SCRATCH=.build-tools/release RUNS=3 ROUNDS=7 SWIFTFLAGS="")
+#        SWIFTFLAGS="-Xswiftc -target-cpu -Xswiftc haswell" SCRATCH=.build-tools/release-v3 bench/suggest.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-SCRATCH=${SCRATCH:-.build-perf}
+SCRATCH=${SCRATCH:-.build-tools/release}
 RUNS=${RUNS:-3}
 ROUNDS=${ROUNDS:-7}
 # shellcheck disable=SC2086

@@ -1,5 +1,5 @@
 // libFuzzer entry for the HTTP request parser and the JSON request decoding.
-// Built by fuzz/build.sh together with the server's HTTP/, JSON/ and API/RequestDecoding sources into one
+// Built by fuzz/build.sh together with StrictJSON, the HTTP core's parser and the API's RequestDecoding into one
 // module (outside the SwiftPM build), so it reaches internal types such as RequestParser directly.
 //
 // The first input byte chooses what the rest is:
@@ -95,7 +95,7 @@ func checkErrorBody(_ error: APIError) {
           case .object(let inner)? = fields["error"], case .string(let code)? = inner["code"] else {
         fatalError("error body is not the JSON error shape: \(response.bodyText)")
     }
-    check(code == error.code, "code \(code)")
+    check(code == error.code.rawValue, "code \(code)")
 }
 
 /// The API's decoding of one JSON body, as the suggest, batch and keyword handlers do it.
@@ -114,17 +114,17 @@ func decodeBody(_ body: [UInt8], contentType: String = "application/json") {
             check(name.count <= apiLimits.maxNameCharacters, "accepted a name of \(name.count) characters")
             let k = try RequestDecoding.k(fields["k"], limits: apiLimits)
             check(k >= 1 && k <= apiLimits.maxK, "accepted k \(k)")
-            _ = try RequestDecoding.flag(fields["explain"], field: "explain")
+            _ = try RequestDecoding.flag(fields["explain"], field: "explain", code: .invalidExplain)
         } catch { checkErrorBody(error) }
         do throws(APIError) {
-            let names = try RequestDecoding.strings(fields["names"], field: "names")
+            let names = try RequestDecoding.strings(fields["names"], field: "names", code: .invalidNames)
             for name in names.prefix(apiLimits.maxBatchNames) {
                 do throws(APIError) { _ = try RequestDecoding.name(name, field: "names", limits: apiLimits) } catch { checkErrorBody(error) }
             }
         } catch { checkErrorBody(error) }
         do throws(APIError) {
-            _ = try RequestDecoding.strings(fields["add"], field: "add")
-            _ = try RequestDecoding.strings(fields["remove"], field: "remove")
+            _ = try RequestDecoding.strings(fields["add"], field: "add", code: .invalidAdd)
+            _ = try RequestDecoding.strings(fields["remove"], field: "remove", code: .invalidRemove)
         } catch { checkErrorBody(error) }
     } catch {
         checkErrorBody(error)

@@ -1,17 +1,35 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer binary for the HTTP request parser and the JSON request decoding.
-# The server sources it needs are compiled together with fuzz/FuzzTarget.swift into one module, outside
-# the SwiftPM build. Output: .build-fuzz/http-fuzzer (override with OUT=path).
+# The sources it needs (StrictJSON, the HTTP core's parser and types, the API's request decoding) are
+# compiled together with fuzz/FuzzTarget.swift into one module, outside the SwiftPM build, so the target
+# reaches internal types such as RequestParser directly; their imports of each other are dropped in the
+# copies compiled here. Output: .build-tools/fuzz/http-fuzzer (override with OUT=path).
 # Usage: bash fuzz/build.sh            then see fuzz/run.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-OUT=${OUT:-.build-fuzz/http-fuzzer}
+OUT=${OUT:-.build-tools/fuzz/http-fuzzer}
 mkdir -p "$(dirname "$OUT")"
-S=Sources/KeywordServer
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+sources=(
+  Sources/StrictJSON/*.swift
+  Sources/HTTPCore/HTTP/HTTPTypes.swift Sources/HTTPCore/HTTP/RequestParser.swift
+  Sources/HTTPCore/HTTP/ServerConfiguration.swift Sources/HTTPCore/HTTP/Responder.swift
+  Sources/HTTPCore/HTTP/ErrorCode.swift Sources/HTTPCore/Socket/Syscalls.swift
+  Sources/KeywordServer/API/RequestDecoding.swift Sources/KeywordServer/API/APIError.swift
+  Sources/KeywordServer/API/APIErrorCode.swift
+)
+copies=()
+for source in "${sources[@]}"; do
+  copy="$work/$(basename "$(dirname "$source")")-$(basename "$source")"
+  sed -E '/^import (StrictJSON|HTTPCore|Locking)$/d' "$source" > "$copy"
+  copies+=("$copy")
+done
+# The C shim the system-call wrappers use, as a module of its own.
+mkdir -p "$work/CSystem"
+printf 'module CSystem {\n  header "%s"\n  export *\n}\n' "$PWD/Sources/CSystem/include/CSystem.h" > "$work/CSystem/module.modulemap"
+clang -c -O1 -g -fsanitize=fuzzer-no-link,address -I Sources/CSystem/include Sources/CSystem/CSystem.c -o "$work/CSystem.o"
 swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name KeywordServerFuzz \
-  -enable-upcoming-feature ExistentialAny \
-  "$S/HTTP/HTTPTypes.swift" "$S/HTTP/RequestParser.swift" "$S/HTTP/ServerConfiguration.swift" \
-  "$S/HTTP/Responder.swift" "$S/JSON/JSONParser.swift" "$S/JSON/JSONWriter.swift" \
-  "$S/API/RequestDecoding.swift" "$S/API/APIError.swift" \
-  fuzz/FuzzTarget.swift -o "$OUT" 2>&1 | { grep -v "Cannot export local symbol" || true; }
+  -enable-upcoming-feature ExistentialAny -I "$work/CSystem" \
+  "${copies[@]}" fuzz/FuzzTarget.swift "$work/CSystem.o" -o "$OUT" 2>&1 | { grep -v "Cannot export local symbol" || true; }
 echo "built $OUT"

@@ -4,6 +4,9 @@
 # what those suites need from Debian's packages when missing; otherwise it names what to install.
 # .ci/run runs exactly this command.
 #
+# PostgreSQL: a throwaway cluster (tools/postgres/throwaway.sh) runs for the duration of `swift test`, whose
+# PostgreSQL store tests use it through KWSUGGEST_TEST_POSTGRES_URL; it is stopped and removed on exit.
+#
 # The closing line is "N passed, N failed" summed over every suite, and the exit status is non-zero
 # when any suite failed.
 set -euo pipefail
@@ -11,6 +14,16 @@ cd "$(dirname "$0")/.."
 # shellcheck source=tools/testing/common.sh
 source tools/testing/common.sh
 
-run_swift_tests
+need_packages postgresql libpq5
+postgres=$(tools/postgres/throwaway.sh start)
+postgres_url=$(sed -n 1p <<<"$postgres")
+postgres_dir=$(sed -n 2p <<<"$postgres")
+trap 'tools/postgres/throwaway.sh stop "$postgres_dir"' EXIT
+
+run_swift_tests KWSUGGEST_TEST_POSTGRES_URL="$postgres_url" KWSUGGEST_TEST_POSTGRES_DIR="$postgres_dir"
+
+# The Kubernetes manifests and the Dockerfile, validated offline (kubernetes-validate, checkov); pip installs
+# the pinned tools into a cached virtual environment the first time.
+run_suite "kubernetes manifests" tools/deploy/validate_kubernetes.sh
 
 finish_tests

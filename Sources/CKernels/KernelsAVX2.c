@@ -74,11 +74,14 @@ static inline void block_products(const float *rows, ptrdiff_t n, const float *m
 }
 
 __attribute__((target("avx2,fma")))
-void ckernels_score_blocks_avx2(ptrdiff_t block_start, ptrdiff_t block_end, ptrdiff_t single_blocks,
-                                ptrdiff_t n, ptrdiff_t h, float temperature, int attention,
-                                const float *states, const float *units, const float *gram,
-                                const float *unit_means, const float *directions,
-                                float *work, float *out) {
+void ckernels_score_blocks_avx2(const ckernels_score_args *args, ptrdiff_t block_start, ptrdiff_t block_end,
+                                float *work) {
+    const ptrdiff_t single_blocks = args->single_blocks, n = args->n, h = args->hidden;
+    const float temperature = args->temperature;
+    const int attention = args->attention;
+    const float *states = args->states, *units = args->units, *gram = args->gram;
+    const float *unit_means = args->unit_means, *directions = args->directions;
+    float *out = args->out;
     // The softmax runs in place, so `alpha` is `similarity`; the third part of `work` holds τ / |h_i| for the
     // single-token blocks, computed once per name instead of once per block.
     float *similarity = work, *projection = work + n * 8, *alpha = similarity, *scaled_inverse_norms = work + 2 * n * 8;

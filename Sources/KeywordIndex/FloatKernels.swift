@@ -2,12 +2,11 @@ import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif
-#if arch(x86_64)
 import CKernels
-#endif
 
-// The only unsafe-pointer code of the index: dot products and the keyword-blocked scoring kernel
-// (portable here; the AVX2 + FMA build of the same kernel is in Sources/CKernels).
+// With ScratchBuffer, the only unsafe-pointer code of the index: dot products and the keyword-blocked scoring
+// kernel (portable here; the AVX2 + FMA build of the same kernel is in Sources/CKernels, and both take the one
+// argument struct `ckernels_score_args` that the C header defines).
 
 /// Vectorised kernels over raw Float32 buffers. Callers pass pointers obtained inside
 /// `withUnsafe(Mutable)BufferPointer` and guarantee the documented number of elements at each.
@@ -91,46 +90,61 @@ enum FloatKernels {
         return p * unsafeBitCast(scale, to: SIMD8<Float>.self)
     }
 
+    /// The arguments of one name's scoring pass, from buffers whose sizes debug builds check here, once,
+    /// so neither kernel needs to trust its caller's arithmetic.
+    static func arguments(n: Int, hidden h: Int, blocks: Int, singleBlocks: Int, temperature: Float, attention: Bool,
+                          states: UnsafeBufferPointer<Float>, units: UnsafeBufferPointer<Float>,
+                          gram: UnsafeBufferPointer<Float>, unitMeans: UnsafeBufferPointer<Float>,
+                          directions: UnsafeBufferPointer<Float>, out: UnsafeMutableBufferPointer<Float>) -> ckernels_score_args {
+        assert(n > 0 && h > 0 && blocks >= 0 && (0...blocks).contains(singleBlocks), "bad scoring shape")
+        assert(states.count >= n * h && units.count >= n * h, "token states shorter than n × hidden")
+        assert(gram.count >= n * n, "gram matrix shorter than n × n")
+        assert(unitMeans.count >= blocks * h * lanes && directions.count >= blocks * h * lanes,
+               "keyword matrices shorter than blocks × hidden × 8")
+        assert(out.count >= blocks * lanes, "score output shorter than blocks × 8")
+        return ckernels_score_args(
+            single_blocks: singleBlocks, n: n, hidden: h, temperature: temperature, attention: attention ? 1 : 0,
+            states: states.baseAddress, units: units.baseAddress, gram: gram.baseAddress,
+            unit_means: unitMeans.baseAddress, directions: directions.baseAddress, out: out.baseAddress)
+    }
+
     /// Scores all blocks with `kernel`, split over `threads` (1 or 2) with disjoint output ranges; `work` holds
     /// `3 · n · threads` SIMD8 values.
-    static func score(kernel: ScoringKernel, blocks: Int, singleBlocks: Int, threads: Int, n: Int, hidden h: Int,
-                      temperature: Float, attention: Bool, states: UnsafePointer<Float>, units: UnsafePointer<Float>,
-                      gram: UnsafePointer<Float>, unitMeans: UnsafePointer<Float>, directions: UnsafePointer<Float>,
-                      work: UnsafeMutablePointer<SIMD8<Float>>, out: UnsafeMutablePointer<Float>) {
-        struct Pointers: @unchecked Sendable {
-            let states, units, gram, unitMeans, directions: UnsafePointer<Float>
+    static func score(kernel: ScoringKernel, _ arguments: ckernels_score_args, blocks: Int, threads: Int,
+                      work: UnsafeMutableBufferPointer<SIMD8<Float>>) {
+        let n = arguments.n
+        assert(work.count >= 3 * n * max(1, threads), "work shorter than 3 · n · threads")
+        // The pointers are shared read-only, and each thread writes only its own blocks of `out` and its own
+        // part of `work`.
+        struct Shared: @unchecked Sendable {
+            var arguments: ckernels_score_args
             let work: UnsafeMutablePointer<SIMD8<Float>>
-            let out: UnsafeMutablePointer<Float>
         }
-        let pointers = Pointers(states: states, units: units, gram: gram, unitMeans: unitMeans, directions: directions,
-                                work: work, out: out)
+        guard let workBase = work.baseAddress else { return }
+        let shared = Shared(arguments: arguments, work: workBase)
         let chosen = kernel.runnable
         @Sendable func run(_ range: Range<Int>, _ work: UnsafeMutablePointer<SIMD8<Float>>) {
             switch chosen {
             case .avx2:
                 #if arch(x86_64)
+                var arguments = shared.arguments
                 work.withMemoryRebound(to: Float.self, capacity: 3 * n * lanes) { floats in
-                    ckernels_score_blocks_avx2(range.lowerBound, range.upperBound, singleBlocks, n, h, temperature,
-                                               attention ? 1 : 0, pointers.states, pointers.units, pointers.gram,
-                                               pointers.unitMeans, pointers.directions, floats, pointers.out)
+                    ckernels_score_blocks_avx2(&arguments, range.lowerBound, range.upperBound, floats)
                 }
                 #else
                 fallthrough
                 #endif
             case .portable:
-                scoreBlocks(blocks: range, singleBlocks: singleBlocks, n: n, hidden: h, temperature: temperature,
-                            attention: attention, states: pointers.states, units: pointers.units, gram: pointers.gram,
-                            unitMeans: pointers.unitMeans, directions: pointers.directions, work: work,
-                            out: pointers.out)
+                scoreBlocks(shared.arguments, blocks: range, work: work)
             }
         }
         guard threads > 1, blocks > 1 else {
-            run(0..<blocks, work)
+            run(0..<blocks, workBase)
             return
         }
         let half = blocks / 2
         DispatchQueue.concurrentPerform(iterations: 2) { part in
-            run(part == 0 ? 0..<half : half..<blocks, pointers.work + part * 3 * n)
+            run(part == 0 ? 0..<half : half..<blocks, shared.work + part * 3 * n)
         }
     }
 
@@ -140,10 +154,14 @@ enum FloatKernels {
     /// `α = softmax(τ · U m_k)` (uniform without attention), `out[k] = (α · H d_k) / √(αᵀ G α)`.
     /// `work` holds at least `3 · n` SIMD8 values.
     /// - Complexity: O(blocks · 8 · n · (2 · hidden + n)).
-    static func scoreBlocks(blocks: Range<Int>, singleBlocks: Int, n: Int, hidden h: Int, temperature: Float, attention: Bool,
-                            states: UnsafePointer<Float>, units: UnsafePointer<Float>, gram: UnsafePointer<Float>,
-                            unitMeans: UnsafePointer<Float>, directions: UnsafePointer<Float>,
-                            work: UnsafeMutablePointer<SIMD8<Float>>, out: UnsafeMutablePointer<Float>) {
+    static func scoreBlocks(_ arguments: ckernels_score_args, blocks: Range<Int>, work: UnsafeMutablePointer<SIMD8<Float>>) {
+        guard let states = arguments.states, let units = arguments.units, let gram = arguments.gram,
+              let unitMeans = arguments.unit_means, let directions = arguments.directions, let out = arguments.out else {
+            assertionFailure("scoring arguments without buffers")
+            return
+        }
+        let n = arguments.n, h = arguments.hidden, temperature = arguments.temperature
+        let attention = arguments.attention != 0, singleBlocks = arguments.single_blocks
         let similarity = work, projection = work + n, alpha = work + 2 * n
         let rawMeans = UnsafeRawPointer(unitMeans), rawDirections = UnsafeRawPointer(directions)
         let uniform = SIMD8<Float>(repeating: 1 / Float(n))

@@ -127,7 +127,22 @@ public final class KeywordIndex: Sendable {
     public func search(_ name: LexicalText, k: Int) -> [ScoredKeyword] {
         pool.with { scratch in
             scoreAll(name, scratch)
-            return KeywordIndex.top(scratch.internalScores, count: count, k: k, order: order, heap: &scratch.heap)
+            return KeywordIndex.top(scratch.internalScores.elements, count: count, k: k, order: order, heap: &scratch.heap)
+        }
+    }
+
+    /// The best `k` keywords for `name`, best first, each with its exact-match feature values (indexed by
+    /// `LexicalFeature`; zeros when evidence is off). The confidence calibrator reads them.
+    /// - Complexity: as `search`.
+    public func searchWithEvidence(_ name: LexicalText, k: Int) -> [(keyword: ScoredKeyword, evidence: [Float])] {
+        pool.with { scratch in
+            scoreAll(name, scratch)
+            let found = KeywordIndex.top(scratch.internalScores.elements, count: count, k: k, order: order, heap: &scratch.heap)
+            let evidence = options.evidence
+            return found.map { scored in
+                (scored, evidence ? Array(scratch.lexical.featureValues(of: scored.index))
+                                  : [Float](repeating: 0, count: LexicalFeature.count))
+            }
         }
     }
 
@@ -145,7 +160,7 @@ public final class KeywordIndex: Sendable {
             let n = encodeName(name, scratch)
             guard n > 0, index >= 0, index < count else { return [] }
             attentionWeights(n: n, keyword: index, scratch)
-            return Array(scratch.alpha[0..<n])
+            return scratch.alpha.prefix(n)
         }
     }
 
@@ -157,11 +172,8 @@ public final class KeywordIndex: Sendable {
         let h = model.hidden
         name.rows.withUnsafeBufferPointer { all in
             let rows = UnsafeBufferPointer(rebasing: all[0..<n])
-            scratch.projected.withUnsafeMutableBufferPointer { p in
-                scratch.states.withUnsafeMutableBufferPointer { s in
-                    model.name.encode(rows, vectors: vectors, kernel: options.kernel, projected: p.baseAddress!, states: s.baseAddress!)
-                }
-            }
+            model.name.encode(rows, vectors: vectors, kernel: options.kernel, projected: scratch.projected.base,
+                              states: scratch.states.base)
         }
         for i in 0..<n {
             var sq: Float = 1e-12
@@ -169,13 +181,12 @@ public final class KeywordIndex: Sendable {
             let inverse = 1 / sq.squareRoot()
             for q in 0..<h { scratch.units[i * h + q] = scratch.states[i * h + q] * inverse }
         }
-        scratch.states.withUnsafeBufferPointer { s in
-            for i in 0..<n {
-                for j in i..<n {
-                    let g = FloatKernels.dot(s.baseAddress! + i * h, s.baseAddress! + j * h, h)
-                    scratch.gram[i * n + j] = g
-                    scratch.gram[j * n + i] = g
-                }
+        let states = scratch.states.base
+        for i in 0..<n {
+            for j in i..<n {
+                let g = FloatKernels.dot(states + i * h, states + j * h, h)
+                scratch.gram[i * n + j] = g
+                scratch.gram[j * n + i] = g
             }
         }
         return n
@@ -213,24 +224,14 @@ public final class KeywordIndex: Sendable {
         if n > 0 {
             let tau = model.temperature, attention = options.attention, single = singleBlocks
             let threads = count >= 16_384 ? 2 : 1
-            unitMeans.withUnsafeBufferPointer { m in
-                directions.withUnsafeBufferPointer { d in
-                    scratch.states.withUnsafeBufferPointer { s in
-                        scratch.units.withUnsafeBufferPointer { u in
-                            scratch.gram.withUnsafeBufferPointer { g in
-                                scratch.work.withUnsafeMutableBufferPointer { w in
-                                    scratch.internalScores.withUnsafeMutableBufferPointer { out in
-                                        FloatKernels.score(
-                                            kernel: options.kernel, blocks: blocks, singleBlocks: single,
-                                            threads: threads, n: n, hidden: h, temperature: tau, attention: attention,
-                                            states: s.baseAddress!, units: u.baseAddress!, gram: g.baseAddress!,
-                                            unitMeans: m.baseAddress!, directions: d.baseAddress!,
-                                            work: w.baseAddress!, out: out.baseAddress!)
-                                    }
-                                }
-                            }
-                        }
-                    }
+            unitMeans.withUnsafeBufferPointer { means in
+                directions.withUnsafeBufferPointer { directions in
+                    let arguments = FloatKernels.arguments(
+                        n: n, hidden: h, blocks: blocks, singleBlocks: single, temperature: tau, attention: attention,
+                        states: scratch.states.elements, units: scratch.units.elements, gram: scratch.gram.elements,
+                        unitMeans: means, directions: directions, out: scratch.internalScores.mutableElements)
+                    FloatKernels.score(kernel: options.kernel, arguments, blocks: blocks, threads: threads,
+                                       work: scratch.work.mutableElements)
                 }
             }
         } else {
@@ -257,8 +258,9 @@ public final class KeywordIndex: Sendable {
     /// Indices of the `k` largest of the first `count` scores, best first; ties go to the lower index. With
     /// `order`, `scores[p]` belongs to keyword `order[p]`, and that keyword index is reported and compared.
     /// - Complexity: O(count · log k).
-    static func top(_ scores: [Float], count: Int? = nil, k: Int, order: [Int32]? = nil,
-                    heap: inout [ScoredKeyword]) -> [ScoredKeyword] {
+    static func top<Scores: RandomAccessCollection<Float>>(
+        _ scores: Scores, count: Int? = nil, k: Int, order: [Int32]? = nil, heap: inout [ScoredKeyword]
+    ) -> [ScoredKeyword] where Scores.Index == Int {
         let total = count ?? scores.count
         let k = min(k, total)
         guard k > 0 else { return [] }

@@ -1,27 +1,29 @@
 // Reusable per-request work space, handed out to one thread at a time.
-import Foundation
 import KeywordModel
+import Locking
 
 /// Buffers for scoring one name; sized once for a keyword count and a maximum name length.
+/// It owns its buffers, so the kernels take their pointers directly.
 final class IndexScratch {
-    var projected: [Float]
-    var states: [Float]
-    var units: [Float]
-    var gram: [Float]
-    var alpha: [Float]
-    var internalScores: [Float]
-    var work: [SIMD8<Float>]
+    let projected: ScratchBuffer<Float>
+    let states: ScratchBuffer<Float>
+    let units: ScratchBuffer<Float>
+    let gram: ScratchBuffer<Float>
+    let alpha: ScratchBuffer<Float>
+    let internalScores: ScratchBuffer<Float>
+    /// 3 · maxTokens SIMD8 values per scoring thread (two at most).
+    let work: ScratchBuffer<SIMD8<Float>>
     var heap: [ScoredKeyword]
     var lexical: LexicalScratch
 
     init(keywords: Int, padded: Int, hidden: Int, maxTokens: Int) {
-        projected = [Float](repeating: 0, count: maxTokens * hidden)
-        states = projected
-        units = projected
-        gram = [Float](repeating: 0, count: maxTokens * maxTokens)
-        alpha = [Float](repeating: 0, count: maxTokens)
-        internalScores = [Float](repeating: 0, count: max(padded, keywords))
-        work = [SIMD8<Float>](repeating: SIMD8<Float>(), count: 2 * 3 * maxTokens)
+        projected = ScratchBuffer(count: maxTokens * hidden, repeating: 0)
+        states = ScratchBuffer(count: maxTokens * hidden, repeating: 0)
+        units = ScratchBuffer(count: maxTokens * hidden, repeating: 0)
+        gram = ScratchBuffer(count: maxTokens * maxTokens, repeating: 0)
+        alpha = ScratchBuffer(count: maxTokens, repeating: 0)
+        internalScores = ScratchBuffer(count: max(padded, keywords), repeating: 0)
+        work = ScratchBuffer(count: 2 * 3 * maxTokens, repeating: SIMD8<Float>())
         heap = []
         heap.reserveCapacity(64)
         lexical = LexicalScratch(keywordCount: keywords)
@@ -30,8 +32,7 @@ final class IndexScratch {
 
 /// A lock-protected stack of scratch objects: a request takes one, uses it alone, and gives it back.
 final class ScratchPool: @unchecked Sendable {
-    private let lock = NSLock()
-    private var free: [IndexScratch] = []
+    private let free = Locked<[IndexScratch]>([])
     private let make: @Sendable () -> IndexScratch
 
     init(make: @escaping @Sendable () -> IndexScratch) {
@@ -39,15 +40,8 @@ final class ScratchPool: @unchecked Sendable {
     }
 
     func with<R>(_ body: (IndexScratch) -> R) -> R {
-        lock.lock()
-        let scratch = free.popLast()
-        lock.unlock()
-        let taken = scratch ?? make()
-        defer {
-            lock.lock()
-            free.append(taken)
-            lock.unlock()
-        }
+        let taken = free.withLock { $0.popLast() } ?? make()
+        defer { free.withLock { $0.append(taken) } }
         return body(taken)
     }
 }

@@ -34,6 +34,37 @@ public enum LexicalFeature: Int, CaseIterable, Sendable {
     case textInsideVariety
 
     public static let count = allCases.count
+
+    /// The name written into `encoder.json` for this feature's weight. Checkpoints map weights by these names,
+    /// so inserting, removing or reordering a feature never shifts an old checkpoint's weights. Never rename one.
+    public var name: String {
+        switch self {
+        case .rows: return "rows"
+        case .text: return "text"
+        case .maximal: return "maximal"
+        case .variety: return "variety"
+        case .overlap: return "overlap"
+        case .length: return "length"
+        case .bigrams: return "bigrams"
+        case .sharedRowsOnly: return "sharedRowsOnly"
+        case .textWholeTokens: return "textWholeTokens"
+        case .textEndsToken: return "textEndsToken"
+        case .textInsideVariety: return "textInsideVariety"
+        }
+    }
+
+    /// The feature order of checkpoints written before feature names were stored (they hold weights by
+    /// position, in this order). Frozen: it describes existing files, not the current feature list.
+    public static let legacyOrder = [
+        "rows", "text", "maximal", "variety", "overlap", "length", "bigrams", "sharedRowsOnly", "textWholeTokens",
+        "textEndsToken", "textInsideVariety",
+    ]
+
+    /// The feature a checkpoint names, if this build knows it.
+    public init?(name: String) {
+        guard let feature = LexicalFeature.allCases.first(where: { $0.name == name }) else { return nil }
+        self = feature
+    }
 }
 
 /// One entry of the varieties table, prepared: a variety/brand name and the keyword it stands for.

@@ -55,6 +55,9 @@ public enum Checkpoint {
         var config: ModelConfig
         var parameterCount: Int
         var blocks: [String: [Int]]
+        /// The evidence feature of each weight in the `features` block, in order. Absent in older files, which
+        /// hold them in `LexicalFeature.legacyOrder`.
+        var features: [String]?
     }
 
     /// Writes the two files into `directory`.
@@ -62,7 +65,9 @@ public enum Checkpoint {
         let layout = weights.layout
         var blocks: [String: [Int]] = [:]
         for block in layout.blocks { blocks[block.name] = [block.range.lowerBound, block.range.upperBound] }
-        let header = Header(format: formatVersion, config: weights.config, parameterCount: layout.count, blocks: blocks)
+        precondition(weights.config.featureCount == LexicalFeature.count, "feature weights do not match this build's features")
+        let header = Header(format: formatVersion, config: weights.config, parameterCount: layout.count, blocks: blocks,
+                            features: LexicalFeature.allCases.map(\.name))
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         var json = try encoder.encode(header)
@@ -81,8 +86,9 @@ public enum Checkpoint {
         return data
     }
 
-    /// Reads the two files from `directory`; errors name the file.
-    public static func load(directory: String) throws -> ModelWeights {
+    /// Reads the two files from `directory`; errors name the file. Evidence weights are mapped to this build's
+    /// features by name (see `mapFeatures`); `notes` receives a line for each feature the file lacks.
+    public static func load(directory: String, notes: ((String) -> Void)? = nil) throws -> ModelWeights {
         let headerPath = URL(fileURLWithPath: directory).appendingPathComponent(headerName).path
         let valuesPath = URL(fileURLWithPath: directory).appendingPathComponent(valuesName).path
         guard let json = FileManager.default.contents(atPath: headerPath) else {
@@ -121,6 +127,47 @@ public enum Checkpoint {
         guard values.allSatisfy({ $0.isFinite }) else {
             throw CheckpointError(description: "\(valuesPath): contains a non-finite weight")
         }
-        return ModelWeights(config: header.config, values: values)
+        let stored = ModelWeights(config: header.config, values: values)
+        return try mapFeatures(stored, names: header.features, file: headerPath, notes: notes)
+    }
+
+    /// Rearranges a checkpoint's evidence weights into this build's feature order, by name. A file without names
+    /// holds them in `LexicalFeature.legacyOrder`. A name this build does not know is an error (its weight would
+    /// be silently dropped); a feature the file lacks gets weight 0, and `notes` says so.
+    static func mapFeatures(_ stored: ModelWeights, names: [String]?, file: String,
+                            notes: ((String) -> Void)?) throws -> ModelWeights {
+        let storedCount = stored.config.featureCount
+        let fileNames: [String]
+        if let names {
+            fileNames = names
+        } else {
+            guard storedCount <= LexicalFeature.legacyOrder.count else {
+                throw CheckpointError(description: "\(file): \(storedCount) unnamed feature weights, more than the \(LexicalFeature.legacyOrder.count) of the legacy order")
+            }
+            fileNames = Array(LexicalFeature.legacyOrder.prefix(storedCount))
+        }
+        guard fileNames.count == storedCount else {
+            throw CheckpointError(description: "\(file): \(fileNames.count) feature names for \(storedCount) feature weights")
+        }
+        guard Set(fileNames).count == fileNames.count else {
+            throw CheckpointError(description: "\(file): a feature is named twice")
+        }
+        var byFeature = [Double](repeating: 0, count: LexicalFeature.count)
+        for (offset, name) in fileNames.enumerated() {
+            guard let feature = LexicalFeature(name: name) else {
+                throw CheckpointError(description: "\(file): unknown evidence feature '\(name)' (this build knows \(LexicalFeature.allCases.map(\.name).joined(separator: ", ")))")
+            }
+            byFeature[feature.rawValue] = stored.values[stored.layout.features + offset]
+        }
+        for feature in LexicalFeature.allCases where !fileNames.contains(feature.name) {
+            notes?("\(file): no weight for evidence feature '\(feature.name)'; it gets weight 0")
+        }
+        var config = stored.config
+        config.featureCount = LexicalFeature.count
+        let layout = ParameterLayout(config)
+        // The features block is the last one, so every other parameter keeps its position.
+        precondition(stored.layout.features == layout.features, "the features block must come last")
+        let values = Array(stored.values[0..<stored.layout.features]) + byFeature
+        return ModelWeights(config: config, values: values)
     }
 }

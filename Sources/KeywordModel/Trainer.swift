@@ -1,7 +1,8 @@
 // Mini-batch training with Adam, hard negatives from the current ranking, and a seeded RNG.
 import Foundation
 
-/// Training hyper-parameters. Defaults are those of the shipped model.
+/// Training hyper-parameters, with the defaults of `kwsuggest train`. The shipped model's exact command, which
+/// sets its own epoch count, is recorded in its manifest.json and MODEL.md.
 public struct TrainingOptions: Sendable {
     public var epochs = 8
     public var batchSize = 32

@@ -50,8 +50,8 @@ public struct NameRank: Sendable, Equatable {
 /// How the candidates are ranked.
 public enum RankingMode: String, Sendable, CaseIterable {
     case model
-    /// Keywords contained in the normalised name, longest first.
-    case lexical
+    /// The containment baseline: keywords contained in the normalised name, longest first.
+    case containment
 }
 
 public enum Evaluator {
@@ -85,7 +85,7 @@ public enum Evaluator {
                 let positives = positions.compactMap { $0 }
                 if !positives.isEmpty {
                     let name = analyzer.analyzeName(item.name).lexical
-                    let scores = mode == .lexical ? index.lexicalScores(name) : index.scores(name)
+                    let scores = mode == .containment ? index.containmentScores(name) : index.scores(name)
                     let primary = positions.first.flatMap { $0 }.flatMap { KeywordIndex.bestRank(scores, positives: [$0]) }
                     results.set(i, NameRank(best: KeywordIndex.bestRank(scores, positives: positives), primary: primary))
                 }

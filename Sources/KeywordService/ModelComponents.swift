@@ -14,9 +14,12 @@ public struct ModelComponents: Sendable {
     /// Variety / brand name → keyword.
     public var varieties: [(variety: String, keyword: String)]
     public var manifest: ModelManifest?
+    /// The confidence calibrator fitted for `weights` (calibration.json); nil when the directory has none.
+    public var calibration: ModelCalibration?
 
     public init(directory: String, analyzer: any TextAnalyzer, vectors: InputVectors, weights: ModelWeights?,
-                keywords: [String], varieties: [(variety: String, keyword: String)], manifest: ModelManifest?) {
+                keywords: [String], varieties: [(variety: String, keyword: String)], manifest: ModelManifest?,
+                calibration: ModelCalibration? = nil) {
         self.directory = directory
         self.analyzer = analyzer
         self.vectors = vectors
@@ -24,6 +27,7 @@ public struct ModelComponents: Sendable {
         self.keywords = keywords
         self.varieties = varieties
         self.manifest = manifest
+        self.calibration = calibration
     }
 
     public var modelVersion: String { manifest?.modelVersion ?? "unversioned" }

@@ -6,7 +6,8 @@ import KeywordVectors
 
 /// The files of a model directory (`models/default` is the shipped one):
 /// `vectors.kwv`, `lexicon.kwlex`, `stop-phrases.txt`, `keywords.txt`, `varieties.tsv` (optional),
-/// `encoder.json` + `encoder.bin`, `manifest.json` (optional), and `keywords.overlay.json` (written by the API).
+/// `encoder.json` + `encoder.bin`, `calibration.json` (optional: the confidence calibrator fitted for that encoder),
+/// `manifest.json` (optional), and `keywords.overlay.json` (written by the API).
 public enum ModelDirectory {
     public static let vectorsName = "vectors.kwv"
     public static let keywordsName = "keywords.txt"
@@ -45,7 +46,9 @@ public enum ModelDirectory {
         var weights: ModelWeights?
         if FileManager.default.fileExists(atPath: file(Checkpoint.headerName)) || requireEncoder {
             do {
-                weights = try Checkpoint.load(directory: directory)
+                weights = try Checkpoint.load(directory: directory) { note in
+                    FileHandle.standardError.write(Data(("note: " + note + "\n").utf8))
+                }
             } catch let error as CheckpointError {
                 throw ModelDirectoryError(path: directory, message: error.description)
             }
@@ -56,7 +59,15 @@ public enum ModelDirectory {
             ? try ModelFiles.varieties(path: file(varietiesName), source: "brand") : []
         let analyzer = PipelineAnalyzer(pipeline: pipeline,
                                         unknownInNames: PipelineAnalyzer.unrelatedRowWords(pipeline, brands: brands))
+        // Without calibration.json (older model directories) suggestions carry no confidence and nothing is
+        // auto-accepted; a calibration fitted for another encoder is an error, not a silent mismatch.
+        var calibration: ModelCalibration?
+        if let weights, FileManager.default.fileExists(atPath: file(ModelCalibration.fileName)) {
+            calibration = try ModelCalibration.load(path: file(ModelCalibration.fileName),
+                                                    encoderSHA256: SHA256.hex(Checkpoint.valuesData(weights)))
+        }
         return ModelComponents(directory: directory, analyzer: analyzer, vectors: vectors,
-                               weights: weights, keywords: keywords, varieties: varieties, manifest: manifest)
+                               weights: weights, keywords: keywords, varieties: varieties, manifest: manifest,
+                               calibration: calibration)
     }
 }

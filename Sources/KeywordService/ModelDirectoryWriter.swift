@@ -5,11 +5,13 @@ import KeywordModel
 public enum ModelDirectoryWriter {
     /// Files that belong to one trained model and are never copied from the base directory.
     static let ownFiles: Set<String> = [Checkpoint.headerName, Checkpoint.valuesName, "manifest.json", "MODEL.md",
-                                        "keywords.overlay.json"]
+                                        "keywords.overlay.json", ModelCalibration.fileName]
 
     /// Creates `directory` if needed, copies every other regular file of `base` into it (unless they are the
-    /// same directory or the file already exists), then writes the encoder and the manifest.
-    public static func write(_ weights: ModelWeights, manifest: ModelManifest, to directory: String, base: String) throws {
+    /// same directory or the file already exists), then writes the encoder, the calibration (or removes a stale
+    /// one) and the manifest.
+    public static func write(_ weights: ModelWeights, manifest: ModelManifest, calibration: ModelCalibration? = nil,
+                             to directory: String, base: String) throws {
         let files = FileManager.default
         do {
             try files.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -35,6 +37,12 @@ public enum ModelDirectoryWriter {
         }
         do {
             try Checkpoint.save(weights, directory: directory)
+            let calibrationPath = (directory as NSString).appendingPathComponent(ModelCalibration.fileName)
+            if let calibration {
+                try calibration.save(path: calibrationPath)
+            } else if files.fileExists(atPath: calibrationPath) {
+                try files.removeItem(atPath: calibrationPath)
+            }
             try manifest.save(path: (directory as NSString).appendingPathComponent("manifest.json"))
         } catch let error as CheckpointError {
             throw ModelDirectoryError(path: directory, message: error.description)

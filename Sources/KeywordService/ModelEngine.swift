@@ -4,12 +4,15 @@ import KeywordIndex
 import KeywordModel
 
 /// Serves suggestions from one loaded model. The keyword list is the model's `keywords.txt` with the
-/// overlay file's additions and removals applied; changing it re-encodes only new keywords and swaps the
+/// store's additions and removals applied; changing it re-encodes only new keywords and swaps the
 /// index atomically, so concurrent `suggest` calls see either the old or the new list, never a mix.
 public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
     public let components: ModelComponents
-    public let store: KeywordOverlayStore
+    public let store: any KeywordStore
     public let options: ScoringOptions
+    /// The top suggestion is auto-accepted when its confidence is at least this; nil without calibration or
+    /// when the calibration curve never reaches the asked precision.
+    public let autoAcceptThreshold: Double?
     private let preparedVarieties: [VarietyEntry]
 
     private struct State {
@@ -24,16 +27,21 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
     private var state: State
 
     /// - Parameters:
-    ///   - overlayPath: the overlay file; default `<model dir>/keywords.overlay.json`.
-    ///   - applyOverlay: false to start from `components.keywords` exactly (the overlay file is not read then,
+    ///   - store: where keyword changes live; default the file store on `overlayPath`.
+    ///   - overlayPath: the overlay file when no store is given; default `<model dir>/keywords.overlay.json`.
+    ///   - applyOverlay: false to start from `components.keywords` exactly (the store is not read then,
     ///     though later updates still write it).
-    public init(components: ModelComponents, overlayPath: String? = nil, options: ScoringOptions = ScoringOptions(),
-                applyOverlay: Bool = true) throws {
+    ///   - autoAcceptPrecision: the top-1 precision the auto-accept threshold is read for from the calibration curve.
+    public init(components: ModelComponents, store: (any KeywordStore)? = nil, overlayPath: String? = nil,
+                options: ScoringOptions = ScoringOptions(), applyOverlay: Bool = true,
+                autoAcceptPrecision: Double = ModelCalibration.defaultPrecision) throws {
         self.components = components
         self.options = options
-        store = KeywordOverlayStore(path: overlayPath ?? KeywordOverlayStore.defaultPath(modelDirectory: components.directory))
+        autoAcceptThreshold = components.calibration?.threshold(forPrecision: autoAcceptPrecision)
+        self.store = store ?? FileKeywordStore(
+            overlayPath: overlayPath ?? KeywordOverlayStore.defaultPath(modelDirectory: components.directory))
         preparedVarieties = components.varietyEntries()
-        let overlay = applyOverlay ? try store.load() : KeywordOverlay()
+        let overlay = applyOverlay ? try self.store.loadOverlay() : KeywordOverlay()
         let keywords = ModelEngine.apply(overlay, to: components.keywords)
         let index = try components.makeIndex(keywords: keywords, options: options, varieties: preparedVarieties)
         state = State(index: index, snapshot: ModelEngine.snapshot(keywords), overlay: overlay)
@@ -49,34 +57,46 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
         let index = current().index
         let analyzed = components.analyzer.analyzeName(name)
         let lexical = analyzed.lexical
-        let found = index.search(lexical, k: max(0, k))
         let tokens = Array(analyzed.surfaces.prefix(index.options.maxNameTokens))
-        let suggestions = found.map { scored -> Suggestion in
-            var suggestion = Suggestion(keyword: index.entries[scored.index].keyword, score: scored.score)
+        // A name with no content tokens scores every keyword 0: there is nothing to suggest.
+        guard !lexical.rows.isEmpty else {
+            return SuggestionResult(name: name, tokens: explain ? tokens : nil, suggestions: [], reason: .noContentTokens)
+        }
+        let calibration = components.calibration
+        let suggestions = ConfidenceFeatures.ranked(index, name: lexical, k: max(0, k)).map { scored, features -> Suggestion in
+            var suggestion = Suggestion(keyword: index.entries[scored.index].keyword, score: scored.score,
+                                        confidence: calibration?.confidence(features))
             if explain {
                 let weights = index.attention(lexical, keyword: scored.index)
                 suggestion.weights = zip(tokens, weights).map { TokenWeight(token: $0, weight: $1) }
             }
             return suggestion
         }
-        return SuggestionResult(name: name, tokens: explain ? tokens : nil, suggestions: suggestions)
+        var autoAccept = false
+        if let threshold = autoAcceptThreshold, let top = suggestions.first?.confidence { autoAccept = top >= threshold }
+        return SuggestionResult(name: name, tokens: explain ? tokens : nil, suggestions: suggestions, autoAccept: autoAccept)
     }
 
     public func keywordList() -> KeywordListSnapshot { current().snapshot }
 
-    public func updateKeywords(add: [String], remove: [String]) throws -> KeywordListSnapshot {
+    /// Applies the change in the store (under its lock, checking `expectedVersion` there) and installs the
+    /// result before returning, so the caller reads its own write.
+    public func updateKeywords(_ change: KeywordChange) throws -> KeywordListSnapshot {
         updateLock.lock()
         defer { updateLock.unlock() }
-        let clean = { (list: [String]) in list.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty } }
-        let overlay = current().overlay.applying(add: clean(add), remove: clean(remove))
-        try store.save(overlay)
+        let base = components.keywords
+        let overlay = try store.apply(change.cleaned) { (overlay: KeywordOverlay) throws(KeywordStoreError) in
+            guard let expected = change.expectedVersion else { return }
+            let version = ModelEngine.snapshot(ModelEngine.apply(overlay, to: base)).version
+            guard version == expected else { throw .versionMismatch(current: version) }
+        }
         return try install(overlay)
     }
 
     public func reloadKeywords() throws -> KeywordListSnapshot {
         updateLock.lock()
         defer { updateLock.unlock() }
-        return try install(try store.load())
+        return try install(try store.loadOverlay())
     }
 
     private func install(_ overlay: KeywordOverlay) throws -> KeywordListSnapshot {

@@ -22,6 +22,16 @@ public struct ModelManifest: Codable, Sendable, Equatable {
         }
     }
 
+    /// The confidence calibration (calibration.json) and where it was fitted.
+    public struct Calibration: Codable, Sendable, Equatable {
+        public var file: String
+        public var sha256: String
+        public var data: String
+        public var names: Int
+        /// The share of the training names held out for it, when it came from a calibration split.
+        public var fraction: Double?
+    }
+
     public var formatVersion: Int
     public var modelVersion: String
     /// Where the sources and their licences are described (relative to the model directory).
@@ -37,6 +47,7 @@ public struct ModelManifest: Codable, Sendable, Equatable {
     public var sharedEncoder: Bool?
     public var command: String?
     public var devMetrics: [String: Metrics]?
+    public var calibration: Calibration?
 
     enum CodingKeys: String, CodingKey {
         case formatVersion = "format_version"
@@ -51,6 +62,7 @@ public struct ModelManifest: Codable, Sendable, Equatable {
         case sharedEncoder = "shared_encoder"
         case command
         case devMetrics = "dev_metrics"
+        case calibration
     }
 
     public init(formatVersion: Int = 1, modelVersion: String, sources: String = "MODEL.md") {

@@ -43,7 +43,7 @@ public struct ModelTraining {
         return (keywords, examples)
     }
 
-    /// The scoring kernel of every index built while training (mining, evidence calibration, dev metrics): the
+    /// The scoring kernel of every index built while training (mining, the evidence-scale choice, dev metrics): the
     /// portable one, so the trained weights are the same on every CPU. The AVX2 kernel rounds differently, and
     /// at that size differences flip mined negatives and the chosen evidence scale.
     public static let kernel = ScoringKernel.portable
@@ -67,13 +67,14 @@ public struct ModelTraining {
         }, onEpoch: onEpoch)
     }
 
-    /// Chooses the evidence multiplier λ (from `candidates`) with the best dev mean of MRR and primary MRR (the
-    /// first counts any listed keyword, the second only the most specific one, so the choice also sees whether
-    /// 白ごま comes before ごま) and returns the weights with λ folded into the exact-match weights. Training fits those weights on keywords whose embeddings it has
-    /// also fitted, which under-weights exact matches for keywords it has not seen; dev corrects that.
-    public func calibrateEvidence(_ weights: ModelWeights, on dev: [LabelledName],
-                                  candidates: [Float] = [1, 1.25, 1.5, 2, 2.5, 3, 4],
-                                  report: (Float, EvaluationMetrics) -> Void = { _, _ in }) -> (weights: ModelWeights, scale: Float) {
+    /// Chooses the evidence scale (a multiplier of the exact-match weights, from `candidates`) with the best dev
+    /// mean of MRR and primary MRR (the first counts any listed keyword, the second only the most specific one, so
+    /// the choice also sees whether 白ごま comes before ごま) and returns the weights with that scale folded in.
+    /// Training fits those weights on keywords whose embeddings it has also fitted, which under-weights exact
+    /// matches for keywords it has not seen; dev corrects that.
+    public func chooseEvidenceScale(_ weights: ModelWeights, on dev: [LabelledName],
+                                    candidates: [Float] = [1, 1.25, 1.5, 2, 2.5, 3, 4],
+                                    report: (Float, EvaluationMetrics) -> Void = { _, _ in }) -> (weights: ModelWeights, scale: Float) {
         var best: (scale: Float, mrr: Double) = (1, -1)
         for scale in candidates {
             var scoring = ScoringOptions(attention: options.attention)
@@ -83,10 +84,10 @@ public struct ModelTraining {
             let objective = (metrics.mrr + metrics.primaryMRR) / 2
             if objective > best.mrr + 1e-9 { best = (scale, objective) }
         }
-        var calibrated = weights
+        var scaled = weights
         let layout = weights.layout
-        for f in 0..<layout.featureCount { calibrated.values[layout.features + f] *= Double(best.scale) }
-        return (calibrated, best.scale)
+        for f in 0..<layout.featureCount { scaled.values[layout.features + f] *= Double(best.scale) }
+        return (scaled, best.scale)
     }
 
     /// The `count` best-scoring non-positive keywords of each example under `index` (the Float32 scorer).

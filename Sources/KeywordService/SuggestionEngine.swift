@@ -14,13 +14,23 @@ public struct TokenWeight: Sendable, Equatable, Codable {
 public struct Suggestion: Sendable, Equatable, Codable {
     public var keyword: String
     public var score: Float
+    /// The calibrated probability that the keyword is acceptable for the name; nil when the model has no
+    /// calibration.
+    public var confidence: Double?
     /// Per-token attention weights; present only when an explanation was asked for.
     public var weights: [TokenWeight]?
-    public init(keyword: String, score: Float, weights: [TokenWeight]? = nil) {
+    public init(keyword: String, score: Float, confidence: Double? = nil, weights: [TokenWeight]? = nil) {
         self.keyword = keyword
         self.score = score
+        self.confidence = confidence
         self.weights = weights
     }
+}
+
+/// Why a name got no suggestions.
+public enum NoSuggestionReason: String, Sendable, Equatable {
+    /// Nothing of the name is left after normalisation (送料無料, 1kg, ★★★, an emoji, a zero-width space).
+    case noContentTokens = "no_content_tokens"
 }
 
 /// The answer for one product name.
@@ -29,10 +39,17 @@ public struct SuggestionResult: Sendable, Equatable {
     /// Surfaces of the tokens the model used; filled when an explanation was asked for.
     public var tokens: [String]?
     public var suggestions: [Suggestion]
-    public init(name: String, tokens: [String]? = nil, suggestions: [Suggestion]) {
+    /// True when the top suggestion's confidence clears the model's auto-accept threshold.
+    public var autoAccept: Bool
+    /// Set exactly when `suggestions` is empty.
+    public var reason: NoSuggestionReason?
+    public init(name: String, tokens: [String]? = nil, suggestions: [Suggestion], autoAccept: Bool = false,
+                reason: NoSuggestionReason? = nil) {
         self.name = name
         self.tokens = tokens
         self.suggestions = suggestions
+        self.autoAccept = autoAccept
+        self.reason = reason
     }
 }
 
@@ -56,8 +73,27 @@ public protocol SuggestionEngine: Sendable {
     func suggest(_ name: String, k: Int, explain: Bool) -> SuggestionResult
     /// The current keyword list.
     func keywordList() -> KeywordListSnapshot
-    /// Adds and removes keywords, persisting the change before returning.
-    func updateKeywords(add: [String], remove: [String]) throws -> KeywordListSnapshot
-    /// Re-reads persisted keyword changes made by another replica.
+    /// Applies a keyword change through the store, durably, and serves the new list before returning.
+    /// Throws `KeywordStoreError.versionMismatch` when `change.expectedVersion` is not the current version.
+    func updateKeywords(_ change: KeywordChange) throws -> KeywordListSnapshot
+    /// Re-reads the keyword changes from the store (made by another process or replica).
     func reloadKeywords() throws -> KeywordListSnapshot
+}
+
+extension SuggestionEngine {
+    /// Adds and removes keywords with no version check.
+    public func updateKeywords(add: [String], remove: [String]) throws -> KeywordListSnapshot {
+        try updateKeywords(KeywordChange(add: add, remove: remove))
+    }
+}
+
+extension KeywordChange {
+    /// Keywords trimmed of surrounding white space, empty ones dropped.
+    public var cleaned: KeywordChange {
+        var copy = self
+        let clean = { (list: [String]) in list.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty } }
+        copy.add = clean(add)
+        copy.remove = clean(remove)
+        return copy
+    }
 }

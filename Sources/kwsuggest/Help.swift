@@ -20,7 +20,7 @@ enum Help {
         lines.append("OPTIONS:")
         for option in configuration.options {
             let label = option.valueName.map { "\(option.displayName) <\($0)>" } ?? option.displayName
-            lines.append(row(label, option.help))
+            lines.append(row(label, option.helpLine))
         }
         lines.append(row("-h, --help", "Show help information."))
         if !subcommands.isEmpty {

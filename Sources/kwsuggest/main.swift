@@ -10,6 +10,7 @@ enum Root {
         SuggestCommand.self,
         EvalCommand.self,
         TrainCommand.self,
+        CalibrateCommand.self,
         TokenizeCommand.self,
         PrintWordVectorsCommand.self,
         NearestNeighboursCommand.self,
@@ -18,8 +19,8 @@ enum Root {
     static let configuration = CommandConfiguration(
         name: "kwsuggest",
         abstract: "Suggests ingredient keywords for grocery product names.",
-        usage: "kwsuggest <subcommand>",
-        options: [OptionSpec(names: ["--version"], valueName: nil, help: "Show the version.")]
+        options: [Flag("--version", help: "Show the version.").spec],
+        customUsage: "kwsuggest <subcommand>"
     )
 
     static func main(_ argv: [String]) -> ExitCode {

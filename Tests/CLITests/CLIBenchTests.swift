@@ -50,7 +50,7 @@ final class CLIBenchTests: ScratchTestCase {
     func testUnknownKernelIsAUsageErrorWithTheExactMessage() throws {
         let outcome = try CLITests.run(["bench", "--kernel", "sse9"])
         XCTAssertEqual(outcome.status, 64, outcome.stderr)
-        XCTAssertTrue(outcome.stderr.hasPrefix("Error: The value 'sse9' is invalid for '--kernel <name>': expected avx2 or portable.\n"),
+        XCTAssertTrue(outcome.stderr.hasPrefix("Error: The value 'sse9' is invalid for '--kernel <name>': expected one of portable, avx2.\n"),
                       outcome.stderr)
         XCTAssertEqual(outcome.stdout, "")
     }
@@ -74,7 +74,7 @@ final class CLIBenchTests: ScratchTestCase {
     func testHelpDocumentsTheOptions() throws {
         let outcome = try CLITests.run(["bench", "--help"])
         XCTAssertEqual(outcome.status, 0)
-        for text in ["kwsuggest bench [--model <dir>] [--keywords <n>] [--kernel <name>] [--json]", "--rounds <r>",
+        for text in ["kwsuggest bench [--model <dir>] [--keywords <n>] [--names <file>] [--rounds <r>] [--loads <l>] [--kernel <name>] [--json]", "--rounds <r>",
                      "--loads <l>", "--names <file>", "EXTRA keywords",
                      "  --kernel <name>         Scoring kernel: avx2 or portable (default: the fastest this CPU runs).\n"] {
             XCTAssertTrue(outcome.stdout.contains(text), text)

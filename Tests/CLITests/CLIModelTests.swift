@@ -57,7 +57,8 @@ final class CLIModelTests: ScratchTestCase {
             XCTAssertEqual(outcome.status, 0, outcome.stderr)
             let last = try XCTUnwrap(outcome.stdout.split(separator: "\n").last)
             let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any])
-            XCTAssertEqual(Set(object.keys), ["n", "accuracy_at_1", "accuracy_at_5", "mrr", "primary_accuracy_at_1", "primary_mrr"])
+            XCTAssertEqual(Set(object.keys), ["n", "accuracy_at_1", "accuracy_at_5", "mrr", "primary_accuracy_at_1", "primary_mrr",
+                                              "calibration"])
             XCTAssertEqual(object["n"] as? Int, 2)
             for key in ["accuracy_at_1", "accuracy_at_5", "mrr", "primary_accuracy_at_1", "primary_mrr"] {
                 let value = try XCTUnwrap(object[key] as? Double)
@@ -86,7 +87,7 @@ final class CLIModelTests: ScratchTestCase {
              "The value 'magic' is invalid for '--ablation <ablation>': expected one of none, no-attention, untrained, lexical."),
             (["suggest", "-k", "0", "x"], "The value '0' is invalid for '-k <k>': expected an integer from 1 to 50."),
             (["train", "--data", "x"], "Missing expected option '--out <dir>'"),
-            (["train", "--data", "x", "--out", "y", "--epochs", "0"], "The value '0' is invalid for '--epochs <n>': expected 1 to 1000."),
+            (["train", "--data", "x", "--out", "y", "--epochs", "0"], "The value '0' is invalid for '--epochs <n>': expected an integer from 1 to 1000."),
         ]
         for (arguments, message) in cases {
             let outcome = try CLITests.run(arguments)

@@ -66,7 +66,7 @@ final class CLITests: XCTestCase {
         XCTAssertEqual(outcome.status, 64)
         XCTAssertEqual(outcome.stderr, """
             Error: Unknown option '--bogus'
-            Usage: kwsuggest nn <file> [-k <k>]
+            Usage: kwsuggest nn [-k <k>] <file>
               See 'kwsuggest nn --help' for more information.
 
             """)
@@ -76,8 +76,95 @@ final class CLITests: XCTestCase {
         let outcome = try Self.run(["--help"])
         XCTAssertEqual(outcome.status, 0)
         XCTAssertTrue(outcome.stdout.hasPrefix("OVERVIEW: Suggests ingredient keywords for grocery product names.\n\nUSAGE: kwsuggest <subcommand>\n"))
-        for name in ["serve", "suggest", "eval", "train", "tokenize", "print-word-vectors", "nn", "bench"] {
+        for name in ["serve", "suggest", "eval", "train", "calibrate", "tokenize", "print-word-vectors", "nn", "bench"] {
             XCTAssertTrue(outcome.stdout.contains("\n  \(name) "), "help lacks \(name)")
+        }
+    }
+}
+
+/// Help is generated from the option declarations, so it cannot drift from what the scanner accepts.
+final class CLIHelpTests: XCTestCase {
+    func testNearestNeighboursHelpIsExact() throws {
+        let outcome = try CLITests.run(["nn", "--help"])
+        XCTAssertEqual(outcome.status, 0)
+        XCTAssertEqual(outcome.stdout, """
+            OVERVIEW: Prints the nearest neighbours of each word read from standard input.
+
+            For each word read from standard input (split at ASCII white space) prints 'Query word? WORD'
+            and then 'neighbour similarity' lines, best first, by cosine similarity. For .kwv files a
+            neighbour is a row, named by its first key. A word without a vector prints a note instead.
+
+            USAGE: kwsuggest nn [-k <k>] <file>
+
+            ARGUMENTS:
+              <file>                  A fastText .bin or .vec file, or a .kwv file.
+
+            OPTIONS:
+              -k, --k <k>             Neighbours per word (default: 10).
+              -h, --help              Show help information.
+
+            """)
+    }
+
+    func testServeHelpIsExact() throws {
+        let outcome = try CLITests.run(["serve", "--help"])
+        XCTAssertEqual(outcome.status, 0)
+        XCTAssertEqual(outcome.stdout, """
+            OVERVIEW: Serves the suggestion API and the admin page over HTTP.
+
+            Listens first and prints 'listening on http://HOST:PORT', then opens the store and loads the model in
+            the background; /readyz answers 503 until both are done. Keyword changes (POST /v1/keywords) and
+            feedback (POST /v1/feedback) are durable in the store before they are acknowledged. The file store
+            locks a file beside the overlay, so processes on one machine may share it; changes by other
+            processes are picked up within 1 s (SIGHUP reloads at once). For replicas on several machines use
+            postgres://user@host:5432/db (needs libpq5; password from the URL, PGPASSWORD or PGPASSFILE).
+            SIGTERM or SIGINT stops accepting, finishes in-flight requests (up to 10 s) and exits 0.
+            Environment: PORT, KWSUGGEST_MODEL, KWSUGGEST_STORE, KWSUGGEST_CORS_ORIGINS, KWSUGGEST_ADMIN_TOKEN
+            (when set, keyword changes and feedback need 'Authorization: Bearer <token>'; surrounding white space
+            is trimmed). Without a token writes are open: a warning on a loopback address, and a refusal to start
+            on any other address unless --allow-open-writes is given.
+
+            USAGE: kwsuggest serve [--host <host>] [--port <port>] [--model <dir>] [--store <store>] [--threads <n>] [--cors-origin <origin> ...] [--overlay <file>] [--allow-open-writes]
+
+            OPTIONS:
+              --host <host>           Address to bind; '::' for IPv4+IPv6 (default: 127.0.0.1).
+              --port <port>           TCP port; 0 picks a free one (default: $PORT or 8080).
+              --model <dir>           Model directory (default: $KWSUGGEST_MODEL or models/default).
+              --store <store>         file:PATH or postgres://user@host:5432/db (default: $KWSUGGEST_STORE or file:<model dir>/keywords.overlay.json).
+              --threads <n>           Event-loop threads (default: one per CPU).
+              --cors-origin <origin>  Origin allowed to call the API from a browser; repeatable, '*' for any (default: $KWSUGGEST_CORS_ORIGINS).
+              --overlay <file>        Same as --store file:<file>.
+              --allow-open-writes     Serve keyword writes without KWSUGGEST_ADMIN_TOKEN on a non-loopback address.
+              -h, --help              Show help information.
+
+            """)
+    }
+
+    /// Every option in a subcommand's OPTIONS list also appears in its USAGE line, and the reverse.
+    func testEveryUsageLineNamesEveryOption() throws {
+        let root = try CLITests.run(["--help"])
+        let subcommands = root.stdout.components(separatedBy: "SUBCOMMANDS:\n").last?
+            .split(separator: "\n").compactMap { line -> String? in
+                guard line.hasPrefix("  "), !line.hasPrefix("  See") else { return nil }
+                return line.split(separator: " ").first.map(String.init)
+            } ?? []
+        XCTAssertGreaterThanOrEqual(subcommands.count, 8)
+        for name in subcommands {
+            let help = try CLITests.run([name, "--help"]).stdout
+            let usage = help.split(separator: "\n").first { $0.hasPrefix("USAGE: ") }.map(String.init) ?? ""
+            let listed = help.components(separatedBy: "OPTIONS:\n").last?.split(separator: "\n")
+                .compactMap { line -> String? in
+                    let label = line.trimmingCharacters(in: .whitespaces).split(separator: " ").first.map(String.init)
+                    return label?.hasPrefix("-") == true ? label?.trimmingCharacters(in: CharacterSet(charactersIn: ",")) : nil
+                } ?? []
+            for option in listed where option != "-h" {
+                XCTAssertTrue(usage.contains("[\(option)") || usage.contains(" \(option) "), "\(name): usage lacks \(option): \(usage)")
+            }
+            let inUsage = usage.split(separator: " ").filter { $0.hasPrefix("[-") || $0.hasPrefix("-") }
+                .map { $0.trimmingCharacters(in: CharacterSet(charactersIn: "[]")) }
+            for option in inUsage {
+                XCTAssertTrue(help.contains("  \(option)") || help.contains(", \(option)"), "\(name): \(option) has no help line")
+            }
         }
     }
 }

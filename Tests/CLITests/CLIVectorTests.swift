@@ -85,7 +85,7 @@ final class CLIVectorTests: XCTestCase {
         XCTAssertEqual(outcome.status, 64)
         XCTAssertEqual(outcome.stderr, """
             Error: Missing expected argument '<file>'
-            Usage: kwsuggest nn <file> [-k <k>]
+            Usage: kwsuggest nn [-k <k>] <file>
               See 'kwsuggest nn --help' for more information.
 
             """)

@@ -175,17 +175,15 @@ final class FloatKernelTests: XCTestCase {
         var gram = [Float](repeating: 0, count: n * n)
         for i in 0..<n { for j in 0..<n { for q in 0..<hidden { gram[i * n + j] += states[i * hidden + q] * states[j * hidden + q] } } }
         let means = random(blocks * hidden * 8, &generator), directions = random(blocks * hidden * 8, &generator)
-        var work = [SIMD8<Float>](repeating: SIMD8(), count: 3 * n * threads)
-        var out = [Float](repeating: .nan, count: blocks * 8)
-        work.withUnsafeMutableBufferPointer { w in
-            out.withUnsafeMutableBufferPointer { o in
-                FloatKernels.score(kernel: kernel, blocks: blocks, singleBlocks: singleBlocks, threads: threads, n: n,
-                                   hidden: hidden, temperature: 7, attention: attention, states: states, units: units,
-                                   gram: gram, unitMeans: means, directions: directions, work: w.baseAddress!,
-                                   out: o.baseAddress!)
-            }
-        }
-        return out
+        let buffers = [states, units, gram, means, directions].map { ScratchBuffer(copying: $0, filler: 0) }
+        let work = ScratchBuffer(count: 3 * n * threads, repeating: SIMD8<Float>())
+        let out = ScratchBuffer(count: blocks * 8, repeating: Float.nan)
+        let arguments = FloatKernels.arguments(
+            n: n, hidden: hidden, blocks: blocks, singleBlocks: singleBlocks, temperature: 7, attention: attention,
+            states: buffers[0].elements, units: buffers[1].elements, gram: buffers[2].elements,
+            unitMeans: buffers[3].elements, directions: buffers[4].elements, out: out.mutableElements)
+        FloatKernels.score(kernel: kernel, arguments, blocks: blocks, threads: threads, work: work.mutableElements)
+        return out.prefix(out.count)
     }
 
     /// AVX2 + FMA against the portable kernel: the same formula with other rounding (fused multiply-adds,

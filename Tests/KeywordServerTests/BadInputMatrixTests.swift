@@ -1,5 +1,7 @@
 import Foundation
+@testable import HTTPCore
 @testable import KeywordServer
+import StrictJSON
 import XCTest
 
 /// The hardening issue's bad-input matrix on a raw socket against a live server: each case gets its documented
@@ -67,15 +69,15 @@ final class BadInputMatrixTests: XCTestCase {
              status: 400, code: "invalid_content_length"),
         Case(name: "huge Content-Length", bytes: Array("POST /v1/suggest HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 99999999999999999999999\r\n\r\n".utf8),
              status: 413, code: "body_too_large"),
-        Case(name: "not JSON content type", bytes: post("/v1/suggest", Array("name=x".utf8), contentType: "application/x-www-form-urlencoded"),
+        Case(name: "form body to batch", bytes: post("/v1/suggest/batch", Array("names=x".utf8), contentType: "application/x-www-form-urlencoded"),
              status: 415, code: "unsupported_media_type"),
         Case(name: "POST without length", bytes: Array("POST /v1/suggest HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n\r\n".utf8),
              status: 411, code: "length_required"),
         Case(name: "101 headers", bytes: get("/healthz", headers: "Host: t\r\n" + (0..<100).map { "X-\($0): v\r\n" }.joined()),
              status: 431, code: "too_many_headers"),
-        Case(name: "17 KiB of headers", bytes: get("/healthz", headers: "Host: t\r\nX-Big: \(String(repeating: "a", count: 17 * 1024))\r\n"),
+        Case(name: "33 KiB of headers", bytes: get("/healthz", headers: "Host: t\r\nX-Big: \(String(repeating: "a", count: 33 * 1024))\r\n"),
              status: 431, code: "headers_too_large"),
-        Case(name: "9 KiB URI", bytes: get("/v1/suggest?name=" + String(repeating: "a", count: 9 * 1024)), status: 414, code: "uri_too_long"),
+        Case(name: "17 KiB URI", bytes: get("/v1/suggest?name=" + String(repeating: "a", count: 17 * 1024)), status: 414, code: "uri_too_long"),
         Case(name: "binary garbage", bytes: [0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xFC, 0x03, 0x03, 0x0D, 0x0A, 0x0D, 0x0A],
              status: 400, code: "malformed_request"),
         Case(name: "path traversal", bytes: get("/../../etc/passwd"), status: 404, code: "not_found"),

@@ -1,5 +1,7 @@
 import Foundation
+@testable import HTTPCore
 @testable import KeywordServer
+import StrictJSON
 import XCTest
 
 /// Replays the libFuzzer corpus kept in Fixtures/fuzz (inputs the fuzzer found interesting, minimized; see

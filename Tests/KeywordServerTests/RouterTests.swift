@@ -1,6 +1,8 @@
 import Foundation
 import KeywordService
+@testable import HTTPCore
 @testable import KeywordServer
+import StrictJSON
 import XCTest
 
 /// Handlers and the router, called without any socket.
@@ -119,6 +121,47 @@ final class RouterTests: XCTestCase {
         XCTAssertEqual(latin1.status.code, 415)
         let withCharset = api.respond(to: makeRequest(.post, "/v1/suggest", headers: [("Content-Type", "Application/JSON; charset=UTF-8")], body: #"{"name":"x"}"#))
         XCTAssertEqual(withCharset.status, .ok)
+    }
+
+    /// A 415 says which header to send: both accepted types for /v1/suggest, JSON alone elsewhere.
+    func test415NamesTheHeaderToSend() throws {
+        let api = makeAPI()
+        let suggest = api.respond(to: makeRequest(.post, "/v1/suggest", body: "name=x", json: false))
+        XCTAssertEqual(suggest.status.code, 415)
+        let message = try XCTUnwrap((jsonObject(suggest)["error"] as? [String: Any])?["message"] as? String)
+        XCTAssertEqual(message, "send the body with the header 'Content-Type: application/json' or 'Content-Type: application/x-www-form-urlencoded'")
+        let batch = api.respond(to: makeRequest(.post, "/v1/suggest/batch", headers: [("Content-Type", "text/plain")], body: "x"))
+        let batchMessage = try XCTUnwrap((jsonObject(batch)["error"] as? [String: Any])?["message"] as? String)
+        XCTAssertEqual(batchMessage, "send the body with the header 'Content-Type: application/json', not 'text/plain'")
+    }
+
+    /// `curl -d 'name=…&k=3'` sends a form body: it is a suggestion request like the JSON one.
+    func testFormEncodedSuggest() throws {
+        let api = makeAPI()
+        let form = [("Content-Type", "application/x-www-form-urlencoded")]
+        let response = api.respond(to: makeRequest(.post, "/v1/suggest", headers: form, body: "name=%E3%83%88%E3%83%9E%E3%83%88+%E7%AE%B1&k=2&explain=true"))
+        XCTAssertEqual(response.status, .ok)
+        let object = jsonObject(response)
+        XCTAssertEqual(object["name"] as? String, "トマト 箱")
+        XCTAssertEqual((object["suggestions"] as? [[String: Any]])?.count, 2)
+        XCTAssertNotNil(object["tokens"])
+        let raw = api.respond(to: makeRequest(.post, "/v1/suggest", headers: [("Content-Type", "application/x-www-form-urlencoded; charset=utf-8")], body: "name=トマト"))
+        XCTAssertEqual(raw.status, .ok, "curl sends UTF-8 unescaped")
+        for (body, code) in [("k=3", "missing_name"), ("name=x&k=0", "invalid_k"), ("name=x&explain=maybe", "invalid_explain"),
+                             ("name=x&kk=3", "unknown_field"), ("name=%FF", "invalid_utf8"), ("name=%zz", "bad_percent_encoding"),
+                             ("name=+++", "empty_name")] {
+            XCTAssertEqual(errorCode(api.respond(to: makeRequest(.post, "/v1/suggest", headers: form, body: body))), code, body)
+        }
+        var invalid = makeRequest(.post, "/v1/suggest", headers: form)
+        invalid.body = [0x6E, 0x61, 0x6D, 0x65, 0x3D, 0xFF]
+        XCTAssertEqual(errorCode(api.respond(to: invalid)), "invalid_utf8")
+    }
+
+    /// `explain: null` and `k: null` mean the defaults (the document says so); `names: null` is not a list.
+    func testNullFields() {
+        let api = makeAPI()
+        XCTAssertEqual(api.respond(to: makeRequest(.post, "/v1/suggest", body: #"{"name":"x","explain":null,"k":null}"#)).status, .ok)
+        XCTAssertEqual(errorCode(api.respond(to: makeRequest(.post, "/v1/suggest/batch", body: #"{"names":null}"#))), "invalid_names")
     }
 
     func testBatch() throws {
@@ -240,15 +283,31 @@ final class RouterTests: XCTestCase {
         XCTAssertTrue(text.contains("kwsuggest_model_ready 1"), text)
     }
 
-    func testOpenAPIListsEveryRoute() throws {
+    func testOpenAPIErrorCodesAreTheCatalogue() throws {
         let response = makeAPI().respond(to: makeRequest(.get, "/openapi.json"))
         let object = jsonObject(response)
+        let schemas = try XCTUnwrap((object["components"] as? [String: Any])?["schemas"] as? [String: Any])
+        let error = try XCTUnwrap(schemas["Error"] as? [String: Any])
+        let inner = try XCTUnwrap(((error["properties"] as? [String: Any])?["error"] as? [String: Any])?["properties"] as? [String: Any])
+        let codes = try XCTUnwrap((inner["code"] as? [String: Any])?["enum"] as? [String])
+        XCTAssertEqual(codes, ErrorCode.all.map(\.rawValue).sorted())
+        XCTAssertEqual(Set(codes).count, codes.count, "a code is listed twice")
+        XCTAssertTrue(codes.contains("not_found") && codes.contains("uri_too_long"))
+    }
+
+    func testOpenAPIIsVersion31() throws {
+        let object = jsonObject(makeAPI().respond(to: makeRequest(.get, "/openapi.json")))
         XCTAssertEqual(object["openapi"] as? String, "3.1.0")
-        let paths = try XCTUnwrap(object["paths"] as? [String: Any])
-        for path in ["/", "/healthz", "/readyz", "/metrics", "/openapi.json", "/v1/suggest", "/v1/suggest/batch", "/v1/keywords"] {
-            XCTAssertNotNil(paths[path], path)
-            XCTAssertNotEqual(makeAPI().respond(to: makeRequest(.get, path + (path == "/v1/suggest" ? "?name=x" : ""))).status.code, 404, path)
-        }
+    }
+
+    /// The document's paths and operations are exactly the router's routes and methods, in both directions.
+    func testOpenAPIPathsAreTheRoutersRoutes() throws {
+        let api = makeAPI()
+        let object = jsonObject(api.respond(to: makeRequest(.get, "/openapi.json")))
+        let paths = try XCTUnwrap(object["paths"] as? [String: [String: Any]])
+        let methods = Set(["get", "put", "post", "delete", "options", "head", "patch", "trace"])
+        let documented = paths.mapValues { Set($0.keys.filter(methods.contains).map { $0.uppercased() }) }
+        XCTAssertEqual(documented, api.routeTable)
     }
 
     func testAdminPageIsHTMLWithTheForm() {
@@ -260,7 +319,7 @@ final class RouterTests: XCTestCase {
     }
 
     func testErrorsAreAlwaysTheOneJSONShape() throws {
-        let response = ErrorBody.response(.badRequest, code: "x_y", message: "say \"hi\"")
+        let response = ErrorBody.response(.badRequest, code: ErrorCode("x_y"), message: "say \"hi\"")
         let error = try XCTUnwrap(jsonObject(response)["error"] as? [String: Any])
         XCTAssertEqual(error["code"] as? String, "x_y")
         XCTAssertEqual(error["message"] as? String, "say \"hi\"")

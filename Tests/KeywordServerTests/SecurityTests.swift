@@ -1,5 +1,7 @@
 import Foundation
+@testable import HTTPCore
 @testable import KeywordServer
+import StrictJSON
 import XCTest
 
 /// The hardening issue's security checks that other test files do not already cover: keyword-change limits,

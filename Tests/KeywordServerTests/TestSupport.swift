@@ -1,6 +1,8 @@
 import Foundation
 import KeywordService
+@testable import HTTPCore
 @testable import KeywordServer
+import StrictJSON
 import Synchronization
 import XCTest
 
@@ -10,19 +12,24 @@ final class FakeEngine: SuggestionEngine {
     private let keywords: Mutex<[String]>
     private let failUpdates: Bool
     let reloads = Atomic<Int>(0)
-    /// Seconds each suggest call sleeps (to hold a request in flight).
-    let delay: Double
+    /// When set, each suggest call signals `entered` and then waits for `gate`: a test holds a request in flight
+    /// for exactly as long as it needs, and knows when it has arrived, without sleeping.
+    let gate: DispatchSemaphore?
+    let entered = DispatchSemaphore(value: 0)
 
     init(keywords: [String] = ["にんじん", "たまねぎ", "じゃがいも", "豚肉", "牛肉", "キャベツ", "トマト"],
-         version: String = "fake-1", failUpdates: Bool = false, delay: Double = 0) {
+         version: String = "fake-1", failUpdates: Bool = false, gated: Bool = false) {
         self.keywords = Mutex(keywords)
         modelVersion = version
         self.failUpdates = failUpdates
-        self.delay = delay
+        gate = gated ? DispatchSemaphore(value: 0) : nil
     }
 
     func suggest(_ name: String, k: Int, explain: Bool) -> SuggestionResult {
-        if delay > 0 { usleep(UInt32(delay * 1_000_000)) }
+        if let gate {
+            entered.signal()
+            gate.wait()
+        }
         let list = keywords.withLock { $0 }
         let ranked = list.enumerated().map { (offset, keyword) -> Suggestion in
             let shared = Set(keyword).intersection(Set(name)).count
@@ -40,11 +47,14 @@ final class FakeEngine: SuggestionEngine {
 
     struct Failure: Error {}
 
-    func updateKeywords(add: [String], remove: [String]) throws -> KeywordListSnapshot {
+    func updateKeywords(_ change: KeywordChange) throws -> KeywordListSnapshot {
         if failUpdates { throw Failure() }
-        keywords.withLock { list in
-            list.removeAll { remove.contains($0) }
-            for keyword in add where !list.contains(keyword) { list.append(keyword) }
+        try keywords.withLock { list in
+            if let expected = change.expectedVersion, expected != "v\(list.count)" {
+                throw KeywordStoreError.versionMismatch(current: "v\(list.count)")
+            }
+            list.removeAll { change.remove.contains($0) }
+            for keyword in change.add where !list.contains(keyword) { list.append(keyword) }
         }
         return keywordList()
     }
@@ -56,11 +66,11 @@ final class FakeEngine: SuggestionEngine {
 }
 
 func makeAPI(engine: (any SuggestionEngine)? = FakeEngine(), cors: [String] = [], token: String? = nil,
-             metrics: ServerMetrics = ServerMetrics()) -> KeywordAPI {
+             metrics: ServerMetrics = ServerMetrics(), store: (any KeywordStore)? = nil) -> KeywordAPI {
     var configuration = APIConfiguration()
     configuration.cors = CORSPolicy(allowedOrigins: cors)
     configuration.adminToken = token
-    let state = engine.map { EngineState(engine: $0) } ?? EngineState()
+    let state = engine.map { EngineState(engine: $0, store: store) } ?? EngineState()
     return KeywordAPI(configuration: configuration, state: state, metrics: metrics)
 }
 
@@ -90,6 +100,20 @@ func jsonObject(_ response: HTTPResponse, file: StaticString = #filePath, line: 
         return [:]
     }
     return object
+}
+
+/// The keywords of a suggest response body (`suggestions[].keyword`), in order; empty when there are none.
+func suggestedKeywords(_ body: String) -> [String] {
+    guard let object = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any],
+          let suggestions = object["suggestions"] as? [[String: Any]] else { return [] }
+    return suggestions.compactMap { $0["keyword"] as? String }
+}
+
+/// The keywords of each result of a batch response body (`results[].suggestions[].keyword`).
+func batchKeywords(_ body: String) -> [[String]] {
+    guard let object = try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any],
+          let results = object["results"] as? [[String: Any]] else { return [] }
+    return results.map { ($0["suggestions"] as? [[String: Any]] ?? []).compactMap { $0["keyword"] as? String } }
 }
 
 func errorCode(_ response: HTTPResponse) -> String? {

@@ -127,7 +127,7 @@ final class ModelEngineTests: XCTestCase {
         XCTAssertEqual(all.accuracyAt1, 2.0 / 3.0, accuracy: 1e-12)
         XCTAssertEqual(all.mrr, 2.0 / 3.0, accuracy: 1e-12)
         XCTAssertEqual(bySource["b"]?.n, 2)
-        let lexical = Evaluator.ranks(data, index: index, analyzer: components.analyzer, mode: .lexical)
+        let lexical = Evaluator.ranks(data, index: index, analyzer: components.analyzer, mode: .containment)
         XCTAssertEqual(lexical[0], 1)
     }
 
@@ -209,5 +209,38 @@ final class ModelFilesTests: XCTestCase {
         XCTAssertEqual(SHA256.hex(Array("abc".utf8)), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
         XCTAssertEqual(SHA256.hex(Array(String(repeating: "a", count: 1000).utf8)),
                        "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3")
+    }
+}
+
+extension ModelEngineTests {
+    /// A name with no content tokens gets no suggestions and says why, instead of the list's first keywords at 0.
+    func testNameWithoutContentTokensGetsAReason() throws {
+        let engine = try ModelEngine(components: makeComponents(), overlayPath: directory + "/overlay.json")
+        let result = engine.suggest("   ", k: 5, explain: false)
+        XCTAssertEqual(result.suggestions, [])
+        XCTAssertEqual(result.reason, .noContentTokens)
+        XCTAssertFalse(result.autoAccept)
+        XCTAssertNil(engine.suggest("w1", k: 5, explain: false).reason)
+    }
+
+    /// With a calibration every suggestion has a confidence in [0, 1], and auto-accept follows the threshold;
+    /// without one there is no confidence and nothing is auto-accepted.
+    func testConfidenceAndAutoAccept() throws {
+        var components = makeComponents()
+        let plain = try ModelEngine(components: components, overlayPath: directory + "/overlay.json")
+        XCTAssertNil(plain.suggest("w1 w9", k: 3, explain: false).suggestions.first?.confidence)
+        XCTAssertFalse(plain.suggest("w1 w9", k: 3, explain: false).autoAccept)
+        let index = try components.makeIndex(keywords: components.keywords)
+        let data = (0..<40).map { LabelledName(name: "w\($0 % 6) w\(10 + $0 % 7)", keywords: ["w\($0 % 6)"]) }
+        let samples = CalibrationFitting.collect(data, index: index, analyzer: components.analyzer, depth: 3)
+        components.calibration = CalibrationFitting.fit(samples, encoderSHA256: "x", description: "test")
+        let calibrated = try ModelEngine(components: components, overlayPath: directory + "/overlay.json",
+                                         autoAcceptPrecision: 0.5)
+        let result = calibrated.suggest("w1 w12", k: 3, explain: false)
+        let confidences = result.suggestions.compactMap(\.confidence)
+        XCTAssertEqual(confidences.count, 3)
+        XCTAssertTrue(confidences.allSatisfy { (0...1).contains($0) })
+        let threshold = try XCTUnwrap(calibrated.autoAcceptThreshold)
+        XCTAssertEqual(result.autoAccept, confidences[0] >= threshold)
     }
 }

@@ -34,10 +34,13 @@ import time
 
 import numpy as np
 
-# In the order of LexicalFeature (Sources/KeywordModel/LexicalMatcher.swift).
+# The features this scorer computes, by the names encoder.json uses (LexicalFeature.name in
+# Sources/KeywordModel/LexicalMatcher.swift); weights are mapped by name, never by position.
 FEATURES = ["rows", "text", "maximal", "variety", "overlap", "length", "bigrams", "sharedRowsOnly",
             "textWholeTokens", "textEndsToken", "textInsideVariety"]
 F = {name: i for i, name in enumerate(FEATURES)}
+LEGACY_ORDER = ["rows", "text", "maximal", "variety", "overlap", "length", "bigrams", "sharedRowsOnly",
+                "textWholeTokens", "textEndsToken", "textInsideVariety"]
 MAX_NAME_TOKENS = 64
 TIE_TOLERANCE = 1e-5
 
@@ -89,12 +92,19 @@ def read_encoder(model):
     keyword = name if config["sharedEncoder"] else side("keyword")
     tau = np.float32(block("temperature")[0])
     trained = block("features").astype(np.float64) / config["scale"]
-    if len(trained) != len(FEATURES):
-        # Swift does the same (InferenceModel: missing weights are 0, extra ones ignored), but a mismatch
-        # usually means this file is behind LexicalFeature.
-        print(f"warning: encoder has {len(trained)} feature weights, score.py knows {len(FEATURES)}", file=sys.stderr)
+    # Files written before feature names were stored hold the weights in this frozen order
+    # (LexicalFeature.legacyOrder).
+    names = header.get("features") or LEGACY_ORDER[: len(trained)]
+    if len(names) != len(trained):
+        sys.exit(f"encoder.json: {len(names)} feature names for {len(trained)} feature weights")
     weights = np.zeros(len(FEATURES), dtype=np.float32)
-    weights[: min(len(trained), len(FEATURES))] = trained[: len(FEATURES)]
+    for position, feature in enumerate(names):
+        if feature not in F:
+            sys.exit(f"encoder.json: unknown evidence feature '{feature}'")
+        weights[F[feature]] = trained[position]
+    for feature in FEATURES:
+        if feature not in names:
+            print(f"note: encoder.json has no weight for '{feature}'; it gets weight 0", file=sys.stderr)
     return name, keyword, tau, weights
 
 
@@ -406,7 +416,7 @@ def swift_timings(binary, model, names_file, rounds):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--binary", default=".build-perf/release/kwsuggest")
+    parser.add_argument("--binary", default=".build-tools/release/release/kwsuggest")
     parser.add_argument("--model", default="models/default")
     parser.add_argument("--names", default="bench/names.txt")
     parser.add_argument("--rounds", type=int, default=5)

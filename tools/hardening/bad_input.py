@@ -59,16 +59,36 @@ CASES = [
     ("huge Content-Length", b"POST /v1/suggest HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
      b"Content-Length: 99999999999999999999999\r\n\r\n", 413, "body_too_large"),
     ("2 MiB body", post("/v1/suggest", b'{"name": "' + b"a" * (2 << 20) + b'"}'), 413, "body_too_large"),
-    ("not JSON content type", post("/v1/suggest", "name=x", "application/x-www-form-urlencoded"), 415, "unsupported_media_type"),
+    ("form body to batch", post("/v1/suggest/batch", "names=x", "application/x-www-form-urlencoded"), 415, "unsupported_media_type"),
     ("POST without length", b"POST /v1/suggest HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n\r\n", 411, "length_required"),
     ("101 headers", get("/healthz", "Host: t\r\n" + "".join(f"X-{i}: v\r\n" for i in range(100))), 431, "too_many_headers"),
-    ("17 KiB of headers", get("/healthz", "Host: t\r\nX-Big: " + "a" * 17 * 1024 + "\r\n"), 431, "headers_too_large"),
-    ("9 KiB URI", get("/v1/suggest?name=" + "a" * 9 * 1024), 414, "uri_too_long"),
+    ("33 KiB of headers", get("/healthz", "Host: t\r\nX-Big: " + "a" * 33 * 1024 + "\r\n"), 431, "headers_too_large"),
+    ("17 KiB URI", get("/v1/suggest?name=" + "a" * 17 * 1024), 414, "uri_too_long"),
     ("HTTP/2.0", b"GET /healthz HTTP/2.0\r\nHost: t\r\n\r\n", 505, "http_version_not_supported"),
     ("binary garbage (TLS hello)", bytes([0x16, 3, 1, 2, 0, 1, 0, 1, 0xFC, 3, 3, 13, 10, 13, 10]), 400, "malformed_request"),
     ("path traversal", get("/../../etc/passwd"), 404, "not_found"),
     ("encoded path traversal", get("/%2e%2e/%2e%2e/etc/passwd"), 404, "not_found"),
     ("wrong method", b"DELETE /v1/suggest HTTP/1.1\r\nHost: t\r\n\r\n", 405, "method_not_allowed"),
+    ("two Authorization headers", get("/healthz", "Host: t\r\nAuthorization: Bearer a\r\nAuthorization: Bearer b\r\n"),
+     400, "malformed_request"),
+    ("chunked twice", b"POST /v1/suggest HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n"
+     b"Transfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 400, "malformed_request"),
+    ("Host: a b", get("/healthz", "Host: a b\r\n"), 400, "malformed_request"),
+    ("empty Host", get("/healthz", "Host:\r\n"), 400, "malformed_request"),
+    ("bare CR in a chunk extension", b"POST /v1/suggest HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+     b"Transfer-Encoding: chunked\r\n\r\n1;a\rb\r\nx\r\n0\r\n\r\n", 400, "invalid_chunk"),
+    ("NUL in a chunk extension", b"POST /v1/suggest HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+     b"Transfer-Encoding: chunked\r\n\r\n1;a\x00b\r\nx\r\n0\r\n\r\n", 400, "invalid_chunk"),
+    ("trailer without a colon", b"POST /v1/suggest HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+     b"Transfer-Encoding: chunked\r\n\r\n0\r\nno colon\r\n\r\n", 400, "malformed_request"),
+    ("1 KB chunk extension", b"POST /v1/suggest HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+     b"Transfer-Encoding: chunked\r\n\r\n1;" + b"e" * 1000 + b"\r\nx\r\n0\r\n\r\n", 400, "invalid_chunk"),
+    ("name of 1 combining cluster", post("/v1/suggest", json.dumps({"name": "a" + "\u0301" * 1000})), 400, "name_too_long"),
+    ("GET unknown parameter", get("/v1/suggest?name=x&expalin=1"), 400, "unknown_field"),
+    ("GET repeated parameter", get("/v1/suggest?name=x&k=3&k=4"), 400, "duplicate_field"),
+    ("JSON repeated key", post("/v1/suggest", '{"name": "x", "k": 3, "k": 4}'), 400, "duplicate_field"),
+    ("GET k=5.0", get("/v1/suggest?name=x&k=5.0"), 200, None),
+    ("GET cache buster", get("/v1/suggest?name=x&_=1712345"), 200, None),
     ("lone-LF client", b"GET /healthz HTTP/1.1\nHost: t\n\n", 200, None),
     ("lone-LF POST", b"POST /v1/suggest HTTP/1.1\nHost: t\nContent-Type: application/json\nContent-Length: 12\n\n{\"name\":\"x\"}", 200, None),
 ]

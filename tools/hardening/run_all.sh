@@ -3,7 +3,7 @@
 # Usage: tools/hardening/run_all.sh        Each script can also be run alone; see RELIABILITY.md.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-swift build -c release --scratch-path .build-hard --product kwsuggest || exit 1
+swift build -c release --scratch-path .build-tools/release --product kwsuggest || exit 1
 FAIL=0
 for step in "bad_input.sh" "slow_clients.sh 15 200 1000" "vanish.sh 500" "load.sh 60 64" "sigterm.sh 3" "kill9.sh 20"; do
     echo "=== tools/hardening/$step"

@@ -5,19 +5,35 @@
 // (`__attribute__((target))`), so only these kernels live here. The portable kernel and every caller are in Sources/KeywordIndex/FloatKernels.swift.
 #include <stddef.h>
 
+/// The inputs of one name's scoring pass, shared by the Swift (portable) and the AVX2 kernels: one definition,
+/// so the two cannot disagree on an argument's order. Layouts (see `FloatKernels.scoreBlocks`):
+/// `states`, `units`: n × hidden (name token states and their unit vectors); `gram`: n × n;
+/// `unit_means`, `directions`: blocks × hidden × 8 (keyword matrices, 8 keywords per block);
+/// `out`: blocks × 8 scores.
+typedef struct ckernels_score_args {
+    ptrdiff_t single_blocks;
+    ptrdiff_t n;
+    ptrdiff_t hidden;
+    float temperature;
+    int attention;
+    const float *states;
+    const float *units;
+    const float *gram;
+    const float *unit_means;
+    const float *directions;
+    float *out;
+} ckernels_score_args;
+
 #if defined(__x86_64__)
 /// 1 when this CPU and OS run AVX2 and FMA code (CPUID plus the OS's saved YMM state), else 0.
 int ckernels_has_avx2_fma(void);
 
-/// Scores the keyword blocks `[block_start, block_end)` (8 keywords per block) for one name of `n` tokens:
-/// exactly the computation of `FloatKernels.scoreBlocks` in Swift (see there for the layout and the formula).
+/// Scores the keyword blocks `[block_start, block_end)` (8 keywords per block) for one name:
+/// exactly the computation of `FloatKernels.scoreBlocks` in Swift (see there for the formula).
 /// `work` holds at least 3 · n · 8 floats. Call only when `ckernels_has_avx2_fma()` returned 1.
 /// - Complexity: O((block_end − block_start) · 8 · n · (2 · hidden + n)).
-void ckernels_score_blocks_avx2(ptrdiff_t block_start, ptrdiff_t block_end, ptrdiff_t single_blocks,
-                                ptrdiff_t n, ptrdiff_t hidden, float temperature, int attention,
-                                const float *states, const float *units, const float *gram,
-                                const float *unit_means, const float *directions,
-                                float *work, float *out);
+void ckernels_score_blocks_avx2(const ckernels_score_args *args, ptrdiff_t block_start, ptrdiff_t block_end,
+                                float *work);
 
 /// out[r] += Σ_c matrix[r · cols + c] · vector[c] for r < rows (row-major matrix), with AVX2 + FMA.
 /// Call only when `ckernels_has_avx2_fma()` returned 1.

@@ -1,13 +1,15 @@
 // Errors as values: each knows its status and code, and becomes a JSON body in exactly one place.
+import HTTPCore
+import StrictJSON
 
 /// A failure to report to the client. `message` is written for the client and holds no internals.
 public struct APIError: Error, Equatable, Sendable {
     public var status: HTTPStatus
-    public var code: String
+    public var code: ErrorCode
     public var message: String
     public var headers: [(String, String)] = []
 
-    public init(_ status: HTTPStatus, _ code: String, _ message: String, headers: [(String, String)] = []) {
+    public init(_ status: HTTPStatus, _ code: ErrorCode, _ message: String, headers: [(String, String)] = []) {
         self.status = status
         self.code = code
         self.message = message
@@ -25,8 +27,17 @@ public struct APIError: Error, Equatable, Sendable {
         return response
     }
 
-    static func badRequest(_ code: String, _ message: String) -> APIError { APIError(.badRequest, code, message) }
-    static let notReady = APIError(.serviceUnavailable, "not_ready", "the model is still loading; retry shortly",
+    static func badRequest(_ code: ErrorCode, _ message: String) -> APIError { APIError(.badRequest, code, message) }
+    static let notReady = APIError(.serviceUnavailable, .notReady, "the model is still loading; retry shortly",
                                    headers: [("Retry-After", "1")])
-    static let internalError = APIError(.internalServerError, "internal_error", "internal server error")
+    static let modelUnavailable = APIError(.serviceUnavailable, .modelUnavailable, "the model failed to load; see the server log")
+    static let storeUnavailable = APIError(.serviceUnavailable, .storeUnavailable,
+                                           "the keyword store cannot be reached; suggestions still work, retry shortly",
+                                           headers: [("Retry-After", "1")])
+    static let internalError = APIError(.internalServerError, .internalError, "internal server error")
+}
+
+extension HTTPStatus {
+    static let created = HTTPStatus(201, "Created")
+    static let preconditionFailed = HTTPStatus(412, "Precondition Failed")
 }

@@ -1,4 +1,6 @@
 // The admin page served at GET /: plain HTML and JS, no build step, no external assets.
+import HTTPCore
+import StrictJSON
 
 enum AdminPage {
     /// Type a product name, get the top 5 keywords as buttons; a click fills the keyword field.

@@ -1,4 +1,6 @@
 // Cross-origin rules: which origins may call the API from a browser, and the preflight answer.
+import HTTPCore
+import StrictJSON
 
 /// Allowed origins, from `--cors-origin` (repeatable) or `KWSUGGEST_CORS_ORIGINS` (comma-separated).
 /// `*` allows every origin. No origins (the default) means no CORS headers at all.
@@ -20,11 +22,12 @@ public struct CORSPolicy: Sendable, Equatable {
         allowedOrigins.contains("*") || allowedOrigins.contains(origin)
     }
 
-    /// Adds `Access-Control-Allow-Origin` to responses for allowed origins.
+    /// Adds `Access-Control-Allow-Origin` to responses for allowed origins, and `Vary: Origin` to every
+    /// response (errors and preflights included), since whether the CORS headers appear depends on `Origin`.
     func decorate(_ response: inout HTTPResponse, origin: String?) {
+        if !response.headers.containsToken("Vary", "origin") { response.headers.add("Vary", "Origin") }
         guard let origin, allows(origin) else { return }
         response.headers.add("Access-Control-Allow-Origin", origin)
-        response.headers.add("Vary", "Origin")
         response.headers.add("Access-Control-Expose-Headers", "X-Request-Id")
     }
 
@@ -38,10 +41,10 @@ public struct CORSPolicy: Sendable, Equatable {
             return HTTPResponse(status: .noContent, headers: headers)
         }
         guard allows(origin) else {
-            return APIError(.forbidden, "cors_origin_not_allowed", "the origin '\(origin)' may not call this API").response
+            return APIError(.forbidden, .corsOriginNotAllowed, "the origin '\(origin)' may not call this API").response
         }
         guard methods.contains(HTTPMethod(asked)) else {
-            return APIError(.methodNotAllowed, "method_not_allowed", "\(asked) is not allowed here",
+            return APIError(.methodNotAllowed, .methodNotAllowed, "\(asked) is not allowed here",
                             headers: [("Allow", allowText)]).response
         }
         var headers = HTTPHeaders()

@@ -1,5 +1,8 @@
 // The API's handlers: each turns a request into a response or throws an APIError.
+import Foundation
+import HTTPCore
 import KeywordService
+import StrictJSON
 
 #if canImport(Glibc)
 import Glibc
@@ -9,6 +12,7 @@ final class Handlers: Sendable {
     let configuration: APIConfiguration
     let state: EngineState
     let metrics: ServerMetrics
+    let feedbackCounts = FeedbackCounters()
     private let healthBody: [UInt8] = Array(#"{"status":"ok"}"#.utf8)
     private let pageBody: [UInt8] = Array(AdminPage.html.utf8)
     private let openAPIBody: [UInt8] = Array(OpenAPIDocument.json.utf8)
@@ -25,7 +29,7 @@ final class Handlers: Sendable {
         switch state.current {
         case .ready(let engine): return engine
         case .loading: throw APIError.notReady
-        case .failed: throw APIError(.serviceUnavailable, "model_unavailable", "the model failed to load; see the server log")
+        case .failed: throw APIError.modelUnavailable
         }
     }
 
@@ -40,12 +44,16 @@ final class Handlers: Sendable {
             json.object { json in
                 json.field("status", string: "ready")
                 json.field("model", string: engine.modelVersion)
+                if let store = state.store {
+                    json.field("store", string: store.isAvailable ? "ok" : "unavailable")
+                    json.field("store_kind", string: store.kind)
+                }
             }
             return .json(.ok, json.bytes)
         case .loading:
             return APIError.notReady.response
         case .failed:
-            return APIError(.serviceUnavailable, "model_unavailable", "the model failed to load; see the server log").response
+            return APIError.modelUnavailable.response
         }
     }
 
@@ -77,6 +85,12 @@ final class Handlers: Sendable {
         case .loading, .failed:
             text += "kwsuggest_model_ready 0\n"
         }
+        if let store = state.store {
+            text += "# HELP kwsuggest_store_up 1 while the store of keyword changes and feedback can be reached.\n"
+            text += "# TYPE kwsuggest_store_up gauge\n"
+            text += "kwsuggest_store_up{kind=\"\(store.kind)\"} \(store.isAvailable ? 1 : 0)\n"
+        }
+        text += feedbackCounts.render()
         var headers = HTTPHeaders()
         headers.add("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
         return HTTPResponse(status: .ok, headers: headers, body: Array(text.utf8))
@@ -84,32 +98,45 @@ final class Handlers: Sendable {
 
     // MARK: Suggestions
 
+    /// The fields of a suggestion request in text form (a query string or a form body).
+    private static let textFields: Set<String> = ["name", "k", "explain"]
+
     func suggestFromBody(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+        if try RequestDecoding.bodyFormat(request, form: true) == .form {
+            let fields = try RequestDecoding.form(request, allowed: Self.textFields)
+            return try suggest(try textInput(fields, missingName: "add name=<product name> to the form"))
+        }
         let fields = try RequestDecoding.object(request)
         try RequestDecoding.onlyFields(fields, ["name", "k", "explain"])
         let input = SuggestInput(name: try RequestDecoding.name(fields["name"], limits: limits),
                                  k: try RequestDecoding.k(fields["k"], limits: limits),
-                                 explain: try RequestDecoding.flag(fields["explain"], field: "explain"))
+                                 explain: try RequestDecoding.flag(fields["explain"], field: "explain", code: .invalidExplain))
         return try suggest(input)
     }
 
     func suggestFromQuery(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        let query = try RequestDecoding.query(request.query)
-        guard let rawName = query["name"] else { throw .badRequest("missing_name", "add ?name=<product name>") }
+        try suggest(try textInput(try RequestDecoding.query(request.query, allowed: Self.textFields), missingName: "add ?name=<product name>"))
+    }
+
+    /// A suggestion request from text fields (a query string or a form body): `name`, `k`, `explain`.
+    private func textInput(_ fields: [String: String], missingName: String) throws(APIError) -> SuggestInput {
+        guard let rawName = fields["name"] else { throw .badRequest(.missingName, missingName) }
         var k = limits.defaultK
-        if let text = query["k"] {
-            guard let number = Int(text) else { throw .badRequest("invalid_k", "'k' must be an integer from 1 to \(limits.maxK)") }
+        if let text = fields["k"] {
+            guard let number = RequestDecoding.number(text) else {
+                throw .badRequest(.invalidK, "'k' must be an integer from 1 to \(limits.maxK)")
+            }
             k = try RequestDecoding.k(number, limits: limits)
         }
         var explain = false
-        if let text = query["explain"] {
+        if let text = fields["explain"] {
             switch text.lowercased() {
             case "", "1", "true", "yes": explain = true
             case "0", "false", "no": explain = false
-            default: throw .badRequest("invalid_explain", "'explain' must be true or false")
+            default: throw .badRequest(.invalidExplain, "'explain' must be true or false")
             }
         }
-        return try suggest(SuggestInput(name: try RequestDecoding.name(rawName, limits: limits), k: k, explain: explain))
+        return SuggestInput(name: try RequestDecoding.name(rawName, limits: limits), k: k, explain: explain)
     }
 
     private func suggest(_ input: SuggestInput) throws(APIError) -> HTTPResponse {
@@ -122,9 +149,16 @@ final class Handlers: Sendable {
                 json.field("tokens") { json in json.array { json in for token in tokens { json.string(token) } } }
             }
             json.field("suggestions") { json in Self.writeSuggestions(result.suggestions, explain: input.explain, into: &json) }
+            Self.writeVerdict(result, into: &json)
             json.field("model", string: engine.modelVersion)
         }
         return .json(.ok, json.bytes)
+    }
+
+    /// `auto_accept`, and `reason` when there are no suggestions.
+    static func writeVerdict(_ result: SuggestionResult, into json: inout JSONWriter) {
+        json.field("auto_accept", bool: result.autoAccept)
+        if let reason = result.reason { json.field("reason", string: reason.rawValue) }
     }
 
     static func writeSuggestions(_ suggestions: [Suggestion], explain: Bool, into json: inout JSONWriter) {
@@ -133,6 +167,7 @@ final class Handlers: Sendable {
                 json.object { json in
                     json.field("keyword", string: suggestion.keyword)
                     json.field("score") { $0.number(suggestion.score) }
+                    if let confidence = suggestion.confidence { json.field("confidence", number: (confidence * 1e6).rounded() / 1e6) }
                     if explain, let weights = suggestion.weights {
                         json.field("weights") { json in
                             json.array { json in
@@ -153,10 +188,11 @@ final class Handlers: Sendable {
     func batch(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         let fields = try RequestDecoding.object(request)
         try RequestDecoding.onlyFields(fields, ["names", "k", "explain"])
-        guard let namesValue = fields["names"] else { throw .badRequest("missing_names", "'names' is required") }
-        let rawNames = try RequestDecoding.strings(namesValue, field: "names")
+        guard let namesValue = fields["names"] else { throw .badRequest(.missingNames, "'names' is required") }
+        guard namesValue != .null else { throw .badRequest(.invalidNames, "'names' must be an array of strings") }
+        let rawNames = try RequestDecoding.strings(namesValue, field: "names", code: .invalidNames)
         guard rawNames.count <= limits.maxBatchNames else {
-            throw .badRequest("batch_too_large", "at most \(limits.maxBatchNames) names per batch")
+            throw .badRequest(.batchTooLarge, "at most \(limits.maxBatchNames) names per batch")
         }
         var names: [String] = []
         names.reserveCapacity(rawNames.count)
@@ -164,13 +200,22 @@ final class Handlers: Sendable {
             names.append(try RequestDecoding.name(raw, field: "names[\(index)]", limits: limits))
         }
         let k = try RequestDecoding.k(fields["k"], limits: limits)
-        let explain = try RequestDecoding.flag(fields["explain"], field: "explain")
+        let explain = try RequestDecoding.flag(fields["explain"], field: "explain", code: .invalidExplain)
+        let most = explain ? limits.maxBatchExplainedSuggestions : limits.maxBatchSuggestions
+        guard names.count * k <= most else {
+            throw .badRequest(.batchTooLarge, "names × k is \(names.count * k); at most \(most)\(explain ? " with explain" : "") per batch")
+        }
         let engine = try engine()
         var json = JSONWriter(capacity: 64 + names.count * 200)
+        var overflow = false
         json.object { json in
             json.field("results") { json in
                 json.array { json in
-                    for name in names {
+                    for name in names where !overflow {
+                        if json.bytes.count > limits.maxBatchResponseBytes {
+                            overflow = true
+                            break
+                        }
                         let result = engine.suggest(name, k: k, explain: explain)
                         json.object { json in
                             json.field("name", string: name)
@@ -178,11 +223,16 @@ final class Handlers: Sendable {
                                 json.field("tokens") { json in json.array { json in for token in tokens { json.string(token) } } }
                             }
                             json.field("suggestions") { json in Self.writeSuggestions(result.suggestions, explain: explain, into: &json) }
+                            Self.writeVerdict(result, into: &json)
                         }
                     }
                 }
             }
             json.field("model", string: engine.modelVersion)
+        }
+        guard !overflow && json.bytes.count <= limits.maxBatchResponseBytes else {
+            throw APIError(.contentTooLarge, .responseTooLarge,
+                           "the answer would exceed \(limits.maxBatchResponseBytes) bytes; send fewer names or a smaller k")
         }
         return .json(.ok, json.bytes)
     }
@@ -193,6 +243,7 @@ final class Handlers: Sendable {
         keywordResponse(try engine().keywordList())
     }
 
+    /// The list, with its version as a strong ETag (`"<version>"`) for `If-Match` on the next change.
     private func keywordResponse(_ list: KeywordListSnapshot) -> HTTPResponse {
         var json = JSONWriter(capacity: 64 + list.keywords.count * 16)
         json.object { json in
@@ -200,28 +251,51 @@ final class Handlers: Sendable {
             json.field("count", int: list.keywords.count)
             json.field("version", string: list.version)
         }
-        return .json(.ok, json.bytes)
+        var response = HTTPResponse.json(.ok, json.bytes)
+        response.headers.add("ETag", "\"\(list.version)\"")
+        return response
+    }
+
+    /// `If-Match: "<version>"` (or a bare version) → the version a change must be made against; `*` or
+    /// no header → no check. A list of several tags is refused: a keyword list has one current version.
+    static func expectedVersion(_ request: HTTPRequest) throws(APIError) -> String? {
+        guard let header = request.headers["If-Match"]?.trimmingCharacters(in: .whitespaces), !header.isEmpty, header != "*" else { return nil }
+        var tag = Substring(header)
+        if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
+        if tag.hasPrefix("\""), tag.hasSuffix("\""), tag.count >= 2 { tag = tag.dropFirst().dropLast() }
+        guard !tag.isEmpty, !tag.contains(","), !tag.contains("\"") else {
+            throw .badRequest(.invalidIfMatch, "If-Match must be one entity tag, the \"version\" of GET /v1/keywords")
+        }
+        return String(tag)
     }
 
     func updateKeywords(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         try RequestDecoding.authorize(request, token: configuration.adminToken)
         let fields = try RequestDecoding.object(request)
         try RequestDecoding.onlyFields(fields, ["add", "remove"])
-        let add = try cleanKeywords(try RequestDecoding.strings(fields["add"], field: "add"), field: "add")
-        let remove = try cleanKeywords(try RequestDecoding.strings(fields["remove"], field: "remove"), field: "remove")
+        let add = try cleanKeywords(try RequestDecoding.strings(fields["add"], field: "add", code: .invalidAdd), field: "add")
+        let remove = try cleanKeywords(try RequestDecoding.strings(fields["remove"], field: "remove", code: .invalidRemove), field: "remove")
         guard !add.isEmpty || !remove.isEmpty else {
-            throw .badRequest("empty_change", "give at least one keyword in 'add' or 'remove'")
+            throw .badRequest(.emptyChange, "give at least one keyword in 'add' or 'remove'")
         }
         guard add.count + remove.count <= limits.maxKeywordChanges else {
-            throw .badRequest("too_many_keywords", "at most \(limits.maxKeywordChanges) keywords per change")
+            throw .badRequest(.tooManyKeywords, "at most \(limits.maxKeywordChanges) keywords per change")
         }
+        let change = KeywordChange(add: add, remove: remove, expectedVersion: try Self.expectedVersion(request),
+                                   requestID: request.headers["X-Request-Id"].map { String($0.prefix(200)) })
         let engine = try engine()
         do {
-            return keywordResponse(try engine.updateKeywords(add: add, remove: remove))
+            return keywordResponse(try engine.updateKeywords(change))
+        } catch KeywordStoreError.versionMismatch(let current) {
+            throw APIError(.preconditionFailed, .versionMismatch,
+                           "the keyword list changed since version \(change.expectedVersion ?? ""); it is now \(current): reload it and retry",
+                           headers: [("ETag", "\"\(current)\"")])
+        } catch KeywordStoreError.unavailable {
+            throw APIError.storeUnavailable
         } catch {
             // The detail (a path, an errno) goes to the log, not to the client.
             Syscall.writeAll(2, Array("{\"event\":\"keyword_update_failed\",\"error\":\(Self.quoted("\(error)"))}\n".utf8))
-            throw APIError(.internalServerError, "keyword_update_failed", "the keyword change could not be saved")
+            throw APIError(.internalServerError, .keywordUpdateFailed, "the keyword change could not be saved")
         }
     }
 
@@ -229,12 +303,12 @@ final class Handlers: Sendable {
         var result: [String] = []
         for (index, keyword) in raw.enumerated() {
             let trimmed = keyword.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !trimmed.isEmpty else { throw .badRequest("invalid_keyword", "'\(field)[\(index)]' is empty") }
-            guard trimmed.count <= limits.maxKeywordCharacters else {
-                throw .badRequest("invalid_keyword", "'\(field)[\(index)]' is longer than \(limits.maxKeywordCharacters) characters")
+            guard !trimmed.isEmpty else { throw .badRequest(.invalidKeyword, "'\(field)[\(index)]' is empty") }
+            guard RequestDecoding.fitsCodePoints(trimmed, limits.maxKeywordCharacters) else {
+                throw .badRequest(.invalidKeyword, "'\(field)[\(index)]' is longer than \(limits.maxKeywordCharacters) characters (Unicode code points)")
             }
             guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-                throw .badRequest("invalid_keyword", "'\(field)[\(index)]' contains a control character")
+                throw .badRequest(.invalidKeyword, "'\(field)[\(index)]' contains a control character")
             }
             result.append(trimmed)
         }
@@ -247,5 +321,3 @@ final class Handlers: Sendable {
         return String(decoding: json.bytes, as: UTF8.self)
     }
 }
-
-import Foundation

@@ -1,10 +1,13 @@
 // The router: maps method + path to handlers, answers 404/405/OPTIONS, adds CORS headers.
 import KeywordService
+import HTTPCore
+import StrictJSON
 
 /// Settings of the API layer (the HTTP layer has `ServerConfiguration`).
 public struct APIConfiguration: Sendable {
     public var cors = CORSPolicy()
-    /// When set, `POST /v1/keywords` needs `Authorization: Bearer <token>` (env `KWSUGGEST_ADMIN_TOKEN`).
+    /// When set, `POST /v1/keywords`, `POST /v1/feedback` and `GET /v1/feedback/export` need
+    /// `Authorization: Bearer <token>` (env `KWSUGGEST_ADMIN_TOKEN`).
     public var adminToken: String?
     public var limits = APILimits()
     public init() {}
@@ -16,7 +19,7 @@ public final class KeywordAPI: HTTPResponder {
 
     struct Route {
         var path: String
-        var methods: [HTTPMethod: (handler: Handler, blocking: Bool)]
+        var methods: [HTTPMethod: (handler: Handler, blocking: Bool, lane: WorkLane)]
         var allowed: [HTTPMethod]
     }
 
@@ -32,9 +35,10 @@ public final class KeywordAPI: HTTPResponder {
         self.metrics = metrics
         let handlers = Handlers(configuration: configuration, state: state, metrics: metrics)
         self.handlers = handlers
-        var table: [String: [HTTPMethod: (handler: Handler, blocking: Bool)]] = [:]
-        func add(_ method: HTTPMethod, _ path: String, blocking: Bool = false, _ handler: @escaping Handler) {
-            table[path, default: [:]][method] = (handler, blocking)
+        var table: [String: [HTTPMethod: (handler: Handler, blocking: Bool, lane: WorkLane)]] = [:]
+        func add(_ method: HTTPMethod, _ path: String, blocking: Bool = false, lane: WorkLane = .shared,
+                 _ handler: @escaping Handler) {
+            table[path, default: [:]][method] = (handler, blocking, lane)
         }
         add(.get, "/") { _ throws(APIError) in handlers.adminPage() }
         add(.get, "/healthz") { _ throws(APIError) in handlers.health() }
@@ -45,7 +49,10 @@ public final class KeywordAPI: HTTPResponder {
         add(.post, "/v1/suggest") { request throws(APIError) in try handlers.suggestFromBody(request) }
         add(.post, "/v1/suggest/batch", blocking: true) { request throws(APIError) in try handlers.batch(request) }
         add(.get, "/v1/keywords") { _ throws(APIError) in try handlers.keywords() }
-        add(.post, "/v1/keywords", blocking: true) { request throws(APIError) in try handlers.updateKeywords(request) }
+        // Writes have a worker lane of their own, so they never wait behind queued batches.
+        add(.post, "/v1/keywords", blocking: true, lane: .reserved) { request throws(APIError) in try handlers.updateKeywords(request) }
+        add(.post, "/v1/feedback", blocking: true, lane: .reserved) { request throws(APIError) in try handlers.postFeedback(request) }
+        add(.get, "/v1/feedback/export", blocking: true) { request throws(APIError) in try handlers.exportFeedback(request) }
         var routes: [String: Route] = [:]
         for (path, methods) in table {
             var allowed = methods.keys.sorted { $0.rawValue < $1.rawValue }
@@ -54,6 +61,12 @@ public final class KeywordAPI: HTTPResponder {
             routes[path] = Route(path: path, methods: methods, allowed: allowed)
         }
         self.routes = routes
+    }
+
+    /// Every path the router serves, with the methods it has handlers for (HEAD and OPTIONS, which the router
+    /// answers for every GET path and every path, are left out). The OpenAPI document must describe exactly these.
+    public var routeTable: [String: Set<String>] {
+        routes.mapValues { Set($0.methods.keys.map(\.rawValue)) }
     }
 
     /// - Complexity: O(1): one dictionary lookup by path, one by method.
@@ -67,7 +80,7 @@ public final class KeywordAPI: HTTPResponder {
                 }
             }
             return RouteMatch(label: "(unmatched)") { request in
-                APIError(.notFound, "not_found", "no route for \(request.path.prefix(200))").response
+                APIError(.notFound, .notFound, "no route for \(request.path.prefix(200))").response
             }
         }
         if request.method == .options {
@@ -79,12 +92,12 @@ public final class KeywordAPI: HTTPResponder {
         guard let entry = route.methods[method] else {
             let allow = route.allowed.map(\.rawValue).joined(separator: ", ")
             return RouteMatch(label: route.path) { request in
-                APIError(.methodNotAllowed, "method_not_allowed", "\(request.method) is not allowed on \(request.path)",
+                APIError(.methodNotAllowed, .methodNotAllowed, "\(request.method) is not allowed on \(request.path)",
                          headers: [("Allow", allow)]).response
             }
         }
         let handler = entry.handler
-        return RouteMatch(label: route.path, isBlocking: entry.blocking) { request in
+        return RouteMatch(label: route.path, isBlocking: entry.blocking, lane: entry.lane) { request in
             do throws(APIError) {
                 return try handler(request)
             } catch {
@@ -93,7 +106,25 @@ public final class KeywordAPI: HTTPResponder {
         }
     }
 
+    /// Keyword writes are refused on their head when the credentials are wrong, so a client that sent
+    /// `Expect: 100-continue` gets 401 instead of `100 Continue`, and no unauthorised body is read.
+    /// The handler checks again, for requests answered in-process through `respond(to:)`.
+    public func admit(_ head: HTTPRequest) -> HTTPResponse? {
+        guard head.method == .post, head.path == "/v1/keywords" else { return nil }
+        do throws(APIError) {
+            try RequestDecoding.authorize(head, token: configuration.adminToken)
+            return nil
+        } catch {
+            return error.response
+        }
+    }
+
     public func decorate(_ response: inout HTTPResponse, for request: HTTPRequest?) {
+        // Answers under /v1/ depend on the keyword list, which changes at run time: no cache may store them
+        // (a shared cache would otherwise pick its own freshness, RFC 9111 §4.2.2).
+        if let request, request.path.hasPrefix("/v1/"), response.headers["Cache-Control"] == nil {
+            response.headers.add("Cache-Control", "no-store")
+        }
         guard !configuration.cors.allowedOrigins.isEmpty else { return }
         configuration.cors.decorate(&response, origin: request?.headers["Origin"])
     }

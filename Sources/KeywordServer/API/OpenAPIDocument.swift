@@ -1,7 +1,18 @@
 // The OpenAPI 3.1 description served at GET /openapi.json. Kept by hand next to the handlers it describes;
 // a test checks that it is valid JSON and lists every route the router serves.
+import HTTPCore
+import StrictJSON
 
 enum OpenAPIDocument {
+    /// The error codes a client can see, from the one catalogue (`ErrorCode.all`), as a JSON array.
+    private static var errorCodes: String {
+        var json = JSONWriter(capacity: 1024)
+        json.array { json in
+            for code in ErrorCode.all.map(\.rawValue).sorted() { json.string(code) }
+        }
+        return String(decoding: json.bytes, as: UTF8.self)
+    }
+
     static let json = #"""
 {
   "openapi": "3.1.0",
@@ -14,24 +25,32 @@ enum OpenAPIDocument {
     "/v1/suggest": {
       "post": {
         "summary": "Top-k keywords for one product name",
-        "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SuggestRequest"}}}},
+        "description": "JSON, or a form body (curl -d 'name=...&k=3' sends application/x-www-form-urlencoded, Annif's convention). Any other Content-Type is 415 with a message naming the header to send.",
+        "requestBody": {"required": true, "content": {
+          "application/json": {"schema": {"$ref": "#/components/schemas/SuggestRequest"}},
+          "application/x-www-form-urlencoded": {"schema": {"$ref": "#/components/schemas/SuggestForm"}}
+        }},
         "responses": {
           "200": {"description": "Suggestions", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SuggestResponse"}}}},
-          "400": {"$ref": "#/components/responses/Error"}, "411": {"$ref": "#/components/responses/Error"},
-          "413": {"$ref": "#/components/responses/Error"}, "415": {"$ref": "#/components/responses/Error"},
-          "503": {"$ref": "#/components/responses/Error"}
+          "400": {"$ref": "#/components/responses/Error"}, "408": {"$ref": "#/components/responses/Error"},
+          "411": {"$ref": "#/components/responses/Error"}, "413": {"$ref": "#/components/responses/Error"},
+          "414": {"$ref": "#/components/responses/Error"}, "415": {"$ref": "#/components/responses/Error"},
+          "431": {"$ref": "#/components/responses/Error"}, "503": {"$ref": "#/components/responses/Error"}
         }
       },
       "get": {
         "summary": "Top-k keywords for one product name (query form, for curl)",
+        "description": "The rules of the JSON form: another parameter name is 400 unknown_field (names starting with _ are ignored, for cache busters), a repeated one is 400 duplicate_field, and k may be any integral JSON number such as 5.0.",
         "parameters": [
-          {"name": "name", "in": "query", "required": true, "schema": {"type": "string", "minLength": 1, "maxLength": 1000}},
+          {"name": "name", "in": "query", "required": true, "schema": {"$ref": "#/components/schemas/Name"}},
           {"name": "k", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 50, "default": 5}},
-          {"name": "explain", "in": "query", "schema": {"type": "boolean", "default": false}}
+          {"name": "explain", "in": "query", "schema": {"$ref": "#/components/schemas/TextFlag"}}
         ],
         "responses": {
           "200": {"description": "Suggestions", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SuggestResponse"}}}},
-          "400": {"$ref": "#/components/responses/Error"}, "503": {"$ref": "#/components/responses/Error"}
+          "400": {"$ref": "#/components/responses/Error"},
+          "414": {"description": "The request target is longer than the server's limit (16 KiB by default, above what a 1000-code-point name needs percent-encoded; RFC 9112 §3)", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+          "431": {"$ref": "#/components/responses/Error"}, "503": {"$ref": "#/components/responses/Error"}
         }
       }
     },
@@ -41,49 +60,110 @@ enum OpenAPIDocument {
         "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/BatchRequest"}}}},
         "responses": {
           "200": {"description": "One result per name, in order", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/BatchResponse"}}}},
-          "400": {"$ref": "#/components/responses/Error"}, "413": {"$ref": "#/components/responses/Error"},
-          "415": {"$ref": "#/components/responses/Error"}, "503": {"$ref": "#/components/responses/Error"}
+          "400": {"$ref": "#/components/responses/Error"}, "408": {"$ref": "#/components/responses/Error"},
+          "411": {"$ref": "#/components/responses/Error"}, "413": {"$ref": "#/components/responses/Error"},
+          "415": {"$ref": "#/components/responses/Error"}, "431": {"$ref": "#/components/responses/Error"},
+          "503": {"$ref": "#/components/responses/Error"}
         }
       }
     },
     "/v1/keywords": {
       "get": {
-        "summary": "The current keyword list",
+        "summary": "The current keyword list; its version is also the ETag",
         "responses": {
-          "200": {"description": "Keywords", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/KeywordList"}}}},
+          "200": {"description": "Keywords", "headers": {"ETag": {"$ref": "#/components/headers/ETag"}}, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/KeywordList"}}}},
           "503": {"$ref": "#/components/responses/Error"}
         }
       },
       "post": {
-        "summary": "Add and remove keywords; persisted atomically to the overlay file, effective at once",
+        "summary": "Add and remove keywords; durable in the store before the answer, served by this replica at once",
         "security": [{}, {"bearer": []}],
+        "parameters": [
+          {"name": "If-Match", "in": "header", "description": "The list version (ETag of GET /v1/keywords) the change is made against; a stale one gets 412", "schema": {"type": "string"}}
+        ],
         "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/KeywordChange"}}}},
         "responses": {
-          "200": {"description": "The new list", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/KeywordList"}}}},
+          "200": {"description": "The new list", "headers": {"ETag": {"$ref": "#/components/headers/ETag"}}, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/KeywordList"}}}},
           "400": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"},
-          "415": {"$ref": "#/components/responses/Error"}, "500": {"$ref": "#/components/responses/Error"},
-          "503": {"$ref": "#/components/responses/Error"}
+          "408": {"$ref": "#/components/responses/Error"}, "411": {"$ref": "#/components/responses/Error"},
+          "412": {"description": "If-Match named a version that is no longer current (code version_mismatch); the ETag header holds the current one", "headers": {"ETag": {"$ref": "#/components/headers/ETag"}}, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+          "413": {"$ref": "#/components/responses/Error"}, "415": {"$ref": "#/components/responses/Error"},
+          "431": {"$ref": "#/components/responses/Error"}, "500": {"$ref": "#/components/responses/Error"},
+          "503": {"description": "The model is loading (not_ready) or the store cannot be reached (store_unavailable); nothing was changed", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+        }
+      }
+    },
+    "/v1/feedback": {
+      "post": {
+        "summary": "Record annotator decisions: one item, or {\"items\": [...]} of up to 1000 (stored all or none)",
+        "security": [{}, {"bearer": []}],
+        "requestBody": {"required": true, "content": {"application/json": {"schema": {"oneOf": [{"$ref": "#/components/schemas/FeedbackItem"}, {"$ref": "#/components/schemas/FeedbackBatch"}]}}}},
+        "responses": {
+          "201": {"description": "Stored (or found stored under the same client id)", "content": {"application/json": {"schema": {"oneOf": [{"$ref": "#/components/schemas/FeedbackCreated"}, {"$ref": "#/components/schemas/FeedbackBatchCreated"}]}}}},
+          "400": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"},
+          "413": {"$ref": "#/components/responses/Error"}, "415": {"$ref": "#/components/responses/Error"},
+          "500": {"$ref": "#/components/responses/Error"}, "503": {"$ref": "#/components/responses/Error"}
+        }
+      }
+    },
+    "/v1/feedback/export": {
+      "get": {
+        "summary": "Stored feedback as JSON lines, oldest first: training data (accepts and corrections) by default, every record with format=raw",
+        "security": [{}, {"bearer": []}],
+        "parameters": [
+          {"name": "since", "in": "query", "description": "Only records with a greater id (the Feedback-Last-Id of the previous export)", "schema": {"type": "integer", "minimum": 0, "maximum": 9223372036854775807, "default": 0}},
+          {"name": "format", "in": "query", "schema": {"enum": ["training", "raw"], "default": "training"}}
+        ],
+        "responses": {
+          "200": {
+            "description": "One JSON object per line: TrainingLine objects, or FeedbackRecord objects with format=raw",
+            "headers": {"Feedback-Last-Id": {"description": "Id of the last record read (since, when none)", "schema": {"type": "string", "pattern": "^[0-9]+$"}}},
+            "content": {"application/x-ndjson": {"schema": {"type": "string"}}}
+          },
+          "400": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"},
+          "500": {"$ref": "#/components/responses/Error"}, "503": {"$ref": "#/components/responses/Error"}
         }
       }
     },
     "/healthz": {"get": {"summary": "Liveness", "responses": {"200": {"description": "Alive", "content": {"application/json": {"schema": {"type": "object", "properties": {"status": {"const": "ok"}}, "required": ["status"]}}}}}}},
-    "/readyz": {"get": {"summary": "Readiness: 200 once the model is loaded, 503 before", "responses": {"200": {"description": "Ready", "content": {"application/json": {"schema": {"type": "object", "properties": {"status": {"const": "ready"}, "model": {"type": "string"}}}}}}, "503": {"$ref": "#/components/responses/Error"}}}},
+    "/readyz": {"get": {"summary": "Readiness: 200 once the model is loaded, 503 before", "responses": {"200": {"description": "Ready", "content": {"application/json": {"schema": {"type": "object", "properties": {"status": {"const": "ready"}, "model": {"type": "string"}, "store": {"enum": ["ok", "unavailable"], "description": "unavailable while the database cannot be reached: suggestions still work, changes answer 503"}, "store_kind": {"enum": ["file", "postgres"]}}}}}}, "503": {"$ref": "#/components/responses/Error"}}}},
     "/metrics": {"get": {"summary": "Prometheus metrics", "responses": {"200": {"description": "Text exposition format 0.0.4", "content": {"text/plain": {"schema": {"type": "string"}}}}}}},
     "/openapi.json": {"get": {"summary": "This document", "responses": {"200": {"description": "OpenAPI 3.1", "content": {"application/json": {"schema": {"type": "object"}}}}}}},
     "/": {"get": {"summary": "Admin page", "responses": {"200": {"description": "HTML", "content": {"text/html": {"schema": {"type": "string"}}}}}}}
   },
   "components": {
-    "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer", "description": "Required for POST /v1/keywords when KWSUGGEST_ADMIN_TOKEN is set"}},
+    "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer", "description": "Required for POST /v1/keywords, POST /v1/feedback and GET /v1/feedback/export when KWSUGGEST_ADMIN_TOKEN is set"}},
+    "headers": {"ETag": {"description": "The keyword list version, quoted", "schema": {"type": "string"}}},
     "responses": {
       "Error": {"description": "Error", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
     },
     "schemas": {
+      "Name": {
+        "type": "string", "minLength": 1, "pattern": "^[\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\x00]([^\\x00]{0,998}[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\x00])?[\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*$",
+        "description": "A product name: 1-1000 Unicode code points after trimming white space (Unicode White_Space), no NUL (rejected on purpose: C tools and log lines cut strings there). The pattern states exactly that; white space around the name does not count towards the 1000."
+      },
+      "Keyword": {
+        "type": "string", "minLength": 1, "pattern": "^[\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\x00-\\x1f\\x7f-\\x9f]([^\\x00-\\x1f\\x7f-\\x9f]{0,98}[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\x00-\\x1f\\x7f-\\x9f])?[\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*$",
+        "description": "1-100 Unicode code points after trimming white space, no control characters inside (the pattern states exactly that)"
+      },
+      "TextFlag": {
+        "type": "string", "pattern": "^([Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|[Yy][Ee][Ss]|[Nn][Oo]|1|0|)$", "default": "false",
+        "description": "true, 1, yes or an empty value mean true; false, 0 and no mean false (any letter case)"
+      },
       "SuggestRequest": {
         "type": "object", "required": ["name"], "additionalProperties": false,
         "properties": {
-          "name": {"type": "string", "minLength": 1, "maxLength": 1000, "description": "1-1000 characters after trimming"},
+          "name": {"$ref": "#/components/schemas/Name"},
+          "k": {"type": ["integer", "null"], "minimum": 1, "maximum": 50, "default": 5, "description": "null means the default, 5"},
+          "explain": {"type": ["boolean", "null"], "default": false, "description": "null means false (kept for clients that send it)"}
+        }
+      },
+      "SuggestForm": {
+        "type": "object", "required": ["name"], "additionalProperties": false,
+        "properties": {
+          "name": {"$ref": "#/components/schemas/Name"},
           "k": {"type": "integer", "minimum": 1, "maximum": 50, "default": 5},
-          "explain": {"type": "boolean", "default": false}
+          "explain": {"$ref": "#/components/schemas/TextFlag"}
         }
       },
       "Suggestion": {
@@ -91,30 +171,36 @@ enum OpenAPIDocument {
         "properties": {
           "keyword": {"type": "string"},
           "score": {"type": "number"},
+          "confidence": {"type": "number", "minimum": 0, "maximum": 1, "description": "The calibrated probability that the keyword is acceptable for the name; absent when the model has no calibration (calibration.json)"},
           "weights": {"type": "array", "items": {"type": "object", "properties": {"token": {"type": "string"}, "weight": {"type": "number"}}}, "description": "Only with explain"}
         }
       },
+      "AutoAccept": {"type": "boolean", "description": "True when the top suggestion's confidence clears the model's threshold for the configured top-1 precision (serve --auto-accept-precision, default 0.98); always false without calibration"},
+      "NoSuggestionReason": {"type": "string", "enum": ["no_content_tokens"], "description": "Present exactly when suggestions is empty: no_content_tokens means nothing of the name is left after normalisation (送料無料, 1kg, ★★★, an emoji)"},
       "SuggestResponse": {
-        "type": "object", "required": ["name", "suggestions", "model"],
+        "type": "object", "required": ["name", "suggestions", "auto_accept", "model"],
         "properties": {
           "name": {"type": "string"},
           "tokens": {"type": "array", "items": {"type": "string"}, "description": "Only with explain"},
           "suggestions": {"type": "array", "items": {"$ref": "#/components/schemas/Suggestion"}},
+          "auto_accept": {"$ref": "#/components/schemas/AutoAccept"},
+          "reason": {"$ref": "#/components/schemas/NoSuggestionReason"},
           "model": {"type": "string"}
         }
       },
       "BatchRequest": {
         "type": "object", "required": ["names"], "additionalProperties": false,
+        "description": "names × k is at most 10000, or 1000 with explain (else 400 batch_too_large); an answer over 8 MiB is 413 response_too_large",
         "properties": {
-          "names": {"type": "array", "maxItems": 1000, "items": {"type": "string", "minLength": 1, "maxLength": 1000}},
-          "k": {"type": "integer", "minimum": 1, "maximum": 50, "default": 5},
-          "explain": {"type": "boolean", "default": false}
+          "names": {"type": "array", "maxItems": 1000, "items": {"$ref": "#/components/schemas/Name"}},
+          "k": {"type": ["integer", "null"], "minimum": 1, "maximum": 50, "default": 5, "description": "null means the default, 5"},
+          "explain": {"type": ["boolean", "null"], "default": false, "description": "null means false"}
         }
       },
       "BatchResponse": {
         "type": "object", "required": ["results"],
         "properties": {
-          "results": {"type": "array", "items": {"type": "object", "properties": {"name": {"type": "string"}, "suggestions": {"type": "array", "items": {"$ref": "#/components/schemas/Suggestion"}}}}},
+          "results": {"type": "array", "items": {"type": "object", "required": ["name", "suggestions", "auto_accept"], "properties": {"name": {"type": "string"}, "tokens": {"type": "array", "items": {"type": "string"}}, "suggestions": {"type": "array", "items": {"$ref": "#/components/schemas/Suggestion"}}, "auto_accept": {"$ref": "#/components/schemas/AutoAccept"}, "reason": {"$ref": "#/components/schemas/NoSuggestionReason"}}}},
           "model": {"type": "string"}
         }
       },
@@ -124,11 +210,55 @@ enum OpenAPIDocument {
       },
       "KeywordChange": {
         "type": "object", "additionalProperties": false,
-        "properties": {"add": {"type": "array", "items": {"type": "string"}}, "remove": {"type": "array", "items": {"type": "string"}}}
+        "description": "At least one keyword in add or remove; at most 10000 in add and remove together (400 too_many_keywords); each 1-100 Unicode code points after trimming, no control characters. null is the same as an empty list.",
+        "properties": {
+          "add": {"type": ["array", "null"], "maxItems": 10000, "items": {"$ref": "#/components/schemas/Keyword"}},
+          "remove": {"type": ["array", "null"], "maxItems": 10000, "items": {"$ref": "#/components/schemas/Keyword"}}
+        },
+        "anyOf": [
+          {"required": ["add"], "properties": {"add": {"type": "array", "minItems": 1}}},
+          {"required": ["remove"], "properties": {"remove": {"type": "array", "minItems": 1}}}
+        ]
+      },
+      "FeedbackItem": {
+        "type": "object", "required": ["name", "keyword", "action"], "additionalProperties": false,
+        "properties": {
+          "id": {"type": ["string", "null"], "minLength": 1, "maxLength": 200, "description": "Client-chosen; a second item with the same id is not stored again and gets the first one's id"},
+          "name": {"type": "string", "minLength": 1, "maxLength": 1000, "description": "The product name, 1-1000 characters after trimming"},
+          "keyword": {"type": "string", "minLength": 1, "maxLength": 100, "description": "The keyword accepted, typed (correct) or rejected; 1-100 characters after trimming"},
+          "action": {"enum": ["accept", "correct", "reject"]},
+          "shown": {"type": ["array", "null"], "maxItems": 50, "items": {"type": "string", "minLength": 1, "maxLength": 100}, "description": "The keywords shown, best first"},
+          "model": {"type": ["string", "null"], "minLength": 1, "maxLength": 200, "description": "Model version that made the suggestions"},
+          "annotator": {"type": ["string", "null"], "minLength": 1, "maxLength": 200}
+        }
+      },
+      "FeedbackBatch": {
+        "type": "object", "required": ["items"], "additionalProperties": false,
+        "properties": {"items": {"type": "array", "minItems": 1, "maxItems": 1000, "items": {"$ref": "#/components/schemas/FeedbackItem"}}}
+      },
+      "FeedbackCreated": {
+        "type": "object", "required": ["id", "duplicate"],
+        "properties": {"id": {"type": "integer", "minimum": 1}, "duplicate": {"type": "boolean", "description": "True when the client id was stored before"}}
+      },
+      "FeedbackBatchCreated": {
+        "type": "object", "required": ["ids", "stored", "duplicates"],
+        "properties": {"ids": {"type": "array", "items": {"type": "integer", "minimum": 1}, "description": "One per item, in order"}, "stored": {"type": "integer"}, "duplicates": {"type": "integer"}}
+      },
+      "FeedbackRecord": {
+        "type": "object", "required": ["id", "received_at", "name", "keyword", "action", "shown"],
+        "properties": {
+          "id": {"type": "integer"}, "client_id": {"type": "string"}, "received_at": {"type": "string", "format": "date-time"},
+          "name": {"type": "string"}, "keyword": {"type": "string"}, "action": {"enum": ["accept", "correct", "reject"]},
+          "shown": {"type": "array", "items": {"type": "string"}}, "model": {"type": "string"}, "annotator": {"type": "string"}
+        }
+      },
+      "TrainingLine": {
+        "type": "object", "required": ["name", "keywords", "source"],
+        "properties": {"name": {"type": "string"}, "keywords": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 1}, "source": {"const": "feedback"}}
       },
       "Error": {
         "type": "object", "required": ["error"],
-        "properties": {"error": {"type": "object", "required": ["code", "message"], "properties": {"code": {"type": "string", "pattern": "^[a-z0-9_]+$"}, "message": {"type": "string"}}}}
+        "properties": {"error": {"type": "object", "required": ["code", "message"], "properties": {"code": {"type": "string", "enum": \#(errorCodes)}, "message": {"type": "string"}}}}
       }
     }
   }

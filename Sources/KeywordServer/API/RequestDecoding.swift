@@ -1,4 +1,8 @@
 // Turning request bodies and query strings into validated inputs, or into the right 4xx.
+import Foundation
+import HTTPCore
+import StrictJSON
+
 
 /// Validated input of one suggestion request.
 public struct SuggestInput: Equatable, Sendable {
@@ -9,7 +13,8 @@ public struct SuggestInput: Equatable, Sendable {
 
 /// Limits the API enforces on its inputs.
 public struct APILimits: Sendable, Equatable {
-    /// Characters (grapheme clusters) in a name after trimming. Default 1000.
+    /// Unicode code points in a name after trimming (what JSON Schema's `maxLength` counts), so at most four
+    /// times as many UTF-8 bytes. Grapheme clusters would let combining marks through unbounded. Default 1000.
     public var maxNameCharacters = 1000
     /// Largest `k`. Default 50.
     public var maxK = 50
@@ -17,32 +22,70 @@ public struct APILimits: Sendable, Equatable {
     public var defaultK = 5
     /// Names in one batch. Default 1000.
     public var maxBatchNames = 1000
+    /// Names × `k` in one batch, which bounds its work and response. Default 10,000.
+    public var maxBatchSuggestions = 10_000
+    /// Names × `k` in one batch with `explain` (each suggestion then carries a weight per token). Default 1,000.
+    public var maxBatchExplainedSuggestions = 1_000
+    /// Bytes of one batch response; a batch whose answer grows past it is refused with 413. Default 8 MiB.
+    public var maxBatchResponseBytes = 8 * 1024 * 1024
     /// Keywords added plus removed in one `POST /v1/keywords`. Default 10,000.
     public var maxKeywordChanges = 10_000
-    /// Characters in one keyword. Default 100.
+    /// Unicode code points in one keyword. Default 100.
     public var maxKeywordCharacters = 100
+    /// Feedback objects in one `POST /v1/feedback` (`{"items": [...]}`). Default 1000.
+    public var maxFeedbackItems = 1000
 
     public init() {}
 }
 
 enum RequestDecoding {
-    /// RFC 9110 §8.3: the body must be `application/json` (parameters allowed; a charset must be UTF-8).
-    static func requireJSON(_ request: HTTPRequest) throws(APIError) {
+    /// How a request body is encoded.
+    enum BodyFormat {
+        case json
+        /// `application/x-www-form-urlencoded`: what `curl -d 'name=…&k=3'` sends (also Annif's convention).
+        case form
+    }
+
+    static let jsonType = "application/json"
+    static let formType = "application/x-www-form-urlencoded"
+
+    /// RFC 9110 §8.3: the body must be `application/json`, or form-encoded where `form` allows it (parameters
+    /// allowed; a charset must be UTF-8). A 415 names the header to send.
+    static func bodyFormat(_ request: HTTPRequest, form: Bool = false) throws(APIError) -> BodyFormat {
+        let accepted = form ? "'Content-Type: \(jsonType)' or 'Content-Type: \(formType)'" : "'Content-Type: \(jsonType)'"
         guard let type = request.headers["Content-Type"] else {
-            throw APIError(.unsupportedMediaType, "unsupported_media_type", "send the body as Content-Type: application/json")
+            throw APIError(.unsupportedMediaType, .unsupportedMediaType, "send the body with the header \(accepted)")
         }
-        if type == "application/json" { return }  // the common case, without allocating
+        if type == jsonType { return .json }  // the common case, without allocating
         let parts = type.split(separator: ";").map { $0.trimmingSpaces().lowercased() }
-        guard let media = parts.first, media == "application/json" else {
-            throw APIError(.unsupportedMediaType, "unsupported_media_type",
-                           "the body must be application/json, not '\(type.prefix(100))'")
+        let format: BodyFormat
+        switch parts.first {
+        case jsonType?: format = .json
+        case formType? where form: format = .form
+        default:
+            throw APIError(.unsupportedMediaType, .unsupportedMediaType,
+                           "send the body with the header \(accepted), not '\(type.prefix(100))'")
         }
         for parameter in parts.dropFirst() where parameter.hasPrefix("charset=") {
             let charset = parameter.dropFirst("charset=".count).trimmingCharacters(in: "\"")
             guard charset == "utf-8" || charset == "utf8" else {
-                throw APIError(.unsupportedMediaType, "unsupported_media_type", "JSON bodies must be UTF-8")
+                throw APIError(.unsupportedMediaType, .unsupportedMediaType, "bodies must be UTF-8 (charset=utf-8)")
             }
         }
+        return format
+    }
+
+    static func requireJSON(_ request: HTTPRequest) throws(APIError) {
+        _ = try bodyFormat(request)
+    }
+
+    /// Parses a form-encoded body (`a=1&b=x%20y`, `+` for space) into fields; bad escapes and invalid UTF-8 → 400.
+    /// The same rules as query strings (see `query`): unknown and repeated names are 400s.
+    static func form(_ request: HTTPRequest, allowed: Set<String>) throws(APIError) -> [String: String] {
+        if let offset = JSONParser.firstInvalidUTF8(request.body) {
+            throw .badRequest(.invalidUtf8, "the body is not valid UTF-8 (byte \(offset))")
+        }
+        return try query(String(decoding: request.body, as: UTF8.self), allowed: allowed)
     }
 
     /// Parses a JSON object body.
@@ -52,48 +95,57 @@ enum RequestDecoding {
         do {
             value = try JSONParser.parse(request.body)
         } catch {
-            if error.isEncoding { throw .badRequest("invalid_utf8", "the body is not valid UTF-8 (byte \(error.offset))") }
-            throw .badRequest("malformed_json", "the body is not valid JSON: \(error)")
+            if error.isEncoding { throw .badRequest(.invalidUtf8, "the body is not valid UTF-8 (byte \(error.offset))") }
+            if let key = error.duplicateKey {
+                throw .badRequest(.duplicateField, "the field '\(key.prefix(64))' is given twice (byte \(error.offset))")
+            }
+            throw .badRequest(.malformedJson, "the body is not valid JSON: \(error)")
         }
-        guard case .object(let fields) = value else { throw .badRequest("malformed_json", "the body must be a JSON object") }
+        guard case .object(let fields) = value else { throw .badRequest(.malformedJson, "the body must be a JSON object") }
         return fields
     }
 
     /// Rejects fields the endpoint does not define (400 `unknown_field`), so a misspelt option such as
     /// `"explian"` is reported instead of silently ignored.
     /// - Complexity: O(fields).
-    static func onlyFields(_ fields: [String: JSONValue], _ allowed: Set<String>) throws(APIError) {
+    static func onlyFields<Value>(_ fields: [String: Value], _ allowed: Set<String>) throws(APIError) {
         guard let unknown = fields.keys.filter({ !allowed.contains($0) }).min() else { return }
         let shown = unknown.count > 64 ? String(unknown.prefix(64)) + "…" : unknown
         let list = allowed.sorted().map { "'\($0)'" }.joined(separator: ", ")
-        throw .badRequest("unknown_field", "unknown field '\(shown)'; this endpoint takes \(list)")
+        throw .badRequest(.unknownField, "unknown field '\(shown)'; this endpoint takes \(list)")
     }
 
     static func name(_ value: JSONValue?, field: String = "name", limits: APILimits) throws(APIError) -> String {
-        guard let value else { throw .badRequest("missing_name", "'\(field)' is required") }
-        guard case .string(let raw) = value else { throw .badRequest("invalid_name", "'\(field)' must be a string") }
+        guard let value else { throw .badRequest(.missingName, "'\(field)' is required") }
+        guard case .string(let raw) = value else { throw .badRequest(.invalidName, "'\(field)' must be a string") }
         return try name(raw, field: field, limits: limits)
     }
 
     /// 1…maxNameCharacters characters after trimming whitespace; no NUL.
     static func name(_ raw: String, field: String = "name", limits: APILimits) throws(APIError) -> String {
         let trimmed = trimWhitespace(raw)
-        guard !trimmed.isEmpty else { throw .badRequest("empty_name", "'\(field)' is empty") }
+        guard !trimmed.isEmpty else { throw .badRequest(.emptyName, "'\(field)' is empty") }
         guard !trimmed.utf8.contains(0) else {
-            throw .badRequest("invalid_name", "'\(field)' contains a NUL character")
+            throw .badRequest(.invalidName, "'\(field)' contains a NUL character")
         }
-        // A character is at least one byte, so only long byte strings need counting; count lazily and stop
-        // as soon as the limit is passed, so a huge name costs no more than the limit.
-        if trimmed.utf8.count > limits.maxNameCharacters {
-            var count = 0
-            for _ in trimmed {
-                count += 1
-                if count > limits.maxNameCharacters {
-                    throw .badRequest("name_too_long", "'\(field)' is longer than \(limits.maxNameCharacters) characters")
-                }
-            }
+        guard fitsCodePoints(trimmed, limits.maxNameCharacters) else {
+            throw .badRequest(.nameTooLong, "'\(field)' is longer than \(limits.maxNameCharacters) characters (Unicode code points)")
         }
         return trimmed
+    }
+
+    /// Whether `text` has at most `limit` Unicode code points. A code point is one to four UTF-8 bytes, so only
+    /// long byte strings are counted, and counting stops at the limit: a huge input costs no more than the limit.
+    static func fitsCodePoints(_ text: String, _ limit: Int) -> Bool {
+        let bytes = text.utf8.count
+        if bytes <= limit { return true }
+        if bytes > 4 * limit { return false }
+        var count = 0
+        for _ in text.unicodeScalars {
+            count += 1
+            if count > limit { return false }
+        }
+        return true
     }
 
     /// Without leading and trailing white space (Unicode White_Space, which includes U+3000 and newlines).
@@ -109,31 +161,31 @@ enum RequestDecoding {
     static func k(_ value: JSONValue?, limits: APILimits) throws(APIError) -> Int {
         guard let value, value != .null else { return limits.defaultK }
         guard case .number(let number) = value, number == number.rounded(), abs(number) < 1e9 else {
-            throw .badRequest("invalid_k", "'k' must be an integer from 1 to \(limits.maxK)")
+            throw .badRequest(.invalidK, "'k' must be an integer from 1 to \(limits.maxK)")
         }
         return try k(Int(number), limits: limits)
     }
 
     static func k(_ number: Int, limits: APILimits) throws(APIError) -> Int {
         guard number >= 1 && number <= limits.maxK else {
-            throw .badRequest("invalid_k", "'k' must be an integer from 1 to \(limits.maxK)")
+            throw .badRequest(.invalidK, "'k' must be an integer from 1 to \(limits.maxK)")
         }
         return number
     }
 
-    static func flag(_ value: JSONValue?, field: String) throws(APIError) -> Bool {
+    static func flag(_ value: JSONValue?, field: String, code: ErrorCode) throws(APIError) -> Bool {
         guard let value, value != .null else { return false }
-        guard case .bool(let flag) = value else { throw .badRequest("invalid_\(field)", "'\(field)' must be true or false") }
+        guard case .bool(let flag) = value else { throw .badRequest(code, "'\(field)' must be true or false") }
         return flag
     }
 
-    static func strings(_ value: JSONValue?, field: String) throws(APIError) -> [String] {
+    static func strings(_ value: JSONValue?, field: String, code: ErrorCode) throws(APIError) -> [String] {
         guard let value, value != .null else { return [] }
-        guard case .array(let items) = value else { throw .badRequest("invalid_\(field)", "'\(field)' must be an array of strings") }
+        guard case .array(let items) = value else { throw .badRequest(code, "'\(field)' must be an array of strings") }
         var result: [String] = []
         result.reserveCapacity(items.count)
         for item in items {
-            guard case .string(let text) = item else { throw .badRequest("invalid_\(field)", "'\(field)' must be an array of strings") }
+            guard case .string(let text) = item else { throw .badRequest(code, "'\(field)' must be an array of strings") }
             result.append(text)
         }
         return result
@@ -142,16 +194,32 @@ enum RequestDecoding {
     // MARK: Query strings
 
     /// `a=1&b=x%20y` → pairs; `+` means space (HTML form encoding). Bad escapes and invalid UTF-8 → 400.
-    static func query(_ query: String?) throws(APIError) -> [String: String] {
+    /// The same rules as JSON bodies: a name given twice → 400 `duplicate_field`; a name outside `allowed` → 400
+    /// `unknown_field`, except names starting with `_`, which are ignored (cache busters such as `_=1712`).
+    static func query(_ query: String?, allowed: Set<String>) throws(APIError) -> [String: String] {
         guard let query, !query.isEmpty else { return [:] }
         var result: [String: String] = [:]
         for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let key = try percentDecode(parts[0])
             let value = parts.count > 1 ? try percentDecode(parts[1]) : ""
-            result[key] = value
+            if key.hasPrefix("_") { continue }
+            guard allowed.contains(key) else {
+                let shown = key.count > 64 ? String(key.prefix(64)) + "…" : key
+                let list = allowed.sorted().map { "'\($0)'" }.joined(separator: ", ")
+                throw .badRequest(.unknownField, "unknown parameter '\(shown)'; this endpoint takes \(list)")
+            }
+            guard result.updateValue(value, forKey: key) == nil else {
+                throw .badRequest(.duplicateField, "the parameter '\(key)' is given twice")
+            }
         }
         return result
+    }
+
+    /// A query parameter read as a JSON number, so `k=5.0` means what `"k": 5.0` does (JSON Schema's integer).
+    static func number(_ text: String) -> JSONValue? {
+        guard let value = try? JSONParser.parse(Array(text.utf8)), case .number = value else { return nil }
+        return value
     }
 
     static func percentDecode(_ text: Substring) throws(APIError) -> String {
@@ -163,9 +231,9 @@ enum RequestDecoding {
             case UInt8(ascii: "+"):
                 bytes.append(0x20)
             case UInt8(ascii: "%"):
-                guard let high = iterator.next().flatMap(RequestParser.hexValue),
-                      let low = iterator.next().flatMap(RequestParser.hexValue) else {
-                    throw .badRequest("bad_percent_encoding", "the query has a malformed %-escape")
+                guard let high = iterator.next().flatMap(HexDigit.value),
+                      let low = iterator.next().flatMap(HexDigit.value) else {
+                    throw .badRequest(.badPercentEncoding, "the query has a malformed %-escape")
                 }
                 bytes.append(UInt8(high * 16 + low))
             default:
@@ -173,7 +241,7 @@ enum RequestDecoding {
             }
         }
         if JSONParser.firstInvalidUTF8(bytes) != nil {
-            throw .badRequest("invalid_utf8", "the query is not valid UTF-8 after %-decoding")
+            throw .badRequest(.invalidUtf8, "the query is not valid UTF-8 after %-decoding")
         }
         return String(decoding: bytes, as: UTF8.self)
     }
@@ -183,7 +251,7 @@ enum RequestDecoding {
     /// `Authorization: Bearer <token>` compared in constant time (no early exit on the first difference).
     static func authorize(_ request: HTTPRequest, token: String?) throws(APIError) {
         guard let token, !token.isEmpty else { return }
-        let unauthorized = APIError(.unauthorized, "unauthorized", "this change needs 'Authorization: Bearer <token>'",
+        let unauthorized = APIError(.unauthorized, .unauthorized, "this change needs 'Authorization: Bearer <token>'",
                                     headers: [("WWW-Authenticate", "Bearer")])
         guard let header = request.headers["Authorization"] else { throw unauthorized }
         let prefix = "bearer "
@@ -205,7 +273,6 @@ enum RequestDecoding {
     }
 }
 
-import Foundation
 
 extension String {
     func trimmingCharacters(in text: String) -> String {

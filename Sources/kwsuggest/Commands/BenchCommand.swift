@@ -1,21 +1,28 @@
 import Foundation
 import KeywordIndex
 
+extension ScoringKernel: ArgumentChoice {}
+
 /// `kwsuggest bench`: in-process measurements of suggestion latency, tokenizer throughput, load time and memory.
 struct BenchCommand: Command {
+    static let model = SharedOptions.model
+    static let keywords = Option<Int>("--keywords", value: "n",
+                                      help: "EXTRA keywords added to the model's list, taken from the vector vocabulary.",
+                                      default: 0, defaultText: "0 = the model's keywords.txt only", range: 0...10_000_000)
+    static let names = Option<String>("--names", value: "file", help: "Product names, one per line.",
+                                      default: "bench/names.txt")
+    static let rounds = Option<Int>("--rounds", value: "r",
+                                    help: "Timed passes over the names for latency and tokenizer throughput.",
+                                    default: 7, range: 1...1000)
+    static let loads = Option<Int>("--loads", value: "l", help: "Timed model loads.", default: 3, range: 1...100)
+    static let kernel = Option<ScoringKernel>("--kernel", value: "name", help: "Scoring kernel: avx2 or portable.",
+                                              defaultText: "the fastest this CPU runs")
+    static let json = Flag("--json", help: "Print the summary as one JSON object on the last line.")
+
     static let configuration = CommandConfiguration(
         name: "bench",
         abstract: "Measures suggestion latency, tokenizer throughput, load time and memory.",
-        usage: "kwsuggest bench [--model <dir>] [--keywords <n>] [--kernel <name>] [--json]",
-        options: [
-            OptionSpec(names: ["--model"], valueName: "dir", help: "Model directory (default: $KWSUGGEST_MODEL or models/default)."),
-            OptionSpec(names: ["--keywords"], valueName: "n", help: "EXTRA keywords added to the model's list, taken from the vector vocabulary (default: 0 = the model's keywords.txt only)."),
-            OptionSpec(names: ["--names"], valueName: "file", help: "Product names, one per line (default: bench/names.txt)."),
-            OptionSpec(names: ["--rounds"], valueName: "r", help: "Timed passes over the names for latency and tokenizer throughput, 1-1000 (default: 7)."),
-            OptionSpec(names: ["--loads"], valueName: "l", help: "Timed model loads, 1-100 (default: 3)."),
-            OptionSpec(names: ["--kernel"], valueName: "name", help: "Scoring kernel: avx2 or portable (default: the fastest this CPU runs)."),
-            OptionSpec(names: ["--json"], valueName: nil, help: "Print the summary as one JSON object on the last line."),
-        ],
+        options: [model.spec, keywords.spec, names.spec, rounds.spec, loads.spec, kernel.spec, json.spec],
         discussion: """
             Build with -c release. The model is loaded --loads times (directory read to engine ready; the overlay
             file is neither read nor written) and the median is reported. With --keywords N, N vocabulary keys of
@@ -31,39 +38,25 @@ struct BenchCommand: Command {
     )
 
     var settings: BenchSettings
-    var kernelName: String?
+    var kernelChosen: Bool
     var json: Bool
 
     init(arguments: ParsedArguments) throws {
-        let kernelName = arguments.value("--kernel")
+        let kernel = try arguments.get(Self.kernel)
         settings = BenchSettings(
-            model: resolveModelDirectory(arguments.value("--model")),
-            namesFile: arguments.value("--names") ?? "bench/names.txt",
-            extraKeywords: try arguments.int("--keywords", default: 0),
-            rounds: try arguments.int("--rounds", default: 7),
-            loads: try arguments.int("--loads", default: 3),
-            kernel: kernelName.flatMap(ScoringKernel.init(rawValue:)) ?? .best)
-        self.kernelName = kernelName
-        json = arguments.flag("--json")
+            model: resolveModelDirectory(try arguments.get(Self.model)),
+            namesFile: try arguments.require(Self.names),
+            extraKeywords: try arguments.require(Self.keywords),
+            rounds: try arguments.require(Self.rounds),
+            loads: try arguments.require(Self.loads),
+            kernel: kernel ?? .best)
+        kernelChosen = kernel != nil
+        json = arguments.get(Self.json)
     }
 
     func validate() throws {
-        if let kernelName {
-            guard ScoringKernel(rawValue: kernelName) != nil else {
-                throw CommandError.usage("The value '\(kernelName)' is invalid for '--kernel <name>': expected avx2 or portable.")
-            }
-            guard settings.kernel.isAvailable else {
-                throw CommandError.usage("The kernel '\(kernelName)' needs a CPU with AVX2 and FMA; this one has neither or not both.")
-            }
-        }
-        guard settings.extraKeywords >= 0 && settings.extraKeywords <= 10_000_000 else {
-            throw CommandError.usage("The value '\(settings.extraKeywords)' is invalid for '--keywords <n>': expected an integer from 0 to 10000000.")
-        }
-        guard (1...1000).contains(settings.rounds) else {
-            throw CommandError.usage("The value '\(settings.rounds)' is invalid for '--rounds <r>': expected an integer from 1 to 1000.")
-        }
-        guard (1...100).contains(settings.loads) else {
-            throw CommandError.usage("The value '\(settings.loads)' is invalid for '--loads <l>': expected an integer from 1 to 100.")
+        if kernelChosen, !settings.kernel.isAvailable {
+            throw CommandError.usage("The kernel '\(settings.kernel.rawValue)' needs a CPU with AVX2 and FMA; this one has neither or not both.")
         }
     }
 

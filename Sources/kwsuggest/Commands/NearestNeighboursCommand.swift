@@ -2,12 +2,14 @@ import KeywordVectors
 
 /// `kwsuggest nn FILE [-k K]`: cosine nearest neighbours, as fastText's `nn`.
 struct NearestNeighboursCommand: Command {
+    static let k = Option<Int>("-k", "--k", value: "k", help: "Neighbours per word.", default: 10,
+                               check: { $0 > 0 ? nil : "a positive integer" })
+
     static let configuration = CommandConfiguration(
         name: "nn",
         abstract: "Prints the nearest neighbours of each word read from standard input.",
-        usage: "kwsuggest nn <file> [-k <k>]",
         arguments: [ArgumentSpec(name: "<file>", help: "A fastText .bin or .vec file, or a .kwv file.")],
-        options: [OptionSpec(names: ["-k", "--k"], valueName: "k", help: "Neighbours per word (default: 10).")],
+        options: [k.spec],
         discussion: """
             For each word read from standard input (split at ASCII white space) prints 'Query word? WORD'
             and then 'neighbour similarity' lines, best first, by cosine similarity. For .kwv files a
@@ -24,11 +26,7 @@ struct NearestNeighboursCommand: Command {
                                      : "Unexpected argument '\(arguments.positionals[1])'")
         }
         path = arguments.positionals[0]
-        k = try arguments.int("--k", default: 10)
-    }
-
-    func validate() throws {
-        guard k > 0 else { throw CommandError.usage("The value '\(k)' is invalid for '-k <k>': expected a positive integer.") }
+        k = try arguments.require(Self.k)
     }
 
     func run() throws {

@@ -5,7 +5,6 @@ struct PrintWordVectorsCommand: Command {
     static let configuration = CommandConfiguration(
         name: "print-word-vectors",
         abstract: "Prints the vector of each word read from standard input.",
-        usage: "kwsuggest print-word-vectors <file>",
         arguments: [ArgumentSpec(name: "<file>", help: "A fastText .bin or .vec file, or a .kwv file.")],
         discussion: """
             Reads words from standard input (split at ASCII white space, as fastText does) and prints

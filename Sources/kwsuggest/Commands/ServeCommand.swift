@@ -1,3 +1,4 @@
+import HTTPCore
 import KeywordServer
 import KeywordService
 #if canImport(Glibc)
@@ -6,37 +7,47 @@ import Glibc
 
 /// `kwsuggest serve`: the HTTP API and the admin page.
 struct ServeCommand: Command {
-    /// Builds the engine for a model directory and overlay file. Runs on a background thread after the server
-    /// listens; until it returns, /readyz answers 503.
-    typealias EngineFactory = @Sendable (_ modelDirectory: String, _ overlayPath: String) throws -> any SuggestionEngine
+    /// Builds the engine for a model directory on an opened store. Runs on a background thread after the
+    /// server listens; until it returns, /readyz answers 503.
+    typealias EngineFactory = @Sendable (_ modelDirectory: String, _ store: any KeywordStore) throws -> any SuggestionEngine
 
-    /// The engine `serve` uses. Default: the model-free `LexicalEngine` over `<model>/keywords.txt`.
-    static let engineFactory: EngineFactory = { directory, overlay in
-        try ModelEngine(components: ModelDirectory.load(path: directory), overlayPath: overlay)
+    /// The engine `serve` uses: the trained model of the model directory, with the store's keyword changes applied.
+    static let engineFactory: EngineFactory = { directory, store in
+        try ModelEngine(components: ModelDirectory.load(path: directory), store: store)
     }
+
+    static let host = Option<String>("--host", value: "host", help: "Address to bind; '::' for IPv4+IPv6.",
+                                     default: "127.0.0.1")
+    static let port = Option<Int>("--port", value: "port", help: "TCP port; 0 picks a free one.",
+                                  defaultText: "$PORT or 8080", range: 0...65535)
+    static let model = SharedOptions.model
+    static let threads = Option<Int>("--threads", value: "n", help: "Event-loop threads.", defaultText: "one per CPU",
+                                     range: 1...256)
+    static let corsOrigin = Option<String>("--cors-origin", value: "origin",
+                                           help: "Origin allowed to call the API from a browser; repeatable, '*' for any.",
+                                           defaultText: "$KWSUGGEST_CORS_ORIGINS", repeatable: true)
+    static let store = SharedOptions.store
+    static let overlay = Option<String>("--overlay", value: "file", help: "Same as --store file:<file>.")
+    static let allowOpenWrites = Flag("--allow-open-writes",
+                                      help: "Serve keyword writes without KWSUGGEST_ADMIN_TOKEN on a non-loopback address.")
 
     static let configuration = CommandConfiguration(
         name: "serve",
         abstract: "Serves the suggestion API and the admin page over HTTP.",
-        usage: "kwsuggest serve [--host <host>] [--port <port>] [--model <dir>] [--threads <n>] [--cors-origin <origin> ...]",
-        options: [
-            OptionSpec(names: ["--host"], valueName: "host", help: "Address to bind; '::' for IPv4+IPv6 (default: 127.0.0.1)."),
-            OptionSpec(names: ["--port"], valueName: "port", help: "TCP port; 0 picks a free one (default: $PORT or 8080)."),
-            OptionSpec(names: ["--model"], valueName: "dir", help: "Model directory (default: $KWSUGGEST_MODEL or models/default)."),
-            OptionSpec(names: ["--threads"], valueName: "n", help: "Event-loop threads (default: one per CPU)."),
-            OptionSpec(names: ["--cors-origin"], valueName: "origin",
-                       help: "Origin allowed to call the API from a browser; repeatable, '*' for any (default: $KWSUGGEST_CORS_ORIGINS).",
-                       isRepeatable: true),
-            OptionSpec(names: ["--overlay"], valueName: "file",
-                       help: "Keyword overlay file (default: <model dir>/keywords.overlay.json)."),
-        ],
+        options: [host.spec, port.spec, model.spec, store.spec, threads.spec, corsOrigin.spec, overlay.spec,
+                  allowOpenWrites.spec],
         discussion: """
-            Listens first and prints 'listening on http://HOST:PORT', then loads the model in the background;
-            /readyz answers 503 until it is loaded. Keyword changes (POST /v1/keywords) are saved atomically to
-            the overlay file; SIGHUP, or a change of that file's modification time (checked every 2 s), reloads
-            it. SIGTERM or SIGINT stops accepting, finishes in-flight requests (up to 10 s) and exits 0.
-            Environment: PORT, KWSUGGEST_MODEL, KWSUGGEST_CORS_ORIGINS, KWSUGGEST_ADMIN_TOKEN (when set,
-            POST /v1/keywords needs 'Authorization: Bearer <token>').
+            Listens first and prints 'listening on http://HOST:PORT', then opens the store and loads the model in
+            the background; /readyz answers 503 until both are done. Keyword changes (POST /v1/keywords) and
+            feedback (POST /v1/feedback) are durable in the store before they are acknowledged. The file store
+            locks a file beside the overlay, so processes on one machine may share it; changes by other
+            processes are picked up within 1 s (SIGHUP reloads at once). For replicas on several machines use
+            postgres://user@host:5432/db (needs libpq5; password from the URL, PGPASSWORD or PGPASSFILE).
+            SIGTERM or SIGINT stops accepting, finishes in-flight requests (up to 10 s) and exits 0.
+            Environment: PORT, KWSUGGEST_MODEL, KWSUGGEST_STORE, KWSUGGEST_CORS_ORIGINS, KWSUGGEST_ADMIN_TOKEN
+            (when set, keyword changes and feedback need 'Authorization: Bearer <token>'; surrounding white space
+            is trimmed). Without a token writes are open: a warning on a loopback address, and a refusal to start
+            on any other address unless --allow-open-writes is given.
             """
     )
 
@@ -45,52 +56,50 @@ struct ServeCommand: Command {
     var modelDirectory: String
     var threads: Int?
     var corsOrigins: [String]
-    var overlayPath: String
+    var storeLocation: StoreLocation
+    var allowOpenWrites: Bool
 
     init(arguments: ParsedArguments) throws {
         try arguments.expectNoPositionals()
-        host = arguments.value("--host") ?? "127.0.0.1"
-        if let text = arguments.value("--port") {
-            guard let number = Int(text) else {
-                throw CommandError.usage("The value '\(text)' is invalid for '--port <port>': expected an integer.")
-            }
+        host = try arguments.require(Self.host)
+        if let number = try arguments.get(Self.port) {
             port = number
         } else if let text = Environment.value("PORT"), !text.isEmpty {
-            guard let number = Int(text) else { throw CommandError.usage("The environment variable PORT='\(text)' is not an integer.") }
-            port = number
+            port = try Self.port.parse(text, source: "the environment variable PORT")
         } else {
             port = 8080
         }
-        modelDirectory = resolveModelDirectory(arguments.value("--model"))
-        threads = arguments.value("--threads") == nil ? nil : try arguments.int("--threads", default: 0)
-        var origins = arguments.all("--cors-origin")
+        modelDirectory = resolveModelDirectory(try arguments.get(Self.model))
+        threads = try arguments.get(Self.threads)
+        var origins = try arguments.all(Self.corsOrigin)
         if origins.isEmpty, let text = Environment.value("KWSUGGEST_CORS_ORIGINS") {
             origins = CORSPolicy.parse(environment: text)
         }
         corsOrigins = origins
-        overlayPath = arguments.value("--overlay") ?? KeywordOverlayStore.defaultPath(modelDirectory: modelDirectory)
-    }
-
-    func validate() throws {
-        guard (0...65535).contains(port) else {
-            throw CommandError.usage("The value '\(port)' is invalid for '--port <port>': expected 0 to 65535.")
-        }
-        if let threads, !(1...256).contains(threads) {
-            throw CommandError.usage("The value '\(threads)' is invalid for '--threads <n>': expected 1 to 256.")
-        }
+        storeLocation = try resolveStore(store: arguments.get(Self.store), overlay: arguments.get(Self.overlay),
+                                         modelDirectory: modelDirectory)
+        allowOpenWrites = arguments.get(Self.allowOpenWrites)
     }
 
     func run() throws {
+        if case .postgres = storeLocation {
+            do { try PostgresKeywordStore.loadLibrary() } catch { throw CommandError.failure("\(error)") }
+        }
         var options = ServiceOptions()
         options.server.host = host
         options.server.port = port
         if let threads { options.server.eventLoops = threads }
         options.api.cors = CORSPolicy(allowedOrigins: corsOrigins)
-        if let token = Environment.value("KWSUGGEST_ADMIN_TOKEN"), !token.isEmpty { options.api.adminToken = token }
-        options.overlayPath = overlayPath
+        options.store = storeLocation
+        options.allowOpenWrites = allowOpenWrites
+        do {
+            options.api.adminToken = try WritePolicy.token(fromEnvironment: Environment.value("KWSUGGEST_ADMIN_TOKEN"))
+        } catch {
+            throw CommandError.failure(error.message)
+        }
         let factory = Self.engineFactory
-        let (directory, overlay) = (modelDirectory, overlayPath)
-        let runner = ServiceRunner(options: options, loader: { try factory(directory, overlay) }, announce: { line in
+        let directory = modelDirectory
+        let runner = ServiceRunner(options: options, loader: { store in try factory(directory, store) }, announce: { line in
             // Unbuffered, so a supervisor reading stdout sees the address at once.
             writeStandardOutput(Array((line + "\n").utf8))
         })

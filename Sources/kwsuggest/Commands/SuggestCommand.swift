@@ -3,19 +3,24 @@ import KeywordService
 
 /// `kwsuggest suggest`: the top-k keywords for each product name (arguments, or stdin lines).
 struct SuggestCommand: Command {
+    static let model = SharedOptions.model
+    static let k = Option<Int>("-k", "--k", value: "k", help: "Suggestions per name.", default: 5, range: 1...50)
+    static let keywords = Option<String>("--keywords", value: "file",
+                                         help: "Rank these keywords (one per line) instead of the model's list.")
+    static let json = Flag("--json", help: "One JSON object per name.")
+    static let explain = Flag("--explain", help: "Add each token's attention weight for each suggestion.")
+
     static let configuration = CommandConfiguration(
         name: "suggest",
         abstract: "Suggests keywords for product names.",
-        usage: "kwsuggest suggest [--model <dir>] [-k <k>] [--keywords <file>] [--json] [--explain] [<name> ...]",
-        arguments: [ArgumentSpec(name: "<name>", help: "Product names; read one per line from standard input when none.")],
-        options: [
-            OptionSpec(names: ["--model"], valueName: "dir", help: "Model directory (default: $KWSUGGEST_MODEL or models/default)."),
-            OptionSpec(names: ["-k", "--k"], valueName: "k", help: "Suggestions per name, 1-50 (default: 5)."),
-            OptionSpec(names: ["--keywords"], valueName: "file", help: "Rank these keywords (one per line) instead of the model's list."),
-            OptionSpec(names: ["--json"], valueName: nil, help: "One JSON object per name."),
-            OptionSpec(names: ["--explain"], valueName: nil, help: "Add each token's attention weight for each suggestion."),
-        ],
-        discussion: "The model's list is keywords.txt with the keyword overlay (keywords.overlay.json) applied."
+        arguments: [ArgumentSpec(name: "<name>", help: "Product names; read one per line from standard input when none.", isList: true)],
+        options: [model.spec, k.spec, keywords.spec, json.spec, explain.spec],
+        discussion: """
+            The model's list is keywords.txt with the keyword overlay (keywords.overlay.json) applied. With a
+            calibrated model each suggestion carries its confidence (the calibrated probability that it is an
+            acceptable keyword) and a name whose top confidence clears the 98 % precision threshold is marked
+            auto-accept. A name with no content tokens (送料無料, ★★★) gets no suggestions and the reason.
+            """
     )
 
     var model: String
@@ -26,18 +31,12 @@ struct SuggestCommand: Command {
     var names: [String]
 
     init(arguments: ParsedArguments) throws {
-        model = resolveModelDirectory(arguments.value("--model"))
-        k = try arguments.int("--k", default: 5)
-        keywordsFile = arguments.value("--keywords")
-        json = arguments.flag("--json")
-        explain = arguments.flag("--explain")
+        model = resolveModelDirectory(try arguments.get(Self.model))
+        k = try arguments.require(Self.k)
+        keywordsFile = try arguments.get(Self.keywords)
+        json = arguments.get(Self.json)
+        explain = arguments.get(Self.explain)
         names = arguments.positionals
-    }
-
-    func validate() throws {
-        guard (1...50).contains(k) else {
-            throw CommandError.usage("The value '\(k)' is invalid for '-k <k>': expected an integer from 1 to 50.")
-        }
     }
 
     func run() throws {
@@ -77,9 +76,11 @@ func loadEngine(model: String, keywordsFile: String?) throws -> ModelEngine {
 /// Text and JSON renderings of a suggestion result.
 enum SuggestionFormat {
     static func text(_ result: SuggestionResult) -> String {
-        var out = result.name + "\n"
+        var out = result.name + (result.autoAccept ? "\t(auto-accept)" : "") + "\n"
+        if let reason = result.reason { out += "  no suggestions: \(reason.rawValue)\n" }
         for (rank, suggestion) in result.suggestions.enumerated() {
-            out += "  \(rank + 1). \(suggestion.keyword)\t\(formatFloat(suggestion.score, significantDigits: 4))\n"
+            let confidence = suggestion.confidence.map { "\tconfidence " + String(format: "%.3f", $0) } ?? ""
+            out += "  \(rank + 1). \(suggestion.keyword)\t\(formatFloat(suggestion.score, significantDigits: 4))\(confidence)\n"
             if let weights = suggestion.weights {
                 let parts = weights.map { "\($0.token) \(formatFloat($0.weight, significantDigits: 3))" }
                 out += "       attention: " + parts.joined(separator: ", ") + "\n"
@@ -94,13 +95,16 @@ enum SuggestionFormat {
         out += ",\"suggestions\":["
         out += result.suggestions.map { suggestion in
             var item = "{\"keyword\":" + jsonQuote(suggestion.keyword) + ",\"score\":" + number(suggestion.score)
+            if let confidence = suggestion.confidence { item += ",\"confidence\":" + String(format: "%.6f", confidence) }
             if let weights = suggestion.weights {
                 item += ",\"weights\":[" + weights.map { "{\"token\":" + jsonQuote($0.token) + ",\"weight\":" + number($0.weight) + "}" }
                     .joined(separator: ",") + "]"
             }
             return item + "}"
         }.joined(separator: ",")
-        return out + "]}\n"
+        out += "],\"auto_accept\":\(result.autoAccept)"
+        if let reason = result.reason { out += ",\"reason\":" + jsonQuote(reason.rawValue) }
+        return out + "}\n"
     }
 
     static func number(_ value: Float) -> String {

@@ -5,17 +5,16 @@ import KeywordText
 
 /// `kwsuggest tokenize`: shows what the text pipeline makes of product names.
 struct TokenizeCommand: Command {
+    static let model = SharedOptions.model
+    static let json = Flag("--json", help: "Print one JSON object per input line.")
+    static let keyword = Flag("--keyword", help: "Tokenize as keywords: no quantity, price or stop-phrase removal.")
+    static let stats = Flag("--stats", help: "Print only totals: tokens, vector coverage and throughput (after loading).")
+
     static let configuration = CommandConfiguration(
         name: "tokenize",
         abstract: "Normalises and tokenizes product names.",
-        usage: "kwsuggest tokenize [--model <dir>] [--json] [--keyword] [--stats] [<text> ...]",
-        arguments: [ArgumentSpec(name: "<text>", help: "Product names; read from standard input, one per line, when none are given.")],
-        options: [
-            OptionSpec(names: ["--model"], valueName: "dir", help: "Model directory (default: $KWSUGGEST_MODEL, else models/default)."),
-            OptionSpec(names: ["--json"], valueName: nil, help: "Print one JSON object per input line."),
-            OptionSpec(names: ["--keyword"], valueName: nil, help: "Tokenize as keywords: no quantity, price or stop-phrase removal."),
-            OptionSpec(names: ["--stats"], valueName: nil, help: "Print only totals: tokens, vector coverage and throughput (after loading)."),
-        ],
+        arguments: [ArgumentSpec(name: "<text>", help: "Product names; read from standard input, one per line, when none are given.", isList: true)],
+        options: [model.spec, json.spec, keyword.spec, stats.spec],
         discussion: """
             Each line is normalised (NFKC, lower case, one form of ー), cleaned of brackets, quantities,
             prices, discounts and stop phrases (stop-phrases.txt in the model directory), and segmented
@@ -31,10 +30,10 @@ struct TokenizeCommand: Command {
     var texts: [String]
 
     init(arguments: ParsedArguments) throws {
-        model = resolveModelDirectory(arguments.value("--model"))
-        json = arguments.flag("--json")
-        keyword = arguments.flag("--keyword")
-        stats = arguments.flag("--stats")
+        model = resolveModelDirectory(try arguments.get(Self.model))
+        json = arguments.get(Self.json)
+        keyword = arguments.get(Self.keyword)
+        stats = arguments.get(Self.stats)
         texts = arguments.positionals
     }
 

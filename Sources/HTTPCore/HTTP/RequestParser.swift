@@ -1,0 +1,538 @@
+import StrictJSON
+// An incremental HTTP/1.1 request parser (RFC 9112). It never copies header bytes twice, never trusts a
+// length it has not checked against the limits, and reports every malformed input as a status to send.
+
+/// Why a request could not be parsed: the status to answer with and an error code for the JSON body.
+/// After any parse error the connection is closed, because the message framing can no longer be trusted.
+public struct HTTPParseError: Error, Equatable, Sendable {
+    public var status: HTTPStatus
+    public var code: ErrorCode
+    public var message: String
+
+    static func bad(_ message: String, code: ErrorCode = .malformedRequest) -> HTTPParseError {
+        HTTPParseError(status: .badRequest, code: code, message: message)
+    }
+}
+
+/// Parses requests one after another from a growing byte buffer.
+///
+/// Call `parse(_:from:)` whenever bytes arrive, with the offset where the current request starts. It keeps its
+/// progress between calls, so each byte is scanned about once even when a client sends one byte at a time.
+public struct RequestParser {
+    enum Outcome: Equatable {
+        /// The buffer holds no complete request yet.
+        case needMore
+        /// A complete request, and how many bytes from `start` it used.
+        case request(HTTPRequest, consumed: Int)
+        case failure(HTTPParseError)
+    }
+
+    private enum Framing {
+        case length(Int)
+        case chunked
+    }
+
+    private struct Head {
+        var request: HTTPRequest
+        var framing: Framing
+        /// Offset (from the request start) of the first body byte.
+        var bodyStart: Int
+    }
+
+    private enum ChunkPhase {
+        case size
+        case data(remaining: Int)
+        case dataEnd
+        case trailers(bytes: Int)
+    }
+
+    let limits: HTTPLimits
+    /// Header-phase scan position and the start of the line being scanned (offsets from the request start).
+    private var scanned = 0
+    private var lineStart = 0
+    /// Empty lines skipped before the request line (RFC 9112 §2.2).
+    private var leading = 0
+    private var head: Head?
+    private var chunkPhase = ChunkPhase.size
+    private var chunkPosition = 0
+    private var chunkBody: [UInt8] = []
+
+    init(limits: HTTPLimits) {
+        self.limits = limits
+    }
+
+    /// True once a request's header section was parsed and its body is still arriving.
+    var isReadingBody: Bool { head != nil }
+
+    /// The head (without body) of the request whose body is arriving.
+    var currentHead: HTTPRequest? { head?.request }
+
+    /// True while part of a request (at least one byte of it) has been seen.
+    var hasPartialRequest: Bool { head != nil || scanned > leading }
+
+    /// Set when the parsed head asked for `Expect: 100-continue` (RFC 9110 §10.1.1) and its body is not complete.
+    private(set) var wantsContinue = false
+
+    /// Called by the connection after it sent `100 Continue`.
+    mutating func continueSent() { wantsContinue = false }
+
+    mutating func reset() {
+        scanned = 0
+        lineStart = 0
+        leading = 0
+        head = nil
+        chunkPhase = .size
+        chunkPosition = 0
+        chunkBody = []
+        wantsContinue = false
+    }
+
+    /// Parses as far as `bytes[start...]` allows.
+    /// - Complexity: O(new bytes) per call, plus O(header bytes) once when the header section completes.
+    mutating func parse(_ bytes: [UInt8], from start: Int) -> Outcome {
+        if head == nil {
+            switch scanHead(bytes, start) {
+            case .failure(let error): return .failure(error)
+            case .needMore: return .needMore
+            case .request: break  // head is now set
+            }
+        }
+        guard let current = head else { return .needMore }
+        switch current.framing {
+        case .length(let length):
+            let available = bytes.count - start - current.bodyStart
+            guard available >= length else { return .needMore }
+            var request = current.request
+            let from = start + current.bodyStart
+            request.body = Array(bytes[from..<(from + length)])
+            let consumed = current.bodyStart + length
+            reset()
+            return .request(request, consumed: consumed)
+        case .chunked:
+            return decodeChunks(bytes, start, current)
+        }
+    }
+
+    // MARK: Header section (RFC 9112 §2.1: start-line *( field-line CRLF ) CRLF)
+
+    private mutating func scanHead(_ bytes: [UInt8], _ start: Int) -> Outcome {
+        let end = bytes.count
+        var index = start + scanned
+        while index < end {
+            let byte = bytes[index]
+            index += 1
+            guard byte == 0x0A else { continue }
+            // RFC 9112 §2.2: a recipient MAY recognise a lone LF as a line terminator and ignore a preceding CR.
+            let lineEnd = index - 1
+            var contentEnd = lineEnd
+            if contentEnd > start + lineStart, bytes[contentEnd - 1] == 0x0D { contentEnd -= 1 }
+            let isEmpty = contentEnd == start + lineStart
+            if isEmpty && lineStart == leading {
+                // RFC 9112 §2.2: ignore at least one empty line received before the request-line.
+                leading = index - start
+                lineStart = leading
+                guard leading <= 64 else { return .failure(.bad("too many empty lines before the request line")) }
+                continue
+            }
+            if lineStart == leading, contentEnd - (start + lineStart) > limits.maxURIBytes + 32 {
+                // The request line just ended and is longer than any acceptable one: the same bound and answer as
+                // while it is still arriving (below), so the status never depends on how the bytes were split
+                // into packets (found by fuzz/FuzzTarget.swift).
+                return .failure(uriTooLong())
+            }
+            lineStart = index - start
+            if isEmpty {
+                scanned = index - start
+                return parseHead(bytes, start)
+            }
+        }
+        scanned = index - start
+        let used = scanned - leading
+        // A CR at the end may be the first half of the line's CRLF, which the complete line does not count.
+        let pendingCR = end > start + leading && bytes[end - 1] == 0x0D ? 1 : 0
+        if lineStart == leading, used - pendingCR > limits.maxURIBytes + 32 {
+            // Still inside the request line: its target is too long (RFC 9112 §3, RFC 9110 §15.5.15).
+            return .failure(uriTooLong())
+        }
+        if used > limits.maxHeaderBytes {
+            return .failure(tooLargeHeaders())
+        }
+        return .needMore
+    }
+
+    private func uriTooLong() -> HTTPParseError {
+        HTTPParseError(status: .uriTooLong, code: .uriTooLong,
+                       message: "the request target is longer than \(limits.maxURIBytes) bytes")
+    }
+
+    private func tooLargeHeaders() -> HTTPParseError {
+        HTTPParseError(status: .requestHeaderFieldsTooLarge, code: .headersTooLarge,
+                       message: "the request line and headers exceed \(limits.maxHeaderBytes) bytes")
+    }
+
+    /// Splits `bytes[from..<to]` into lines, dropping the CR of each CRLF.
+    private func lines(_ bytes: [UInt8], _ from: Int, _ to: Int) -> [ArraySlice<UInt8>] {
+        var result: [ArraySlice<UInt8>] = []
+        var lineBegin = from
+        var index = from
+        while index < to {
+            if bytes[index] == 0x0A {
+                var lineEnd = index
+                if lineEnd > lineBegin, bytes[lineEnd - 1] == 0x0D { lineEnd -= 1 }
+                result.append(bytes[lineBegin..<lineEnd])
+                lineBegin = index + 1
+            }
+            index += 1
+        }
+        return result
+    }
+
+    private mutating func parseHead(_ bytes: [UInt8], _ start: Int) -> Outcome {
+        let headEnd = start + scanned
+        // An overlong request line was already answered 414 by `scanHead` when its LF arrived.
+        if scanned - leading > limits.maxHeaderBytes { return .failure(tooLargeHeaders()) }
+        var all = lines(bytes, start + leading, headEnd)
+        guard !all.isEmpty else { return .failure(.bad("empty request")) }
+        all.removeLast()  // the empty line that ends the section
+        let requestLine = all.removeFirst()
+
+        // RFC 9112 §2.2: a bare CR outside the line terminator is invalid.
+        for line in all where line.contains(0x0D) { return .failure(.bad("bare CR in a header line")) }
+        if requestLine.contains(0x0D) { return .failure(.bad("bare CR in the request line")) }
+
+        // RFC 9112 §3: request-line = method SP request-target SP HTTP-version
+        let parts = requestLine.split(separator: 0x20, maxSplits: 3, omittingEmptySubsequences: false)
+        guard parts.count == 3 else { return .failure(.bad("the request line must be 'METHOD target HTTP/1.1'")) }
+        let methodBytes = parts[0], targetBytes = parts[1], versionBytes = parts[2]
+        // RFC 9110 §9.1: method = token
+        guard !methodBytes.isEmpty, methodBytes.allSatisfy(Self.isTokenByte) else {
+            return .failure(.bad("the method is not a token"))
+        }
+        guard targetBytes.count <= limits.maxURIBytes else {
+            return .failure(HTTPParseError(status: .uriTooLong, code: .uriTooLong,
+                                           message: "the request target is longer than \(limits.maxURIBytes) bytes"))
+        }
+        // RFC 9112 §3.2: the target holds no whitespace or control characters.
+        guard !targetBytes.isEmpty, targetBytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            return .failure(.bad("the request target is empty or holds invalid characters"))
+        }
+        // RFC 9112 §2.3: HTTP-version = "HTTP/" DIGIT "." DIGIT
+        guard versionBytes.count == 8, versionBytes.starts(with: Array("HTTP/".utf8)),
+              let major = Self.digit(versionBytes[versionBytes.startIndex + 5]),
+              versionBytes[versionBytes.startIndex + 6] == UInt8(ascii: "."),
+              let minor = Self.digit(versionBytes[versionBytes.startIndex + 7]) else {
+            return .failure(.bad("malformed HTTP version"))
+        }
+        guard major == 1 else {
+            return .failure(HTTPParseError(status: .httpVersionNotSupported, code: .httpVersionNotSupported,
+                                           message: "only HTTP/1.0 and HTTP/1.1 are supported"))
+        }
+        let method = HTTPMethod(String(decoding: methodBytes, as: UTF8.self))
+        let target = String(decoding: targetBytes, as: UTF8.self)
+        // RFC 9112 §3.2: origin-form, absolute-form, or asterisk-form (OPTIONS only).
+        guard target.hasPrefix("/") || target.hasPrefix("http://") || target.hasPrefix("https://")
+                || (target == "*" && method == .options) else {
+            return .failure(.bad("unsupported request-target form"))
+        }
+
+        guard all.count <= limits.maxHeaderCount else {
+            return .failure(HTTPParseError(status: .requestHeaderFieldsTooLarge, code: .tooManyHeaders,
+                                           message: "more than \(limits.maxHeaderCount) header fields"))
+        }
+        var headers = HTTPHeaders()
+        for line in all {
+            if let error = Self.fieldLineError(line) { return .failure(error) }
+            let colon = line.firstIndex(of: UInt8(ascii: ":")) ?? line.endIndex
+            var valueStart = colon + 1, valueEnd = line.endIndex
+            while valueStart < valueEnd, line[valueStart] == 0x20 || line[valueStart] == 0x09 { valueStart += 1 }
+            while valueEnd > valueStart, line[valueEnd - 1] == 0x20 || line[valueEnd - 1] == 0x09 { valueEnd -= 1 }
+            headers.add(String(decoding: line[line.startIndex..<colon], as: UTF8.self),
+                        String(decoding: line[valueStart..<valueEnd], as: UTF8.self))
+        }
+
+        var request = HTTPRequest(method: method, target: target, minorVersion: minor, headers: headers)
+        request.body = []
+
+        // RFC 9112 §3.2: an HTTP/1.1 request must carry exactly one Host field.
+        let hosts = headers.values("Host")
+        if minor >= 1 && hosts.count != 1 {
+            return .failure(.bad(hosts.isEmpty ? "missing Host header" : "more than one Host header"))
+        }
+        if hosts.count > 1 { return .failure(.bad("more than one Host header")) }
+        if let host = hosts.first, !Self.isValidHost(host) {
+            return .failure(.bad("the Host header is not a valid host[:port]"))
+        }
+        // RFC 9110 §5.3, §11.6.2: Authorization is a singleton field; two credentials are ambiguous.
+        if headers.values("Authorization").count > 1 { return .failure(.bad("more than one Authorization header")) }
+
+        let framing: Framing
+        switch bodyFraming(headers, minor: minor, method: method) {
+        case .failure(let error): return .failure(error)
+        case .success(let value): framing = value
+        }
+
+        // RFC 9110 §10.1.1: Expect: 100-continue asks for an interim response before the body is sent.
+        if let expect = headers["Expect"] {
+            guard expect.lowercased() == "100-continue" else {
+                return .failure(HTTPParseError(status: .expectationFailed, code: .expectationFailed,
+                                               message: "only 'Expect: 100-continue' is supported"))
+            }
+            if minor >= 1 {
+                switch framing {
+                case .length(let length): wantsContinue = length > 0 && bytes.count - headEnd < length
+                case .chunked: wantsContinue = bytes.count == headEnd
+                }
+            }
+        }
+        head = Head(request: request, framing: framing, bodyStart: scanned)
+        chunkPosition = scanned
+        return .request(request, consumed: 0)
+    }
+
+    private enum FramingResult {
+        case success(Framing)
+        case failure(HTTPParseError)
+    }
+
+    /// RFC 9112 §6: how long the body is.
+    private func bodyFraming(_ headers: HTTPHeaders, minor: Int, method: HTTPMethod) -> FramingResult {
+        let transferEncodings = headers.values("Transfer-Encoding")
+        let lengths = headers.values("Content-Length")
+        if !transferEncodings.isEmpty {
+            // RFC 9112 §6.1: Transfer-Encoding with Content-Length may be rejected; it smells of smuggling.
+            guard lengths.isEmpty else {
+                return .failure(.bad("both Transfer-Encoding and Content-Length are present", code: .conflictingFraming))
+            }
+            // RFC 9112 §6.1: Transfer-Encoding in an HTTP/1.0 request means the framing is faulty.
+            guard minor >= 1 else { return .failure(.bad("Transfer-Encoding in an HTTP/1.0 request")) }
+            let codings = transferEncodings.joined(separator: ",").split(separator: ",")
+                .map { $0.trimmingSpaces().lowercased() }
+            // RFC 9112 §6.1: a sender must not apply chunked more than once.
+            if codings.filter({ $0 == "chunked" }).count > 1 {
+                return .failure(.bad("chunked is applied more than once"))
+            }
+            // RFC 9112 §6.1/§7: chunked must be last, and it is the only coding this server decodes.
+            guard codings == ["chunked"] else {
+                if codings.last != "chunked" { return .failure(.bad("chunked must be the final transfer coding")) }
+                return .failure(HTTPParseError(status: .notImplemented, code: .unsupportedTransferCoding,
+                                               message: "only the chunked transfer coding is supported"))
+            }
+            return .success(.chunked)
+        }
+        if !lengths.isEmpty {
+            // RFC 9112 §6.3: Content-Length = 1*DIGIT; a list of identical values may be accepted as one.
+            var value: Int?
+            for item in lengths.joined(separator: ",").split(separator: ",", omittingEmptySubsequences: false) {
+                let text = item.trimmingSpaces()
+                guard !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+                    return .failure(.bad("Content-Length is not a non-negative integer", code: .invalidContentLength))
+                }
+                let digits = text.drop { $0 == "0" }
+                let number = digits.count > 15 ? Int.max : (Int(digits) ?? 0)
+                if let earlier = value, earlier != number {
+                    return .failure(.bad("conflicting Content-Length values", code: .invalidContentLength))
+                }
+                value = number
+            }
+            let length = value ?? 0
+            guard length <= limits.maxBodyBytes else { return .failure(tooLargeBody()) }
+            return .success(.length(length))
+        }
+        // RFC 9112 §6.3 (rule 6): no framing means no body. RFC 9110 §15.5.12: a server may demand a length.
+        if method == .post || method == .put {
+            return .failure(HTTPParseError(status: .lengthRequired, code: .lengthRequired,
+                                           message: "a request body needs Content-Length or chunked Transfer-Encoding"))
+        }
+        return .success(.length(0))
+    }
+
+    private func tooLargeBody() -> HTTPParseError {
+        HTTPParseError(status: .contentTooLarge, code: .bodyTooLarge,
+                       message: "the request body exceeds \(limits.maxBodyBytes) bytes")
+    }
+
+    // MARK: Chunked transfer coding (RFC 9112 §7.1)
+
+    private mutating func decodeChunks(_ bytes: [UInt8], _ start: Int, _ current: Head) -> Outcome {
+        let end = bytes.count
+        while true {
+            switch chunkPhase {
+            case .size:
+                // chunk = chunk-size [ chunk-ext ] CRLF chunk-data CRLF ; last-chunk = 1*("0") [ chunk-ext ] CRLF
+                let lineBegin = start + chunkPosition
+                // 16 hex digits, the extension, and CRLF: anything longer is refused before it is buffered.
+                let longestLine = 16 + limits.maxChunkExtensionBytes + 2
+                guard let lf = bytes[lineBegin..<end].firstIndex(of: 0x0A) else {
+                    if end - lineBegin > longestLine { return .failure(chunkLineTooLong()) }
+                    return .needMore
+                }
+                guard lf + 1 - lineBegin <= longestLine else { return .failure(chunkLineTooLong()) }
+                var size = 0
+                var digits = 0
+                var index = lineBegin
+                while index < lf, let value = HexDigit.value(bytes[index]) {
+                    if digits > 0 || value > 0 { digits += 1 }
+                    // Huge sizes are rejected as too large before they can overflow.
+                    if digits > 12 { return .failure(tooLargeBody()) }
+                    size = size * 16 + value
+                    index += 1
+                }
+                guard index > lineBegin else { return .failure(.bad("chunk size is not hexadecimal", code: .invalidChunk)) }
+                // Only a chunk extension (ignored, RFC 9112 §7.1.1), optional whitespace, and the line end may follow.
+                var rest = index
+                while rest < lf, bytes[rest] == 0x20 || bytes[rest] == 0x09 { rest += 1 }
+                if rest < lf && bytes[rest] != UInt8(ascii: ";") && !(bytes[rest] == 0x0D && rest == lf - 1) {
+                    return .failure(.bad("chunk size is not hexadecimal", code: .invalidChunk))
+                }
+                // RFC 9112 §7.1.1: chunk-ext is tokens and quoted strings: no CR (other than the line's own), NUL
+                // or other control character.
+                let contentEnd = lf > rest && bytes[lf - 1] == 0x0D ? lf - 1 : lf
+                if bytes[rest..<contentEnd].contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) {
+                    return .failure(.bad("control character in a chunk extension", code: .invalidChunk))
+                }
+                guard chunkBody.count + size <= limits.maxBodyBytes else { return .failure(tooLargeBody()) }
+                chunkPosition = lf + 1 - start
+                if let error = framingOverrun(current) { return .failure(error) }
+                chunkPhase = size == 0 ? .trailers(bytes: 0) : .data(remaining: size)
+            case .data(let remaining):
+                let from = start + chunkPosition
+                let available = min(remaining, end - from)
+                if available > 0 {
+                    chunkBody.append(contentsOf: bytes[from..<(from + available)])
+                    chunkPosition += available
+                }
+                if available < remaining {
+                    chunkPhase = .data(remaining: remaining - available)
+                    return .needMore
+                }
+                chunkPhase = .dataEnd
+            case .dataEnd:
+                let from = start + chunkPosition
+                guard from < end else { return .needMore }
+                if bytes[from] == 0x0A {
+                    chunkPosition += 1
+                } else if bytes[from] == 0x0D {
+                    guard from + 1 < end else { return .needMore }
+                    guard bytes[from + 1] == 0x0A else { return .failure(.bad("chunk data not followed by CRLF", code: .invalidChunk)) }
+                    chunkPosition += 2
+                } else {
+                    return .failure(.bad("chunk data longer than its size", code: .invalidChunk))
+                }
+                chunkPhase = .size
+            case .trailers(let seen):
+                // RFC 9112 §7.1.2: trailer-section = *( field-line CRLF ) CRLF; fields are read and dropped.
+                let lineBegin = start + chunkPosition
+                guard let lf = bytes[lineBegin..<end].firstIndex(of: 0x0A) else {
+                    if seen + (end - lineBegin) > limits.maxHeaderBytes { return .failure(tooLargeHeaders()) }
+                    return .needMore
+                }
+                let length = lf - lineBegin
+                let total = seen + length + 1
+                guard total <= limits.maxHeaderBytes else { return .failure(tooLargeHeaders()) }
+                chunkPosition = lf + 1 - start
+                if let error = framingOverrun(current) { return .failure(error) }
+                let isLast = length == 0 || (length == 1 && bytes[lineBegin] == 0x0D)
+                if !isLast, let error = Self.fieldLineError(bytes[lineBegin..<(bytes[lf - 1] == 0x0D ? lf - 1 : lf)]) {
+                    return .failure(error)
+                }
+                if isLast {
+                    var request = current.request
+                    request.body = chunkBody
+                    let consumed = chunkPosition
+                    reset()
+                    return .request(request, consumed: consumed)
+                }
+                chunkPhase = .trailers(bytes: total)
+            }
+        }
+    }
+
+    /// Why a header or trailer line (without its line end) is not a valid field line, or nil when it is.
+    static func fieldLineError(_ line: ArraySlice<UInt8>) -> HTTPParseError? {
+        // RFC 9112 §5.2: obs-fold is rejected with 400.
+        if let first = line.first, first == 0x20 || first == 0x09 { return .bad("obsolete line folding is not accepted") }
+        // RFC 9112 §5.1: field-line = field-name ":" OWS field-value OWS; no whitespace before the colon.
+        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return .bad("a header line has no colon") }
+        let name = line[line.startIndex..<colon]
+        guard !name.isEmpty, name.allSatisfy(isTokenByte) else { return .bad("invalid header field name") }
+        // RFC 9110 §5.5: field-value = *field-content of VCHAR, SP, HTAB and obs-text; no NUL or other controls.
+        guard line[(colon + 1)...].allSatisfy({ $0 >= 0x20 && $0 != 0x7F || $0 == 0x09 }) else {
+            return .bad("control character in a header value")
+        }
+        return nil
+    }
+
+    /// RFC 9110 §7.2 and RFC 3986 §3.2.2: Host = uri-host [ ":" port ], with a non-empty host.
+    static func isValidHost(_ value: String) -> Bool {
+        var bytes = Substring(value).utf8[...]
+        guard let first = bytes.first else { return false }
+        if first == UInt8(ascii: "[") {
+            // IP-literal: hex digits, colons, dots (and the letters of IPvFuture / zone-free forms).
+            guard let close = bytes.firstIndex(of: UInt8(ascii: "]")) else { return false }
+            let inside = bytes[bytes.index(after: bytes.startIndex)..<close]
+            guard !inside.isEmpty, inside.allSatisfy({ isUnreservedOrSubDelim($0) || $0 == UInt8(ascii: ":") }) else {
+                return false
+            }
+            bytes = bytes[bytes.index(after: close)...]
+        } else {
+            let end = bytes.firstIndex(of: UInt8(ascii: ":")) ?? bytes.endIndex
+            let name = bytes[bytes.startIndex..<end]
+            guard !name.isEmpty, name.allSatisfy({ isUnreservedOrSubDelim($0) || $0 == UInt8(ascii: "%") }) else {
+                return false
+            }
+            bytes = bytes[end...]
+        }
+        guard let colon = bytes.first else { return true }
+        guard colon == UInt8(ascii: ":") else { return false }
+        let port = bytes.dropFirst()
+        return port.count <= 5 && port.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
+    }
+
+    /// RFC 3986 §2.2–2.3: unreserved / sub-delims.
+    static func isUnreservedOrSubDelim(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"):
+            return true
+        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "!"), UInt8(ascii: "$"),
+             UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: "+"),
+             UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="):
+            return true
+        default:
+            return false
+        }
+    }
+
+    private func chunkLineTooLong() -> HTTPParseError {
+        .bad("a chunk-size line is longer than 16 hex digits and a \(limits.maxChunkExtensionBytes)-byte extension",
+             code: .invalidChunk)
+    }
+
+    /// The raw bytes of a chunked body stay buffered until the request completes, so framing is bounded too:
+    /// raw ≤ 2 × decoded + `maxChunkFramingBytes` (a 1-byte chunk costs 6 raw bytes; heavier framing is abuse).
+    private func framingOverrun(_ current: Head) -> HTTPParseError? {
+        let raw = chunkPosition - current.bodyStart
+        guard raw > 2 * chunkBody.count + limits.maxChunkFramingBytes else { return nil }
+        return HTTPParseError(status: .contentTooLarge, code: .bodyTooLarge,
+                              message: "the chunked framing exceeds the body by more than \(limits.maxChunkFramingBytes) bytes")
+    }
+
+    // MARK: Character classes
+
+    /// RFC 9110 §5.6.2: tchar.
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"):
+            return true
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
+             UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+             UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    static func digit(_ byte: UInt8) -> Int? {
+        (byte >= 0x30 && byte <= 0x39) ? Int(byte - 0x30) : nil
+    }
+}

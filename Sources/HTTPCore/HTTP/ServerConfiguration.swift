@@ -1,0 +1,75 @@
+// Every server setting in one place, with the documented defaults.
+
+/// Limits the request parser enforces (RFC 9112 leaves all of them to the server).
+public struct HTTPLimits: Sendable, Equatable {
+    /// Request line plus header fields, in bytes. Larger → 431. Default 32 KiB: room for the longest target
+    /// plus ordinary headers.
+    public var maxHeaderBytes: Int = 32 * 1024
+    /// Request target, in bytes. Longer → 414. Default 16 KiB: a query parameter of 1000 code points takes at most
+    /// 12,000 bytes percent-encoded, so an application's length limits in characters stay the binding ones.
+    public var maxURIBytes: Int = 16 * 1024
+    /// Number of header fields. More → 431.
+    public var maxHeaderCount: Int = 100
+    /// Decoded body, in bytes. Larger → 413.
+    public var maxBodyBytes: Int = 1024 * 1024
+    /// Chunk extension on one chunk-size line (RFC 9112 §7.1.1), in bytes. Longer → 400.
+    public var maxChunkExtensionBytes: Int = 256
+    /// Chunked framing (size lines, extensions, CRLFs, trailers) beyond the decoded body, in bytes: the raw body may
+    /// be at most `maxChunkFramingBytes` plus twice the decoded bytes, so a connection never buffers more than
+    /// about two maximal bodies however the chunks are cut. More → 413.
+    public var maxChunkFramingBytes: Int = 64 * 1024
+
+    public init() {}
+}
+
+/// How the server listens, how long it waits, and how much it accepts.
+public struct ServerConfiguration: Sendable {
+    /// Host to bind: a name or numeric address. `0.0.0.0` is IPv4 only, `::` is IPv4+IPv6 (dual stack),
+    /// a name such as `localhost` binds every address it resolves to. Default `127.0.0.1`.
+    public var host: String = "127.0.0.1"
+    /// TCP port; 0 picks a free port (read it from `HTTPServer.boundAddresses`). Default 8080.
+    public var port: Int = 8080
+    /// Event-loop threads. Each owns an epoll set and runs quick handlers inline. Default: one per CPU.
+    public var eventLoops: Int = max(1, System.processorCount)
+    /// Threads for handlers that may block (keyword writes fsync, batches). Default 2.
+    public var blockingWorkers: Int = 2
+    /// Threads for blocking handlers on the reserved lane (keyword writes), which never queue behind the
+    /// shared lane's batches. Default 1.
+    public var reservedWorkers: Int = 1
+    public var limits = HTTPLimits()
+    /// From the first byte of a request to the end of its header section. Expiry → 408 and close. Default 10 s.
+    public var headerTimeout: Double = 10
+    /// Longest pause while a body is arriving. Expiry → 408 and close. Default 10 s.
+    public var bodyIdleTimeout: Double = 10
+    /// From the end of the header section to the end of the body, however steadily bytes arrive (a minimum rate:
+    /// a 1 MiB body needs 35 KB/s). Expiry → 408 and close. Default 30 s.
+    public var bodyTimeout: Double = 30
+    /// Longest wait for the next request on an idle persistent connection. Expiry → close. Default 60 s.
+    public var keepAliveTimeout: Double = 60
+    /// Longest time a response may wait for a slow reader. Expiry → close. Default 30 s.
+    public var writeTimeout: Double = 30
+    /// Open connections. One more is answered 503 and closed. Default 4096.
+    public var maxConnections: Int = 4096
+    /// After SIGTERM/SIGINT: how long in-flight requests get to finish. Default 10 s.
+    public var drainTimeout: Double = 10
+    /// Listen backlog. Default 1024.
+    public var backlog: Int32 = 1024
+    /// One JSON line per request on stderr. Default on.
+    public var accessLog: Bool = true
+    /// Where access-log lines go. Default 2 (stderr).
+    public var accessLogFD: Int32 = 2
+
+    public init() {}
+
+    /// The smallest timeout, which sets how often deadlines are checked.
+    var timerResolution: Double {
+        let smallest = min(headerTimeout, bodyIdleTimeout, bodyTimeout, keepAliveTimeout, writeTimeout)
+        return min(0.25, max(0.005, smallest / 8))
+    }
+}
+
+/// Facts about the machine.
+public enum System {
+    /// Online processors.
+    public static var processorCount: Int { Syscall.onlineProcessors() }
+}

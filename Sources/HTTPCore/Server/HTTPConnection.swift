@@ -1,0 +1,167 @@
+// The per-connection state one event loop keeps: buffers, parser progress, and the clocks behind timeouts.
+
+/// One client connection. Owned and touched only by its event loop's thread.
+final class HTTPConnection {
+    enum State: Equatable {
+        /// Reading and answering requests.
+        case active
+        /// A request is running on a worker thread; the connection waits for its response.
+        case waiting
+        /// The last response is queued; close once it is sent.
+        case closingAfterFlush
+        /// Response sent and write side shut; discard input until the peer closes or `until` passes,
+        /// so unread input does not turn the close into a reset that destroys the response.
+        case lingering(until: UInt64)
+    }
+
+    let fd: Int32
+    let id: UInt64
+    var state = State.active
+    var parser: RequestParser
+
+    /// Received bytes; the current request starts at `start`.
+    var inbound: [UInt8] = []
+    var start = 0
+    /// Bytes to send; `sent` of them are gone.
+    var outbound: [UInt8] = []
+    var sent = 0
+
+    /// Clocks (monotonic nanoseconds).
+    var requestStartedAt: UInt64
+    var lastReadAt: UInt64
+    var lastWriteAt: UInt64
+    var idleSince: UInt64
+    /// When the current request's header section was complete and its body began; nil outside a body.
+    var bodyStartedAt: UInt64?
+    /// Set when the current request's head was offered to the responder (see `HTTPResponder.admit`).
+    var headAdmitted = false
+    /// Whether the request `parseNext` just returned was already admitted on its head.
+    private(set) var lastRequestAdmitted = false
+
+    /// epoll interest currently registered.
+    var interest: UInt32
+
+    init(fd: Int32, id: UInt64, limits: HTTPLimits, now: UInt64, interest: UInt32) {
+        self.fd = fd
+        self.id = id
+        parser = RequestParser(limits: limits)
+        requestStartedAt = now
+        lastReadAt = now
+        lastWriteAt = now
+        idleSince = now
+        self.interest = interest
+        inbound.reserveCapacity(1024)
+    }
+
+    var hasUnsentOutput: Bool { sent < outbound.count }
+    var unparsedBytes: Int { inbound.count - start }
+
+    /// True when no request is partly received, none is running and nothing waits to be sent.
+    var isIdle: Bool {
+        state == .active && !hasUnsentOutput && !parser.hasPartialRequest && unparsedBytes == 0
+    }
+
+    // MARK: The protocol side, without sockets (the event loop supplies bytes and the clock)
+
+    /// Appends bytes read from the peer at time `now`.
+    func receive(_ bytes: UnsafeRawBufferPointer, now: UInt64) {
+        if unparsedBytes == 0 && !parser.hasPartialRequest { requestStartedAt = now }
+        lastReadAt = now
+        inbound.append(contentsOf: bytes)
+    }
+
+    /// Parses the next request from the buffered bytes and keeps the body clock: it starts when a header
+    /// section is complete and its body is not, and stops with the request.
+    func parseNext(now: UInt64) -> RequestParser.Outcome {
+        let outcome = parser.parse(inbound, from: start)
+        switch outcome {
+        case .needMore:
+            if parser.isReadingBody {
+                if bodyStartedAt == nil { bodyStartedAt = now }
+            } else {
+                bodyStartedAt = nil
+            }
+        case .request(_, let consumed):
+            bodyStartedAt = nil
+            lastRequestAdmitted = headAdmitted
+            headAdmitted = false
+            start += consumed
+            compact()
+            if unparsedBytes > 0 { requestStartedAt = now }
+        case .failure:
+            bodyStartedAt = nil
+            headAdmitted = false
+        }
+        return outcome
+    }
+
+    /// The head of a request whose body is arriving, the first time it is asked for: the moment to admit or
+    /// refuse it before `100 Continue` and before reading the body.
+    func headAwaitingAdmission() -> HTTPRequest? {
+        guard !headAdmitted, let head = parser.currentHead else { return nil }
+        headAdmitted = true
+        return head
+    }
+
+    /// Deadlines in nanoseconds (see `ServerConfiguration` for each one's meaning).
+    struct Timeouts {
+        var header: UInt64
+        var bodyIdle: UInt64
+        var body: UInt64
+        var keepAlive: UInt64
+        var write: UInt64
+
+        init(_ configuration: ServerConfiguration) {
+            header = UInt64(configuration.headerTimeout * 1e9)
+            bodyIdle = UInt64(configuration.bodyIdleTimeout * 1e9)
+            body = UInt64(configuration.bodyTimeout * 1e9)
+            keepAlive = UInt64(configuration.keepAliveTimeout * 1e9)
+            write = UInt64(configuration.writeTimeout * 1e9)
+        }
+    }
+
+    enum Expiry: Equatable {
+        case none
+        /// Close without a response (idle, lingering over, or a reader too slow to take its response).
+        case close
+        /// Answer 408 with this message, then close.
+        case timeOut(String)
+    }
+
+    /// What a deadline demands at `now`; `draining` closes idle connections at once.
+    func expiry(now: UInt64, timeouts: Timeouts, draining: Bool) -> Expiry {
+        switch state {
+        case .waiting:
+            return .none
+        case .lingering(let until):
+            return now >= until ? .close : .none
+        case .active, .closingAfterFlush:
+            break
+        }
+        if hasUnsentOutput {
+            return now - min(now, lastWriteAt) > timeouts.write ? .close : .none
+        }
+        if parser.isReadingBody {
+            if now - min(now, bodyStartedAt ?? requestStartedAt) > timeouts.body { return .timeOut("the request body took too long") }
+            if now - min(now, lastReadAt) > timeouts.bodyIdle { return .timeOut("the request body stalled") }
+            return .none
+        }
+        if parser.hasPartialRequest || unparsedBytes > 0 {
+            return now - min(now, requestStartedAt) > timeouts.header ? .timeOut("the request headers took too long") : .none
+        }
+        if draining || now - min(now, max(idleSince, lastReadAt)) > timeouts.keepAlive { return .close }
+        return .none
+    }
+
+    /// Drops consumed request bytes once they dominate the buffer.
+    /// - Complexity: amortised O(1) per byte.
+    func compact() {
+        if start == inbound.count {
+            inbound.removeAll(keepingCapacity: inbound.capacity <= 64 * 1024)
+            start = 0
+        } else if start > 32 * 1024 && start * 2 > inbound.count {
+            inbound.removeFirst(start)
+            start = 0
+        }
+    }
+}

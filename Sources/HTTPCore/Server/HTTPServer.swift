@@ -1,0 +1,110 @@
+// The public face of the server: bind, run the event loops, drain on request.
+import Foundation
+import Locking
+
+/// An HTTP/1.1 server: `eventLoops` epoll threads serve connections; blocking handlers use a worker pool.
+///
+/// ```
+/// let server = try HTTPServer(configuration: configuration, responder: router)
+/// try server.start()          // binds and starts the loops; `boundAddresses` is now known
+/// server.shutdown()           // from any thread: stop accepting, drain, let `wait()` return
+/// server.wait()
+/// ```
+public final class HTTPServer: Sendable {
+    public let configuration: ServerConfiguration
+    public let metrics: ServerMetrics
+    private let core: ServerCore
+    private let loops: [EventLoop]
+    private let state = Locked(RunState())
+    private let done = DispatchGroup()
+
+    private struct RunState {
+        var started = false
+        var addresses: [String] = []
+    }
+
+    public init(configuration: ServerConfiguration, responder: any HTTPResponder, metrics: ServerMetrics? = nil) throws {
+        self.configuration = configuration
+        let metrics = metrics ?? ServerMetrics(shards: configuration.eventLoops)
+        self.metrics = metrics
+        core = ServerCore(configuration: configuration, responder: responder, metrics: metrics)
+        var loops: [EventLoop] = []
+        for index in 0..<max(1, configuration.eventLoops) {
+            loops.append(try EventLoop(index: index, core: core))
+        }
+        loops[0].peers = loops
+        self.loops = loops
+    }
+
+    /// Binds the listening sockets and starts the loop threads. Ignores SIGPIPE for the whole process.
+    /// - Returns: the bound URLs, such as `http://127.0.0.1:8080`.
+    @discardableResult
+    public func start() throws -> [String] {
+        Syscall.ignoreSIGPIPE()
+        Syscall.raiseOpenFileLimit()
+        let listeners = try Listener.bind(host: configuration.host, port: configuration.port, backlog: configuration.backlog)
+        do {
+            try loops[0].registerListeners(listeners.map(\.fd))
+        } catch {
+            listeners.forEach { Syscall.close($0.fd) }
+            throw error
+        }
+        let addresses = listeners.map(\.url)
+        state.withLock {
+            $0.started = true
+            $0.addresses = addresses
+        }
+        for loop in loops {
+            done.enter()
+            let thread = Thread { [done] in
+                loop.run()
+                done.leave()
+            }
+            thread.name = "kwsuggest-loop-\(loop.index)"
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+        return addresses
+    }
+
+    /// Listening URLs (after `start()`).
+    public var boundAddresses: [String] { state.withLock { $0.addresses } }
+
+    /// The port actually bound (useful with port 0).
+    public var port: Int {
+        guard let first = boundAddresses.first, let colon = first.lastIndex(of: ":") else { return 0 }
+        return Int(first[first.index(after: colon)...]) ?? 0
+    }
+
+    /// Stops accepting and lets in-flight requests finish (within `drainTimeout`). Safe from any thread.
+    public func shutdown() {
+        for loop in loops { loop.post(.drain) }
+    }
+
+    /// Blocks until every loop has drained, then stops the worker pool.
+    public func wait() {
+        guard state.withLock({ $0.started }) else { return }
+        done.wait()
+        core.pool.stop()
+        core.reservedPool.stop()
+    }
+
+    /// Serves an already-connected socket (a socketpair end in tests). It counts as one open connection.
+    func adopt(_ fd: Int32) {
+        core.openConnections.add(1, ordering: .relaxed)
+        loops[0].post(.adopt(fd))
+    }
+
+    /// Starts the loops without listening (for tests that only `adopt` sockets).
+    func startWithoutListening() {
+        state.withLock { $0.started = true }
+        for loop in loops {
+            done.enter()
+            let thread = Thread { [done] in
+                loop.run()
+                done.leave()
+            }
+            thread.start()
+        }
+    }
+}

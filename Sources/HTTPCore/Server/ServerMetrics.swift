@@ -1,0 +1,143 @@
+// Request counters and a latency histogram, sharded per event loop so recording never contends.
+import Locking
+import Synchronization
+
+/// Counts requests by route, method and status, and records their latency.
+///
+/// Each event loop records into its own shard (an uncontended lock); `render()` sums the shards.
+public final class ServerMetrics: Sendable {
+    /// Upper bounds of the latency buckets, in seconds.
+    public static let latencyBuckets: [Double] = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
+                                                  0.1, 0.25, 0.5, 1, 2.5]
+
+    struct Key: Hashable {
+        var route: String
+        var method: String
+        var status: Int
+    }
+
+    struct Shard {
+        var requests: [Key: Int] = [:]
+        var buckets = [Int](repeating: 0, count: ServerMetrics.latencyBuckets.count + 1)
+        var latencySum: Double = 0
+        var latencyCount = 0
+    }
+
+    final class Box: Sendable {
+        let state = Locked(Shard())
+    }
+
+    private let shards: [Box]
+    private let inFlight = Atomic<Int>(0)
+    private let openConnections = Atomic<Int>(0)
+    private let rejectedConnections = Atomic<Int>(0)
+
+    public init(shards: Int = 1) {
+        self.shards = (0..<max(1, shards)).map { _ in Box() }
+    }
+
+    var shardCount: Int { shards.count }
+
+    /// Methods counted under their own name; any other token a client sends is counted as `OTHER`, so clients
+    /// cannot create labels.
+    static let knownMethods: Set<String> = ["GET", "HEAD", "POST", "PUT", "DELETE", "OPTIONS", "PATCH", "CONNECT",
+                                            "TRACE", "-"]
+    /// Distinct route/method/status series per shard. Routes are templates and statuses a fixed set, so this is
+    /// never reached in practice; past it, new series are counted under route `(other)`, so memory and the
+    /// `/metrics` size stay bounded whatever a responder labels.
+    static let maxSeriesPerShard = 512
+
+    func record(shard: Int, route: String, method: String, status: Int, seconds: Double) {
+        let bucket = Self.latencyBuckets.firstIndex { seconds <= $0 } ?? Self.latencyBuckets.count
+        let methodLabel = Self.knownMethods.contains(method) ? method : "OTHER"
+        let statusLabel = (100...599).contains(status) ? status : 0
+        shards[shard % shards.count].state.withLock { state in
+            var key = Key(route: route, method: methodLabel, status: statusLabel)
+            if state.requests[key] == nil && state.requests.count >= Self.maxSeriesPerShard {
+                key = Key(route: "(other)", method: "OTHER", status: 0)
+            }
+            state.requests[key, default: 0] += 1
+            state.buckets[bucket] += 1
+            state.latencySum += seconds
+            state.latencyCount += 1
+        }
+    }
+
+    func requestStarted() { inFlight.add(1, ordering: .relaxed) }
+    func requestFinished() { inFlight.subtract(1, ordering: .relaxed) }
+    func connectionOpened() { openConnections.add(1, ordering: .relaxed) }
+    func connectionClosed() { openConnections.subtract(1, ordering: .relaxed) }
+    func connectionRejected() { rejectedConnections.add(1, ordering: .relaxed) }
+
+    /// Requests being handled right now.
+    public var requestsInFlight: Int { inFlight.load(ordering: .relaxed) }
+    /// Connections open right now.
+    public var connections: Int { openConnections.load(ordering: .relaxed) }
+
+    /// Total requests counted for `route` with `status` (all methods).
+    public func count(route: String, status: Int) -> Int {
+        shards.reduce(0) { total, box in
+            total + box.state.withLock { state in
+                state.requests.filter { $0.key.route == route && $0.key.status == status }.values.reduce(0, +)
+            }
+        }
+    }
+
+    /// Prometheus text exposition (version 0.0.4) of every server metric.
+    /// - Complexity: O(shards × distinct route/method/status combinations).
+    public func render() -> String {
+        var requests: [Key: Int] = [:]
+        var buckets = [Int](repeating: 0, count: Self.latencyBuckets.count + 1)
+        var sum: Double = 0
+        var count = 0
+        for box in shards {
+            box.state.withLock { state in
+                requests.merge(state.requests, uniquingKeysWith: +)
+                for index in buckets.indices { buckets[index] += state.buckets[index] }
+                sum += state.latencySum
+                count += state.latencyCount
+            }
+        }
+        var text = "# HELP kwsuggest_http_requests_total HTTP requests answered, by route, method and status.\n"
+        text += "# TYPE kwsuggest_http_requests_total counter\n"
+        let sortedKeys = requests.keys.sorted { ($0.route, $0.method, $0.status) < ($1.route, $1.method, $1.status) }
+        for key in sortedKeys {
+            text += "kwsuggest_http_requests_total{route=\"\(Self.label(key.route))\",method=\"\(Self.label(key.method))\",status=\"\(key.status)\"} \(requests[key] ?? 0)\n"
+        }
+        text += "# HELP kwsuggest_http_request_duration_seconds Time from a complete request to its serialised response.\n"
+        text += "# TYPE kwsuggest_http_request_duration_seconds histogram\n"
+        var cumulative = 0
+        for (index, bound) in Self.latencyBuckets.enumerated() {
+            cumulative += buckets[index]
+            text += "kwsuggest_http_request_duration_seconds_bucket{le=\"\(bound)\"} \(cumulative)\n"
+        }
+        cumulative += buckets[Self.latencyBuckets.count]
+        text += "kwsuggest_http_request_duration_seconds_bucket{le=\"+Inf\"} \(cumulative)\n"
+        text += "kwsuggest_http_request_duration_seconds_sum \(sum)\n"
+        text += "kwsuggest_http_request_duration_seconds_count \(count)\n"
+        text += "# HELP kwsuggest_http_requests_in_flight Requests being handled.\n"
+        text += "# TYPE kwsuggest_http_requests_in_flight gauge\n"
+        text += "kwsuggest_http_requests_in_flight \(requestsInFlight)\n"
+        text += "# HELP kwsuggest_http_connections_open Open client connections.\n"
+        text += "# TYPE kwsuggest_http_connections_open gauge\n"
+        text += "kwsuggest_http_connections_open \(connections)\n"
+        text += "# HELP kwsuggest_http_connections_rejected_total Connections refused with 503 because the server was full.\n"
+        text += "# TYPE kwsuggest_http_connections_rejected_total counter\n"
+        text += "kwsuggest_http_connections_rejected_total \(rejectedConnections.load(ordering: .relaxed))\n"
+        return text
+    }
+
+    /// Escapes a Prometheus label value.
+    public static func label(_ value: String) -> String {
+        var result = ""
+        for character in value {
+            switch character {
+            case "\\": result += "\\\\"
+            case "\"": result += "\\\""
+            case "\n": result += "\\n"
+            default: result.append(character)
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,64 @@
+// A fixed set of threads for handlers that may block, fed by one queue.
+import Foundation
+import Locking
+
+/// Runs submitted jobs on `count` threads, first in first out.
+final class WorkerPool: Sendable {
+    private struct State {
+        var jobs: [@Sendable () -> Void] = []
+        var head = 0
+        var stopping = false
+    }
+
+    private let state = Locked(State())
+    private let available: DispatchSemaphore
+    private let finished: DispatchSemaphore
+    let count: Int
+
+    init(count: Int, name: String) {
+        self.count = max(1, count)
+        available = DispatchSemaphore(value: 0)
+        finished = DispatchSemaphore(value: 0)
+        for index in 0..<self.count {
+            let thread = Thread { [self] in self.work() }
+            thread.name = "\(name)-\(index)"
+            thread.start()
+        }
+    }
+
+    func submit(_ job: @escaping @Sendable () -> Void) {
+        state.withLock { $0.jobs.append(job) }
+        available.signal()
+    }
+
+    private func work() {
+        while true {
+            available.wait()
+            let job: (@Sendable () -> Void)? = state.withLock { state in
+                guard state.head < state.jobs.count else { return nil }
+                let job = state.jobs[state.head]
+                state.head += 1
+                if state.head > 64 && state.head * 2 > state.jobs.count {
+                    state.jobs.removeFirst(state.head)
+                    state.head = 0
+                }
+                return job
+            }
+            guard let job else { break }  // woken with no job: stop
+            job()
+        }
+        finished.signal()
+    }
+
+    /// Lets queued jobs finish, then ends the threads and waits for them.
+    func stop() {
+        state.withLock { $0.stopping = true }
+        // Wake each thread once more after its queue drains; an empty queue makes it exit.
+        for _ in 0..<count { submitStop() }
+        for _ in 0..<count { finished.wait() }
+    }
+
+    private func submitStop() {
+        available.signal()
+    }
+}

@@ -1,0 +1,104 @@
+// The API's error codes. Together with the HTTP core's protocol codes they are every code a client can see,
+// and the OpenAPI document lists exactly these.
+import HTTPCore
+
+extension ErrorCode {
+    public static let badPercentEncoding = ErrorCode("bad_percent_encoding")
+    public static let batchTooLarge = ErrorCode("batch_too_large")
+    public static let corsOriginNotAllowed = ErrorCode("cors_origin_not_allowed")
+    public static let duplicateField = ErrorCode("duplicate_field")
+    public static let emptyChange = ErrorCode("empty_change")
+    public static let emptyName = ErrorCode("empty_name")
+    public static let internalError = ErrorCode("internal_error")
+    public static let invalidAdd = ErrorCode("invalid_add")
+    public static let invalidNames = ErrorCode("invalid_names")
+    public static let invalidRemove = ErrorCode("invalid_remove")
+    public static let invalidExplain = ErrorCode("invalid_explain")
+    public static let invalidK = ErrorCode("invalid_k")
+    public static let invalidKeyword = ErrorCode("invalid_keyword")
+    public static let invalidName = ErrorCode("invalid_name")
+    public static let invalidUtf8 = ErrorCode("invalid_utf8")
+    public static let keywordUpdateFailed = ErrorCode("keyword_update_failed")
+    public static let malformedJson = ErrorCode("malformed_json")
+    public static let methodNotAllowed = ErrorCode("method_not_allowed")
+    public static let missingName = ErrorCode("missing_name")
+    public static let missingNames = ErrorCode("missing_names")
+    public static let modelUnavailable = ErrorCode("model_unavailable")
+    public static let nameTooLong = ErrorCode("name_too_long")
+    public static let notFound = ErrorCode("not_found")
+    public static let notReady = ErrorCode("not_ready")
+    public static let responseTooLarge = ErrorCode("response_too_large")
+    public static let tooManyKeywords = ErrorCode("too_many_keywords")
+    public static let unauthorized = ErrorCode("unauthorized")
+    public static let unknownField = ErrorCode("unknown_field")
+    public static let unsupportedMediaType = ErrorCode("unsupported_media_type")
+    // Store and feedback.
+    public static let emptyItems = ErrorCode("empty_items")
+    public static let feedbackExportFailed = ErrorCode("feedback_export_failed")
+    public static let feedbackFailed = ErrorCode("feedback_failed")
+    public static let invalidAction = ErrorCode("invalid_action")
+    public static let invalidAnnotator = ErrorCode("invalid_annotator")
+    public static let invalidFormat = ErrorCode("invalid_format")
+    public static let invalidId = ErrorCode("invalid_id")
+    public static let invalidIfMatch = ErrorCode("invalid_if_match")
+    public static let invalidItem = ErrorCode("invalid_item")
+    public static let invalidItems = ErrorCode("invalid_items")
+    public static let invalidModel = ErrorCode("invalid_model")
+    public static let invalidShown = ErrorCode("invalid_shown")
+    public static let invalidSince = ErrorCode("invalid_since")
+    public static let storeUnavailable = ErrorCode("store_unavailable")
+    public static let tooManyItems = ErrorCode("too_many_items")
+    public static let versionMismatch = ErrorCode("version_mismatch")
+
+    /// Every code the API answers with, beyond the HTTP core's.
+    public static let apiCodes: [ErrorCode] = [
+        .badPercentEncoding,
+        .batchTooLarge,
+        .corsOriginNotAllowed,
+        .duplicateField,
+        .emptyChange,
+        .emptyName,
+        .internalError,
+        .invalidAdd,
+        .invalidNames,
+        .invalidRemove,
+        .invalidExplain,
+        .invalidK,
+        .invalidKeyword,
+        .invalidName,
+        .invalidUtf8,
+        .keywordUpdateFailed,
+        .malformedJson,
+        .methodNotAllowed,
+        .missingName,
+        .missingNames,
+        .modelUnavailable,
+        .nameTooLong,
+        .notFound,
+        .notReady,
+        .responseTooLarge,
+        .tooManyKeywords,
+        .unauthorized,
+        .unknownField,
+        .unsupportedMediaType,
+        .emptyItems,
+        .feedbackExportFailed,
+        .feedbackFailed,
+        .invalidAction,
+        .invalidAnnotator,
+        .invalidFormat,
+        .invalidId,
+        .invalidIfMatch,
+        .invalidItem,
+        .invalidItems,
+        .invalidModel,
+        .invalidShown,
+        .invalidSince,
+        .storeUnavailable,
+        .tooManyItems,
+        .versionMismatch,
+    ]
+
+    /// Every code a client of this service can see.
+    public static var all: [ErrorCode] { protocolCodes + apiCodes }
+}

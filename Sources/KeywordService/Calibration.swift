@@ -1,0 +1,202 @@
+// Confidence: the calibrated probability that a suggestion is an acceptable keyword for the name, and the
+// file (`calibration.json`) that holds the calibrator next to the encoder it was fitted for.
+import Foundation
+import KeywordModel
+
+/// What the calibrator sees of one ranked suggestion: its score, the margins to its neighbours, its rank and
+/// the exact-match evidence that went into its score.
+public enum ConfidenceFeatures {
+    /// The feature names, in order; `calibration.json` must list exactly these.
+    public static let names = [
+        "score", "margin_next", "gap_top", "first", "log_rank",
+        "rows", "text", "maximal", "variety", "text_whole_tokens", "text_inside_variety", "shared_rows_only",
+    ]
+
+    static let evidence: [LexicalFeature] = [.rows, .text, .maximal, .variety, .textWholeTokens, .textInsideVariety,
+                                             .sharedRowsOnly]
+
+    /// The features of the suggestion at 0-based `rank` among `scores` (best first). The margin to the next
+    /// keyword needs `scores[rank + 1]`; without it (the list is that short) the margin is the score itself.
+    /// `evidence` is indexed by `LexicalFeature`.
+    public static func vector(scores: [Float], rank: Int, evidence values: [Float]) -> [Double] {
+        let score = Double(scores[rank])
+        let next = rank + 1 < scores.count ? Double(scores[rank + 1]) : 0
+        var vector = [score, score - next, Double(scores[0]) - score, rank == 0 ? 1 : 0, log(Double(rank + 1))]
+        for feature in evidence {
+            vector.append(feature.rawValue < values.count ? Double(values[feature.rawValue]) : 0)
+        }
+        return vector
+    }
+}
+
+/// A fitted calibrator: logistic regression over standardised `ConfidenceFeatures`, with the precision →
+/// threshold curve of the top suggestion on the data it was fitted on. Saved as `calibration.json`.
+public struct ModelCalibration: Codable, Sendable, Equatable {
+    public static let fileName = "calibration.json"
+    public static let formatName = "kwsuggest-calibration"
+    public static let currentVersion = 1
+    /// The top-1 precision the auto-accept threshold is chosen for unless told otherwise.
+    public static let defaultPrecision = 0.98
+    /// The precisions whose thresholds the file lists for reading by eye (the curve holds every one).
+    public static let reportedPrecisions = [0.95, 0.98, 0.99]
+
+    /// One point of the curve: suggesting the top keyword only when its confidence is ≥ `threshold` covers
+    /// `coverage` of the names with top-1 precision `precision`.
+    public struct CurvePoint: Codable, Sendable, Equatable {
+        public var threshold: Double
+        public var precision: Double
+        public var coverage: Double
+        public init(threshold: Double, precision: Double, coverage: Double) {
+            self.threshold = threshold
+            self.precision = precision
+            self.coverage = coverage
+        }
+    }
+
+    /// Where the calibrator was fitted.
+    public struct FitSummary: Codable, Sendable, Equatable {
+        /// What the names are, e.g. "calibration split of train.jsonl: FNV-1a of the name, fraction 0.1".
+        public var data: String
+        public var names: Int
+        /// Suggestions per name the logistic model was fitted on (ranks 1…depth).
+        public var depth: Int
+        public var suggestions: Int
+        /// Top-1 accuracy on those names (for comparison with the curve).
+        public var accuracyAt1: Double
+        enum CodingKeys: String, CodingKey {
+            case data, names, depth, suggestions
+            case accuracyAt1 = "accuracy_at_1"
+        }
+        public init(data: String, names: Int, depth: Int, suggestions: Int, accuracyAt1: Double) {
+            self.data = data
+            self.names = names
+            self.depth = depth
+            self.suggestions = suggestions
+            self.accuracyAt1 = accuracyAt1
+        }
+    }
+
+    public var format: String
+    public var formatVersion: Int
+    public var method: String
+    /// SHA-256 of the `encoder.bin` this calibrator was fitted for; loading refuses any other encoder.
+    public var encoderSHA256: String
+    /// `ConfidenceFeatures.names`, as fitted.
+    public var features: [String]
+    public var mean: [Double]
+    public var scale: [Double]
+    public var weights: [Double]
+    public var bias: Double
+    public var fittedOn: FitSummary
+    /// Precision → threshold, by eye: the smallest threshold whose precision reaches each of `reportedPrecisions`.
+    public var thresholds: [String: Double]
+    /// Every distinct top-1 confidence of the fit data, highest first.
+    public var curve: [CurvePoint]
+
+    enum CodingKeys: String, CodingKey {
+        case format
+        case formatVersion = "format_version"
+        case method
+        case encoderSHA256 = "encoder_sha256"
+        case features, mean, scale, weights, bias
+        case fittedOn = "fitted_on"
+        case thresholds, curve
+    }
+
+    public init(encoderSHA256: String, mean: [Double], scale: [Double], weights: [Double], bias: Double,
+                fittedOn: FitSummary, curve: [CurvePoint]) {
+        format = Self.formatName
+        formatVersion = Self.currentVersion
+        method = "logistic"
+        self.encoderSHA256 = encoderSHA256
+        features = ConfidenceFeatures.names
+        self.mean = mean
+        self.scale = scale
+        self.weights = weights
+        self.bias = bias
+        self.fittedOn = fittedOn
+        self.curve = curve
+        thresholds = [:]
+        for precision in Self.reportedPrecisions {
+            if let threshold = threshold(forPrecision: precision) { thresholds[String(format: "%.2f", precision)] = threshold }
+        }
+    }
+
+    /// The calibrated probability that the suggestion with these features is acceptable.
+    /// - Complexity: O(features).
+    public func confidence(_ features: [Double]) -> Double {
+        LogisticModel(mean: mean, scale: scale, weights: weights, bias: bias).probability(features)
+    }
+
+    /// The smallest confidence threshold whose top-1 precision on the fit data is at least `precision`
+    /// (the largest coverage that reaches it); nil when no threshold does.
+    public func threshold(forPrecision precision: Double) -> Double? {
+        curve.filter { $0.precision >= precision - 1e-12 }.min { $0.threshold < $1.threshold }?.threshold
+    }
+
+    /// The curve of top-1 `(confidence, correct)` pairs over `total` names (names without a suggestion count as
+    /// not covered): one point per distinct confidence, highest first.
+    /// - Complexity: O(n log n).
+    public static func curve(_ top: [(confidence: Double, correct: Bool)], total: Int) -> [CurvePoint] {
+        let sorted = top.sorted { $0.confidence > $1.confidence }
+        var points: [CurvePoint] = []
+        var correct = 0
+        for (i, item) in sorted.enumerated() {
+            if item.correct { correct += 1 }
+            if i + 1 < sorted.count && sorted[i + 1].confidence == item.confidence { continue }
+            points.append(CurvePoint(threshold: item.confidence, precision: Double(correct) / Double(i + 1),
+                                     coverage: Double(i + 1) / Double(max(total, 1))))
+        }
+        return points
+    }
+
+    // MARK: File
+
+    /// Reads and checks `calibration.json`: its format and version, the feature list this code computes, finite
+    /// numbers, and the encoder it was fitted for (`encoderSHA256` must be that of the directory's `encoder.bin`).
+    public static func load(path: String, encoderSHA256 expected: String?) throws -> ModelCalibration {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ModelDirectoryError(path: path, message: "cannot read the calibration")
+        }
+        let calibration: ModelCalibration
+        do {
+            calibration = try JSONDecoder().decode(ModelCalibration.self, from: data)
+        } catch {
+            throw ModelDirectoryError(path: path, message: "not a calibration file (\(error))")
+        }
+        func fail(_ message: String) -> ModelDirectoryError { ModelDirectoryError(path: path, message: message) }
+        guard calibration.format == formatName else { throw fail("format is '\(calibration.format)', expected '\(formatName)'") }
+        guard calibration.formatVersion == currentVersion else {
+            throw fail("format_version \(calibration.formatVersion) is not supported (this build reads \(currentVersion))")
+        }
+        guard calibration.method == "logistic" else { throw fail("unknown method '\(calibration.method)'") }
+        guard calibration.features == ConfidenceFeatures.names else {
+            throw fail("features \(calibration.features) differ from this build's \(ConfidenceFeatures.names); refit with `kwsuggest calibrate`")
+        }
+        let n = ConfidenceFeatures.names.count
+        guard calibration.mean.count == n, calibration.scale.count == n, calibration.weights.count == n else {
+            throw fail("mean, scale and weights must each hold \(n) numbers")
+        }
+        let numbers = calibration.mean + calibration.scale + calibration.weights + [calibration.bias]
+            + calibration.curve.flatMap { [$0.threshold, $0.precision, $0.coverage] }
+        guard numbers.allSatisfy(\.isFinite), calibration.scale.allSatisfy({ $0 > 0 }) else {
+            throw fail("holds a non-finite number or a non-positive scale")
+        }
+        if let expected, calibration.encoderSHA256 != expected {
+            throw fail("fitted for encoder.bin \(calibration.encoderSHA256.prefix(12)), not for this directory's \(expected.prefix(12)); refit with `kwsuggest calibrate`")
+        }
+        return calibration
+    }
+
+    public func save(path: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        var data = try encoder.encode(self)
+        data.append(0x0A)
+        do {
+            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw ModelDirectoryError(path: path, message: "cannot write the calibration (\(error.localizedDescription))")
+        }
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+@testable import HTTPCore
+import XCTest
+
+/// A responder whose `/slow` holds its worker until released and whose `/write` answers at once on the reserved lane.
+private final class LaneResponder: HTTPResponder {
+    let release = DispatchSemaphore(value: 0)
+
+    func match(_ request: HTTPRequest) -> RouteMatch {
+        if request.path == "/slow" {
+            return RouteMatch(label: "/slow", isBlocking: true) { [release] _ in
+                release.wait()
+                return HTTPResponse(status: .ok)
+            }
+        }
+        return RouteMatch(label: "/write", isBlocking: true, lane: .reserved) { _ in HTTPResponse(status: .noContent) }
+    }
+}
+
+final class LaneTests: XCTestCase {
+    func testReservedLaneDoesNotQueueBehindTheSharedOne() throws {
+        var configuration = ServerConfiguration()
+        configuration.port = 0
+        configuration.eventLoops = 1
+        configuration.blockingWorkers = 1
+        configuration.accessLog = false
+        let responder = LaneResponder()
+        let server = try HTTPServer(configuration: configuration, responder: responder)
+        _ = try server.start()
+        defer {
+            for _ in 0..<4 { responder.release.signal() }
+            server.shutdown()
+            server.wait()
+        }
+        // Three slow jobs fill the single shared worker and its queue.
+        var slow: [Int32] = []
+        for _ in 0..<3 { slow.append(try send(port: server.port, "POST /slow HTTP/1.1\r\nHost: a\r\nContent-Length: 0\r\n\r\n")) }
+        defer { for fd in slow { close(fd) } }
+        let write = try send(port: server.port, "POST /write HTTP/1.1\r\nHost: a\r\nContent-Length: 0\r\n\r\n")
+        defer { close(write) }
+        var buffer = [UInt8](repeating: 0, count: 512)
+        let count = recv(write, &buffer, buffer.count, 0)
+        XCTAssertGreaterThan(count, 0, "no answer while the shared lane was busy")
+        XCTAssertTrue(String(decoding: buffer.prefix(max(0, count)), as: UTF8.self).hasPrefix("HTTP/1.1 204"))
+    }
+
+    private func send(port: Int, _ text: String) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        _ = text.utf8CString.withUnsafeBufferPointer { Glibc.send(fd, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
+        return fd
+    }
+}

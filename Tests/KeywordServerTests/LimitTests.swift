@@ -1,0 +1,73 @@
+import Foundation
+import KeywordService
+@testable import HTTPCore
+@testable import KeywordServer
+import StrictJSON
+import XCTest
+
+/// API limits that must hold however the input is shaped.
+final class LimitTests: XCTestCase {
+    private func suggestBody(_ name: String) -> String {
+        var json = JSONWriter()
+        json.object { $0.field("name", string: name) }
+        return String(decoding: json.bytes, as: UTF8.self)
+    }
+
+    func testNameLengthCountsCodePointsNotCharacters() {
+        let api = makeAPI()
+        // One grapheme cluster of 1,001 code points (a base letter and 1,000 combining acute accents).
+        let stacked = "a" + String(repeating: "\u{0301}", count: 1000)
+        XCTAssertEqual(stacked.count, 1)
+        let response = api.respond(to: makeRequest(.post, "/v1/suggest", body: suggestBody(stacked)))
+        XCTAssertEqual(response.status.code, 400)
+        XCTAssertEqual(errorCode(response), "name_too_long")
+        let query = api.respond(to: makeRequest(.get, "/v1/suggest?name=a" + String(repeating: "%CC%81", count: 1000)))
+        XCTAssertEqual(errorCode(query), "name_too_long")
+        // 1,000 code points of four UTF-8 bytes each are within the limit.
+        let wide = String(repeating: "🥕", count: 1000)
+        XCTAssertEqual(api.respond(to: makeRequest(.post, "/v1/suggest", body: suggestBody(wide))).status.code, 200)
+        XCTAssertEqual(errorCode(api.respond(to: makeRequest(.post, "/v1/suggest", body: suggestBody(wide + "x")))),
+                       "name_too_long")
+    }
+
+    func testKeywordLengthCountsCodePoints() {
+        let api = makeAPI()
+        let stacked = "え" + String(repeating: "\u{3099}", count: 200)
+        let response = api.respond(to: makeRequest(.post, "/v1/keywords", body: #"{"add":["\#(stacked)"]}"#))
+        XCTAssertEqual(response.status.code, 400)
+        XCTAssertEqual(errorCode(response), "invalid_keyword")
+        XCTAssertEqual(api.respond(to: makeRequest(.post, "/v1/keywords", body: #"{"add":["え\#u{3099}"]}"#)).status.code, 200)
+    }
+
+    private func batchBody(_ count: Int, k: Int, explain: Bool = false) -> String {
+        let names = Array(repeating: "\"にんじん\"", count: count).joined(separator: ",")
+        return #"{"names":[\#(names)],"k":\#(k),"explain":\#(explain)}"#
+    }
+
+    func testBatchWorkIsBoundedByNamesTimesK() {
+        let api = makeAPI()
+        XCTAssertEqual(api.respond(to: makeRequest(.post, "/v1/suggest/batch", body: batchBody(1000, k: 10))).status.code, 200)
+        let big = api.respond(to: makeRequest(.post, "/v1/suggest/batch", body: batchBody(1000, k: 11)))
+        XCTAssertEqual(big.status.code, 400)
+        XCTAssertEqual(errorCode(big), "batch_too_large")
+        XCTAssertEqual(api.respond(to: makeRequest(.post, "/v1/suggest/batch", body: batchBody(200, k: 5, explain: true))).status.code, 200)
+        let explained = api.respond(to: makeRequest(.post, "/v1/suggest/batch", body: batchBody(201, k: 5, explain: true)))
+        XCTAssertEqual(errorCode(explained), "batch_too_large")
+    }
+
+    func testBatchResponseSizeIsCapped() {
+        var configuration = APIConfiguration()
+        configuration.limits.maxBatchResponseBytes = 10_000
+        let api = KeywordAPI(configuration: configuration, state: EngineState(engine: FakeEngine()), metrics: ServerMetrics())
+        XCTAssertEqual(api.respond(to: makeRequest(.post, "/v1/suggest/batch", body: batchBody(10, k: 5))).status.code, 200)
+        let response = api.respond(to: makeRequest(.post, "/v1/suggest/batch", body: batchBody(500, k: 5)))
+        XCTAssertEqual(response.status.code, 413)
+        XCTAssertEqual(errorCode(response), "response_too_large")
+    }
+
+    func testKeywordWritesHaveTheirOwnLane() {
+        let api = makeAPI()
+        XCTAssertEqual(api.match(makeRequest(.post, "/v1/keywords", body: "{}")).lane, .reserved)
+        XCTAssertEqual(api.match(makeRequest(.post, "/v1/suggest/batch", body: "{}")).lane, .shared)
+    }
+}
