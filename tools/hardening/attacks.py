@@ -45,23 +45,28 @@ def read_status(s, timeout=10.0):
 
 
 def chunk_extensions(port, pid):
-    """Chunks of one body byte, each with a 1000-byte extension: raw bytes grow 1000x faster than the body."""
+    """Chunks of one body byte, each with an extension: 1000 bytes (over the extension limit) and 200 bytes
+    (within it, so the framing limit must stop it). Three connections each; sends until the server answers."""
+    import select
     before = rss_kib(pid)
     results = []
-    for _ in range(3):
-        s = connect(port)
-        s.sendall(b"POST /v1/suggest HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\n"
-                  b"Transfer-Encoding: chunked\r\n\r\n")
-        chunk = b"1;" + b"e" * 1000 + b"\r\n \r\n"
-        sent = 0
-        try:
-            for _ in range(400_000):
-                s.sendall(chunk * 100)
-                sent += len(chunk) * 100
-        except (BrokenPipeError, ConnectionResetError):
-            pass
-        results.append({"raw_bytes_sent_before_refusal": sent, "status": read_status(s)})
-        s.close()
+    for extension in (1000, 200):
+        for _ in range(3):
+            s = connect(port)
+            s.sendall(b"POST /v1/suggest HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\n"
+                      b"Transfer-Encoding: chunked\r\n\r\n")
+            chunk = b"1;" + b"e" * extension + b"\r\n \r\n"
+            sent = 0
+            try:
+                while sent < 400_000_000:
+                    if select.select([s], [], [], 0)[0]:
+                        break  # the server has answered
+                    s.sendall(chunk * 64)
+                    sent += len(chunk) * 64
+            except (BrokenPipeError, ConnectionResetError):
+                pass
+            results.append({"extension_bytes": extension, "raw_bytes_sent_before_answer": sent, "status": read_status(s)})
+            s.close()
     return {"attack": "chunk_extensions", "connections": results, "rss_kib_before": before,
             "rss_kib_after": rss_kib(pid)}
 
@@ -118,10 +123,10 @@ def post(port, path, body, headers=b""):
 
 def combining_marks(port, pid):
     """A 1 MB name that is one grapheme cluster, a keyword of 200,001 code points, and the longest name allowed."""
-    name = json.dumps({"name": "a" + "\u0301" * 522_000}).encode()
-    keyword = json.dumps({"add": ["\u3048" + "\u3099" * 200_000]}).encode()
-    longest = json.dumps({"name": "a" + "\u0301" * 999}).encode()
-    return {"attack": "combining_marks", "name_status_ms": post(port, "/v1/suggest", name)[:2],
+    name = json.dumps({"name": "a" + "\u0301" * 522_000}, ensure_ascii=False).encode()
+    keyword = json.dumps({"add": ["\u3048" + "\u3099" * 200_000]}, ensure_ascii=False).encode()
+    longest = json.dumps({"name": "a" + "\u0301" * 999}, ensure_ascii=False).encode()
+    return {"attack": "combining_marks", "name_body_bytes": len(name), "name_status_ms": post(port, "/v1/suggest", name)[:2],
             "keyword_status_ms": post(port, "/v1/keywords", keyword)[:2],
             "longest_allowed_status_ms": post(port, "/v1/suggest", longest)[:2]}
 
@@ -158,9 +163,9 @@ def big_batches(port, pid):
     import random
     rng = random.Random(2)
     names = ["".join(chr(rng.randint(0x3041, 0x30F6)) for _ in range(340)) for _ in range(1000)]
-    huge = json.dumps({"names": names, "k": 50, "explain": True}).encode()
-    allowed = json.dumps({"names": names[:200], "k": 5, "explain": True}).encode()
-    heavy = json.dumps({"names": names, "k": 10}).encode()
+    huge = json.dumps({"names": names, "k": 50, "explain": True}, ensure_ascii=False).encode()
+    allowed = json.dumps({"names": names[:200], "k": 5, "explain": True}, ensure_ascii=False).encode()
+    heavy = json.dumps({"names": names, "k": 10}, ensure_ascii=False).encode()
     before = rss_kib(pid)
     results = {}
     threads = [threading.Thread(target=lambda i=i: results.__setitem__(i, post(port, "/v1/suggest/batch", huge)))
@@ -178,7 +183,7 @@ def big_batches(port, pid):
     for t in queued:
         t.join()
     post(port, "/v1/keywords", json.dumps({"remove": ["ハードニング検査"]}).encode())
-    return {"attack": "big_batches", "huge_status_ms_bytes": [results[i] for i in range(3)],
+    return {"attack": "big_batches", "body_bytes": len(huge), "huge_status_ms_bytes": [results[i] for i in range(3)],
             "explain_200x5_status_ms_bytes": largest, "write_behind_10_batches_status_ms": write[:2],
             "rss_kib_before": before, "rss_kib_after": rss_kib(pid)}
 
