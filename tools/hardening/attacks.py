@@ -188,7 +188,46 @@ def big_batches(port, pid):
             "rss_kib_before": before, "rss_kib_after": rss_kib(pid)}
 
 
-ATTACKS = {"slow_body": slow_body, "big_batches": big_batches, "chunk_extensions": chunk_extensions, "method_labels": method_labels, "combining_marks": combining_marks}
+def healthz_under_heavy_names(port, pid):
+    """/healthz latency while 4 clients loop POST /v1/suggest with a 1 MB one-cluster name, then with the longest
+    name allowed (1000 code points of a combining mark): the loops must keep answering quickly."""
+    import statistics
+    import threading
+    results = {}
+    for label, name in (("no_load", None), ("1MB_cluster", "a" + "\u0301" * 522_000),
+                        ("longest_allowed", "a" + "\u0301" * 999)):
+        body = json.dumps({"name": name}, ensure_ascii=False).encode()
+        stop = threading.Event()
+        statuses = []
+
+        def hammer():
+            while not stop.is_set():
+                statuses.append(post(port, "/v1/suggest", body)[0])
+
+        threads = [threading.Thread(target=hammer) for _ in range(4 if name else 0)]
+        for t in threads:
+            t.start()
+        time.sleep(0.5)
+        s = connect(port)
+        times = []
+        for _ in range(200):
+            started = time.monotonic()
+            s.sendall(b"GET /healthz HTTP/1.1\r\nHost: a\r\n\r\n")
+            data = b""
+            while not data.endswith(b'{"status":"ok"}'):
+                data += s.recv(4096)
+            times.append((time.monotonic() - started) * 1000)
+            time.sleep(0.01)
+        stop.set()
+        for t in threads:
+            t.join()
+        times.sort()
+        results[label] = {"suggest_statuses": sorted(set(statuses)), "suggest_requests": len(statuses),
+                          "healthz_p50_ms": round(statistics.median(times), 2), "healthz_p99_ms": round(times[197], 2)}
+    return {"attack": "healthz_under_heavy_names", **results}
+
+
+ATTACKS = {"healthz_under_heavy_names": healthz_under_heavy_names, "slow_body": slow_body, "big_batches": big_batches, "chunk_extensions": chunk_extensions, "method_labels": method_labels, "combining_marks": combining_marks}
 
 if __name__ == "__main__":
     port, pid, names = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3:] or list(ATTACKS)
