@@ -29,9 +29,12 @@ let package = Package(
         .target(name: "Locking", swiftSettings: settings),
         .target(name: "KeywordIndex", dependencies: ["KeywordModel", "CKernels", "Locking"], swiftSettings: settings),
         .target(name: "StrictJSON", swiftSettings: settings),
+        // libpq's few functions, resolved with dlopen only when a PostgreSQL store is used.
+        .target(name: "CPostgres"),
         .target(
             name: "KeywordService",
-            dependencies: ["CDigest", "KeywordIndex", "KeywordModel", "KeywordText", "KeywordVectors"],
+            dependencies: ["CDigest", "CPostgres", "KeywordIndex", "KeywordModel", "KeywordText", "KeywordVectors",
+                           "Locking"],
             swiftSettings: settings),
 
         // The HTTP path: a generic HTTP/1.1 core that knows nothing of the application, and the application
@@ -52,7 +55,8 @@ let package = Package(
         .testTarget(name: "KeywordVectorsTests", dependencies: ["KeywordVectors"], resources: [.copy("Fixtures")],
                     swiftSettings: settings),
         .testTarget(name: "KeywordModelTests", dependencies: ["KeywordModel", "KeywordIndex"], swiftSettings: settings),
-        .testTarget(name: "KeywordServiceTests", dependencies: ["KeywordService", "CDigest"], swiftSettings: settings),
+        .testTarget(name: "KeywordServiceTests", dependencies: ["KeywordService", "CDigest", "KeywordIndex", "KeywordModel"],
+                    swiftSettings: settings),
         // Test-only: a seeded generator for the mutation tests of the JSON reader, the parser and the API.
         .target(name: "MutationTesting", path: "Tests/MutationTesting", swiftSettings: settings),
         .testTarget(name: "StrictJSONTests", dependencies: ["StrictJSON", "MutationTesting"], swiftSettings: settings),
@@ -62,6 +66,8 @@ let package = Package(
             dependencies: ["KeywordServer", "HTTPCore", "StrictJSON", "KeywordService", "MutationTesting"],
             resources: [.copy("Fixtures")],
             swiftSettings: settings),
+        // Reads Package.swift and the sources: each module's imports are exactly its declared dependencies.
+        .testTarget(name: "PackageGraphTests", swiftSettings: settings),
         // Runs the built `kwsuggest` binary (found beside the test bundle); it links none of the modules.
         .testTarget(name: "CLITests", dependencies: ["kwsuggest"], swiftSettings: settings),
     ]

@@ -4,6 +4,9 @@
 # what those suites need from Debian's packages when missing; otherwise it names what to install.
 # .ci/run runs exactly this command.
 #
+# PostgreSQL: a throwaway cluster (tools/postgres/throwaway.sh) runs for the duration of `swift test`, whose
+# PostgreSQL store tests use it through KWSUGGEST_TEST_POSTGRES_URL; it is stopped and removed on exit.
+#
 # The closing line is "N passed, N failed" summed over every suite, and the exit status is non-zero
 # when any suite failed.
 set -euo pipefail
@@ -11,10 +14,28 @@ cd "$(dirname "$0")/.."
 # shellcheck source=tools/testing/common.sh
 source tools/testing/common.sh
 
-run_swift_tests
+need_packages postgresql libpq5
+postgres=$(tools/postgres/throwaway.sh start)
+postgres_url=$(sed -n 1p <<<"$postgres")
+postgres_dir=$(sed -n 2p <<<"$postgres")
+trap 'tools/postgres/throwaway.sh stop "$postgres_dir"' EXIT
+
+run_swift_tests KWSUGGEST_TEST_POSTGRES_URL="$postgres_url" KWSUGGEST_TEST_POSTGRES_DIR="$postgres_dir"
 
 # The Kubernetes manifests and the Dockerfile, validated offline (kubernetes-validate, checkov); pip installs
 # the pinned tools into a cached virtual environment the first time.
 run_suite "kubernetes manifests" tools/deploy/validate_kubernetes.sh
+
+# The workbench page in a real browser: Debian's chromium and chromedriver through python3-selenium, against the
+# debug binary `swift test` just built.
+if need_packages chromium chromium-driver python3-selenium; then
+  run_counted_suite "browser" tools/browser/run.sh .build/debug/kwsuggest
+else
+  add_results 0 1
+fi
+
+# /openapi.json against the live server in both directions (schemathesis, pinned, installed into
+# .build/contract-venv from PyPI when missing), with and without the admin token.
+run_counted_suite "contract" tools/contract/schemathesis.sh .build/debug/kwsuggest
 
 finish_tests

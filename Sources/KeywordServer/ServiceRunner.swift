@@ -1,5 +1,5 @@
-// Runs the whole service: listen first, load the model in the background, watch the overlay file,
-// reload on SIGHUP, drain on SIGTERM/SIGINT.
+// Runs the whole service: listen first, open the store and load the model in the background, follow the
+// store's changes, reload on SIGHUP, drain on SIGTERM/SIGINT.
 import Foundation
 import HTTPCore
 import KeywordService
@@ -13,10 +13,8 @@ import Glibc
 public struct ServiceOptions: Sendable {
     public var server = ServerConfiguration()
     public var api = APIConfiguration()
-    /// The overlay file watched for changes by other replicas (nil: no watching).
-    public var overlayPath: String?
-    /// How often the overlay file's modification time is checked. Default 2 s.
-    public var watchInterval: Double = 2
+    /// Where keyword changes and feedback live.
+    public var store: StoreLocation = .file(KeywordOverlayStore.defaultPath(modelDirectory: "models/default"))
     /// Serve keyword writes without a token on an address other hosts can reach (see `WritePolicy`).
     public var allowOpenWrites = false
     public init() {}
@@ -26,13 +24,13 @@ public struct ServiceOptions: Sendable {
 public final class ServiceRunner: Sendable {
     public let options: ServiceOptions
     public let state = EngineState()
-    private let loader: @Sendable () throws -> any SuggestionEngine
+    private let loader: @Sendable (any KeywordStore) throws -> any SuggestionEngine
     private let announce: @Sendable (String) -> Void
 
     /// - Parameters:
-    ///   - loader: loads the engine; runs on a background thread after the server is listening.
+    ///   - loader: loads the engine on the opened store; runs on a background thread after the server is listening.
     ///   - announce: receives `listening on http://…` lines (stdout in the CLI).
-    public init(options: ServiceOptions, loader: @escaping @Sendable () throws -> any SuggestionEngine,
+    public init(options: ServiceOptions, loader: @escaping @Sendable (any KeywordStore) throws -> any SuggestionEngine,
                 announce: @escaping @Sendable (String) -> Void) {
         self.options = options
         self.loader = loader
@@ -60,69 +58,83 @@ public final class ServiceRunner: Sendable {
         for address in try server.start() { announce("listening on \(address)") }
 
         let loadFailure = LoadFailure()
-        let state = self.state, loader = self.loader
-        let loading = Thread {
+        let state = self.state, loader = self.loader, location = options.store
+        let loading = Thread { [self] in
             let started = Syscall.monotonicNanoseconds()
             do {
-                let engine = try loader()
+                let store: any KeywordStore
+                do {
+                    store = try Self.openStore(location)
+                } catch {
+                    throw ServiceError(message: "cannot open the store \(location.displayName): \(error)")
+                }
+                state.setStore(store)
+                let engine = try loader(store)
                 let seconds = Double(Syscall.monotonicNanoseconds() - started) / 1e9
                 state.setReady(engine, loadSeconds: seconds)
                 Self.event(["event": "model_loaded", "model": engine.modelVersion,
-                            "load_ms": String(format: "%.1f", seconds * 1000)])
+                            "load_ms": String(format: "%.1f", seconds * 1000), "store": store.displayName])
+                store.startWatching { [self] reason in reload(reason: reason) }
             } catch {
                 state.setFailed("\(error)")
-                loadFailure.set("\(error)")
+                loadFailure.set((error as? ServiceError)?.message ?? "cannot load the model: \(error)")
                 Syscall.eventlessWake(signalWrite)
             }
         }
         loading.name = "kwsuggest-model-loader"
         loading.start()
 
-        let store = options.overlayPath.map { KeywordOverlayStore(path: $0) }
-        var lastModified = store?.modificationTime()
-        var nextCheck = Syscall.monotonicNanoseconds() + UInt64(options.watchInterval * 1e9)
         watch: while true {
-            let now = Syscall.monotonicNanoseconds()
-            let waitMs = Int32(clamping: nextCheck > now ? (nextCheck - now) / 1_000_000 + 1 : 0)
-            if Syscall.waitReadable(signalRead, milliseconds: waitMs) {
-                // Read every pending signal first, then act once: a storm of SIGHUPs is one reload, and a
-                // SIGTERM behind them is not kept waiting by reloads it makes pointless.
-                var pending: [UInt8] = []
-                while let byte = Syscall.readByte(signalRead) { pending.append(byte) }
-                switch SignalBatch(pending) {
-                case .stop(let signal):
-                    Self.event(["event": "draining", "signal": signal == SIGTERM ? "SIGTERM" : "SIGINT"])
-                    break watch
-                case .reload(let count):
-                    reload(reason: count == 1 ? "SIGHUP" : "SIGHUP ×\(count)")
-                case .wake, .nothing:
-                    break
-                }
-                if loadFailure.message != nil { break watch }
+            guard Syscall.waitReadable(signalRead, milliseconds: -1) else { continue }
+            // Read every pending signal first, then act once: a storm of SIGHUPs is one reload, and a
+            // SIGTERM behind them is not kept waiting by reloads it makes pointless.
+            var pending: [UInt8] = []
+            while let byte = Syscall.readByte(signalRead) { pending.append(byte) }
+            switch SignalBatch(pending) {
+            case .stop(let signal):
+                Self.event(["event": "draining", "signal": signal == SIGTERM ? "SIGTERM" : "SIGINT"])
+                break watch
+            case .reload(let count):
+                reload(reason: count == 1 ? "SIGHUP" : "SIGHUP ×\(count)")
+            case .wake, .nothing:
+                break
             }
-            if Syscall.monotonicNanoseconds() >= nextCheck {
-                nextCheck = Syscall.monotonicNanoseconds() + UInt64(options.watchInterval * 1e9)
-                if let store {
-                    let modified = store.modificationTime()
-                    if modified?.sec != lastModified?.sec || modified?.nsec != lastModified?.nsec {
-                        lastModified = modified
-                        reload(reason: "overlay file changed")
-                    }
-                }
-            }
+            if loadFailure.message != nil { break watch }
         }
         server.shutdown()
         server.wait()
+        state.store?.close()
         Self.event(["event": "stopped"])
         if let message = loadFailure.message {
-            throw ServiceError(message: "cannot load the model: \(message)")
+            throw ServiceError(message: message)
+        }
+    }
+
+    /// Opens the store; a database that cannot be reached yet is retried with backoff (up to 5 s apart) while
+    /// /readyz answers 503, since a replica cannot serve the list before it has read it once.
+    static func openStore(_ location: StoreLocation) throws(KeywordStoreError) -> any KeywordStore {
+        var delay = 0.1
+        while true {
+            let failure: KeywordStoreError
+            do {
+                return try location.open()
+            } catch {
+                failure = error
+            }
+            guard case .unavailable(let message) = failure else { throw failure }
+            event(["event": "store_unavailable", "store": location.displayName, "error": message,
+                   "retry_in_s": String(format: "%.1f", delay)])
+            usleep(useconds_t(delay * 1_000_000))
+            delay = min(delay * 2, 5)
         }
     }
 
     private func reload(reason: String) {
         guard let engine = state.engine else { return }
         do {
+            let before = engine.keywordList().version
             let list = try engine.reloadKeywords()
+            guard list.version != before || reason == "SIGHUP" else { return }
             Self.event(["event": "keywords_reloaded", "reason": reason, "count": String(list.keywords.count),
                         "version": list.version])
         } catch {

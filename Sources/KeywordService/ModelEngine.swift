@@ -2,13 +2,14 @@
 import Foundation
 import KeywordIndex
 import KeywordModel
+import Locking
 
 /// Serves suggestions from one loaded model. The keyword list is the model's `keywords.txt` with the
-/// overlay file's additions and removals applied; changing it re-encodes only new keywords and swaps the
+/// store's additions and removals applied; changing it re-encodes only new keywords and swaps the
 /// index atomically, so concurrent `suggest` calls see either the old or the new list, never a mix.
 public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
     public let components: ModelComponents
-    public let store: KeywordOverlayStore
+    public let store: any KeywordStore
     public let options: ScoringOptions
     /// The top suggestion is auto-accepted when its confidence is at least this; nil without calibration or
     /// when the calibration curve never reaches the asked precision.
@@ -21,27 +22,29 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
         var overlay: KeywordOverlay
     }
     /// Guards `state` (held only to read or swap the reference).
-    private let stateLock = NSLock()
+    private let state: Locked<State>
     /// Serialises keyword updates and reloads (held while re-encoding and writing the overlay).
-    private let updateLock = NSLock()
-    private var state: State
+    private let updates = Locked(())
 
     /// - Parameters:
-    ///   - overlayPath: the overlay file; default `<model dir>/keywords.overlay.json`.
-    ///   - applyOverlay: false to start from `components.keywords` exactly (the overlay file is not read then,
+    ///   - store: where keyword changes live; default the file store on `overlayPath`.
+    ///   - overlayPath: the overlay file when no store is given; default `<model dir>/keywords.overlay.json`.
+    ///   - applyOverlay: false to start from `components.keywords` exactly (the store is not read then,
     ///     though later updates still write it).
     ///   - autoAcceptPrecision: the top-1 precision the auto-accept threshold is read for from the calibration curve.
-    public init(components: ModelComponents, overlayPath: String? = nil, options: ScoringOptions = ScoringOptions(),
-                applyOverlay: Bool = true, autoAcceptPrecision: Double = ModelCalibration.defaultPrecision) throws {
+    public init(components: ModelComponents, store: (any KeywordStore)? = nil, overlayPath: String? = nil,
+                options: ScoringOptions = ScoringOptions(), applyOverlay: Bool = true,
+                autoAcceptPrecision: Double = ModelCalibration.defaultPrecision) throws {
         self.components = components
         self.options = options
         autoAcceptThreshold = components.calibration?.threshold(forPrecision: autoAcceptPrecision)
-        store = KeywordOverlayStore(path: overlayPath ?? KeywordOverlayStore.defaultPath(modelDirectory: components.directory))
+        self.store = store ?? FileKeywordStore(
+            overlayPath: overlayPath ?? KeywordOverlayStore.defaultPath(modelDirectory: components.directory))
         preparedVarieties = components.varietyEntries()
-        let overlay = applyOverlay ? try store.load() : KeywordOverlay()
+        let overlay = applyOverlay ? try self.store.loadOverlay() : KeywordOverlay()
         let keywords = ModelEngine.apply(overlay, to: components.keywords)
         let index = try components.makeIndex(keywords: keywords, options: options, varieties: preparedVarieties)
-        state = State(index: index, snapshot: ModelEngine.snapshot(keywords), overlay: overlay)
+        state = Locked(State(index: index, snapshot: ModelEngine.snapshot(keywords), overlay: overlay))
     }
 
     public var modelVersion: String { components.modelVersion }
@@ -76,43 +79,40 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
 
     public func keywordList() -> KeywordListSnapshot { current().snapshot }
 
-    public func updateKeywords(add: [String], remove: [String]) throws -> KeywordListSnapshot {
-        updateLock.lock()
-        defer { updateLock.unlock() }
-        let clean = { (list: [String]) in list.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty } }
-        let overlay = current().overlay.applying(add: clean(add), remove: clean(remove))
-        try store.save(overlay)
-        return try install(overlay)
+    /// Applies the change in the store (under its lock, checking `expectedVersion` there) and installs the
+    /// result before returning, so the caller reads its own write.
+    public func updateKeywords(_ change: KeywordChange) throws -> KeywordListSnapshot {
+        try updates.withLock { _ in
+            let base = components.keywords
+            let overlay = try store.apply(change.cleaned) { (overlay: KeywordOverlay) throws(KeywordStoreError) in
+                guard let expected = change.expectedVersion else { return }
+                let version = ModelEngine.snapshot(ModelEngine.apply(overlay, to: base)).version
+                guard version == expected else { throw .versionMismatch(current: version) }
+            }
+            return try install(overlay)
+        }
     }
 
     public func reloadKeywords() throws -> KeywordListSnapshot {
-        updateLock.lock()
-        defer { updateLock.unlock() }
-        return try install(try store.load())
+        try updates.withLock { _ in try install(try store.loadOverlay()) }
     }
 
     private func install(_ overlay: KeywordOverlay) throws -> KeywordListSnapshot {
         let old = current()
         let keywords = ModelEngine.apply(overlay, to: components.keywords)
         if keywords == old.snapshot.keywords {
-            stateLock.lock()
-            state.overlay = overlay
-            stateLock.unlock()
+            state.withLock { $0.overlay = overlay }
             return old.snapshot
         }
         let index = try components.makeIndex(keywords: keywords, options: options, varieties: preparedVarieties,
                                              reusing: old.index)
         let next = State(index: index, snapshot: ModelEngine.snapshot(keywords), overlay: overlay)
-        stateLock.lock()
-        state = next
-        stateLock.unlock()
+        state.withLock { $0 = next }
         return next.snapshot
     }
 
     private func current() -> State {
-        stateLock.lock()
-        defer { stateLock.unlock() }
-        return state
+        state.withLock { $0 }
     }
 
     /// Base list minus removals plus additions, order kept, duplicates dropped.

@@ -73,8 +73,27 @@ public protocol SuggestionEngine: Sendable {
     func suggest(_ name: String, k: Int, explain: Bool) -> SuggestionResult
     /// The current keyword list.
     func keywordList() -> KeywordListSnapshot
-    /// Adds and removes keywords, persisting the change before returning.
-    func updateKeywords(add: [String], remove: [String]) throws -> KeywordListSnapshot
-    /// Re-reads persisted keyword changes made by another replica.
+    /// Applies a keyword change through the store, durably, and serves the new list before returning.
+    /// Throws `KeywordStoreError.versionMismatch` when `change.expectedVersion` is not the current version.
+    func updateKeywords(_ change: KeywordChange) throws -> KeywordListSnapshot
+    /// Re-reads the keyword changes from the store (made by another process or replica).
     func reloadKeywords() throws -> KeywordListSnapshot
+}
+
+extension SuggestionEngine {
+    /// Adds and removes keywords with no version check.
+    public func updateKeywords(add: [String], remove: [String]) throws -> KeywordListSnapshot {
+        try updateKeywords(KeywordChange(add: add, remove: remove))
+    }
+}
+
+extension KeywordChange {
+    /// Keywords trimmed of surrounding white space, empty ones dropped.
+    public var cleaned: KeywordChange {
+        var copy = self
+        let clean = { (list: [String]) in list.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty } }
+        copy.add = clean(add)
+        copy.remove = clean(remove)
+        return copy
+    }
 }

@@ -1,3 +1,5 @@
+import KeywordService
+
 /// A subcommand: declares its options, checks them in `validate()`, does the work in `run()`.
 protocol Command {
     static var configuration: CommandConfiguration { get }
@@ -17,6 +19,8 @@ extension Command {
 enum SharedOptions {
     static let model = Option<String>("--model", value: "dir", help: "Model directory.",
                                       defaultText: "$KWSUGGEST_MODEL or models/default")
+    static let store = Option<String>("--store", value: "store", help: "file:PATH or postgres://user@host:5432/db.",
+                                      defaultText: "$KWSUGGEST_STORE or file:<model dir>/keywords.overlay.json")
     static let noVerify = Flag("--no-verify",
                                help: "Skip checking the model files against the SHA-256 checksums in manifest.json.")
 }
@@ -26,4 +30,16 @@ func resolveModelDirectory(_ option: String?) -> String {
     if let option { return option }
     if let fromEnvironment = Environment.value("KWSUGGEST_MODEL"), !fromEnvironment.isEmpty { return fromEnvironment }
     return "models/default"
+}
+
+/// `--store`, else `--overlay` (as `file:`), else `KWSUGGEST_STORE`, else the overlay file beside the model.
+func resolveStore(store: String?, overlay: String?, modelDirectory: String) throws -> StoreLocation {
+    if store != nil && overlay != nil { throw CommandError.usage("Give --store or --overlay, not both") }
+    let text = store ?? overlay.map { "file:" + $0 } ?? Environment.value("KWSUGGEST_STORE").flatMap { $0.isEmpty ? nil : $0 }
+    guard let text else { return .file(KeywordOverlayStore.defaultPath(modelDirectory: modelDirectory)) }
+    do {
+        return try StoreLocation(parsing: text)
+    } catch {
+        throw CommandError.usage("The value for '--store <store>' is invalid: \(error)")
+    }
 }

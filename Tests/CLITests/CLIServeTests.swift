@@ -30,9 +30,12 @@ final class CLIServeTests: XCTestCase {
         let errors = Pipe()
         var port = 0
 
-        init(arguments: [String]) throws {
+        init(arguments: [String], environment: [String: String] = [:]) throws {
             process.executableURL = CLITests.binary
             process.arguments = ["serve", "--port", "0"] + arguments
+            if !environment.isEmpty {
+                process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            }
             process.standardOutput = output
             process.standardError = errors
             try process.run()
@@ -65,6 +68,10 @@ final class CLIServeTests: XCTestCase {
 
     /// One request over a fresh TCP connection; returns status and body.
     private func request(_ port: Int, _ method: String, _ path: String, body: String? = nil) throws -> (Int, String) {
+        try Self.request(port, method, path, body: body)
+    }
+
+    private static func request(_ port: Int, _ method: String, _ path: String, body: String? = nil) throws -> (Int, String) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()
@@ -95,7 +102,8 @@ final class CLIServeTests: XCTestCase {
     }
 
     private func waitUntilReady(_ port: Int) throws {
-        for _ in 0..<100 {
+        // Generous: a debug build loads the model in a second or two, longer on a busy machine.
+        for _ in 0..<600 {
             if try request(port, "GET", "/readyz").0 == 200 { return }
             usleep(50_000)
         }
@@ -176,5 +184,171 @@ final class CLIServeTests: XCTestCase {
         let outcome = try CLITests.run(["serve", "--port", "70000"])
         XCTAssertEqual(outcome.status, 64)
         XCTAssertTrue(outcome.stderr.hasPrefix("Error: The value '70000' is invalid for '--port <port>'"), outcome.stderr)
+    }
+
+    /// Three processes on one file store, 50 concurrent writers spread over them: every acknowledged keyword is
+    /// in the file and, within a few seconds, on every process.
+    func testThreeProcessesOnOneFileStoreLoseNoWrite() throws {
+        let store = "file:" + directory + "/shared.overlay.json"
+        let servers = try (0..<3).map { _ in try Server(arguments: ["--model", directory, "--store", store, "--no-verify"]) }
+        defer { for server in servers { _ = server.stop() } }
+        for server in servers { try waitUntilReady(server.port) }
+        let statuses = StatusList()
+        let ports = servers.map(\.port)
+        DispatchQueue.concurrentPerform(iterations: 50) { writer in
+            let status = (try? Self.request(ports[writer % 3], "POST", "/v1/keywords", body: "{\"add\":[\"kw-\(writer)\"]}").0) ?? 0
+            statuses.add(writer, status)
+        }
+        let acknowledged = statuses.all.filter { $0.1 == 200 }.map { "kw-\($0.0)" }
+        XCTAssertEqual(acknowledged.count, 50, "every write is acknowledged: \(statuses.all)")
+        let file = try String(contentsOfFile: directory + "/shared.overlay.json", encoding: .utf8)
+        XCTAssertEqual(acknowledged.filter { !file.contains("\"\($0)\"") }, [], "lost writes in the file")
+        for server in servers {
+            var missing = acknowledged
+            for _ in 0..<60 where !missing.isEmpty {
+                let body = try request(server.port, "GET", "/v1/keywords").1
+                missing = acknowledged.filter { !body.contains("\"\($0)\"") }
+                if !missing.isEmpty { usleep(100_000) }
+            }
+            XCTAssertEqual(missing, [], "lost writes on the process at port \(server.port)")
+        }
+    }
+
+    func testPostgresStoreWithoutLibpqIsOneClearLine() throws {
+        let outcome = try CLITests.run(["serve", "--port", "0", "--model", directory, "--store", "postgres://kw:secret@127.0.0.1:1/db"],
+                                       environment: ProcessInfo.processInfo.environment.merging(["KWSUGGEST_LIBPQ": "/nonexistent/libpq.so.5"]) { $1 })
+        XCTAssertEqual(outcome.status, 1)
+        XCTAssertTrue(outcome.stderr.hasPrefix("Error: the PostgreSQL store needs libpq (Debian package libpq5"), outcome.stderr)
+        XCTAssertEqual(outcome.stderr.split(separator: "\n").count, 1, outcome.stderr)
+        XCTAssertFalse(outcome.stderr.contains("secret"), outcome.stderr)
+    }
+
+    func testUnknownStoreIsAUsageError() throws {
+        let outcome = try CLITests.run(["serve", "--store", "mysql://x"])
+        XCTAssertEqual(outcome.status, 64)
+        XCTAssertTrue(outcome.stderr.contains("use file:PATH or postgres://"), outcome.stderr)
+    }
+
+    /// Two replicas on one PostgreSQL: a change through one is served by the other, feedback posted to one is
+    /// exported by the other, and /readyz names the store.
+    func testTwoReplicasOnPostgres() throws {
+        guard let url = ProcessInfo.processInfo.environment["KWSUGGEST_TEST_POSTGRES_URL"], !url.isEmpty else {
+            throw XCTSkip("needs PostgreSQL: run tools/test.sh, or tools/postgres/throwaway.sh run swift test")
+        }
+        let servers = try (0..<2).map { _ in try Server(arguments: ["--model", directory, "--store", url, "--no-verify"]) }
+        defer { for server in servers { _ = server.stop() } }
+        for server in servers { try waitUntilReady(server.port) }
+        XCTAssertTrue(try request(servers[1].port, "GET", "/readyz").1.contains(#""store":"ok","store_kind":"postgres""#))
+        let keyword = "pg-\(UUID().uuidString.prefix(8))"
+        let (status, body) = try request(servers[0].port, "POST", "/v1/keywords", body: "{\"add\":[\"\(keyword)\"]}")
+        XCTAssertEqual(status, 200, body)
+        XCTAssertTrue(body.contains(keyword), "read-your-writes")
+        var seen = false
+        for _ in 0..<40 where !seen {
+            seen = try request(servers[1].port, "GET", "/v1/keywords").1.contains(keyword)
+            if !seen { usleep(50_000) }
+        }
+        XCTAssertTrue(seen, "the other replica serves the change within 2 s")
+        let client = "c-\(UUID().uuidString)"
+        let (created, _) = try request(servers[0].port, "POST", "/v1/feedback",
+                                       body: "{\"id\":\"\(client)\",\"name\":\"新物 にんじん\",\"keyword\":\"にんじん\",\"action\":\"accept\"}")
+        XCTAssertEqual(created, 201)
+        let export = try request(servers[1].port, "GET", "/v1/feedback/export?format=raw").1
+        XCTAssertTrue(export.contains(client), export)
+    }
+}
+
+/// (writer, status) pairs collected from many threads.
+final class StatusList: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [(Int, Int)] = []
+    func add(_ writer: Int, _ status: Int) {
+        lock.lock()
+        items.append((writer, status))
+        lock.unlock()
+    }
+    var all: [(Int, Int)] {
+        lock.lock()
+        defer { lock.unlock() }
+        return items
+    }
+}
+
+/// `kwsuggest store export|import`.
+final class CLIStoreTests: XCTestCase {
+    private var directory = ""
+
+    override func setUpWithError() throws {
+        directory = NSTemporaryDirectory() + "cli-store-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    private let archive = """
+        {"type":"keywords","added":["ごぼう","れんこん"],"removed":["豚肉"]}
+        {"type":"feedback","id":3,"received_at":"2026-01-02T03:04:05.000Z","name":"新物 にんじん","keyword":"にんじん","action":"accept","shown":["にんじん"],"annotator":"aiko","client_id":"c-1"}
+        {"type":"feedback","id":5,"received_at":"2026-01-02T03:04:06.000Z","name":"豚バラ","keyword":"牛肉","action":"reject","shown":[]}
+
+        """
+
+    /// file → archive → another file store → archive: the same bytes.
+    func testImportThenExportRoundTrips() throws {
+        let first = "file:" + directory + "/a/keywords.overlay.json"
+        try FileManager.default.createDirectory(atPath: directory + "/a", withIntermediateDirectories: true)
+        let imported = try CLITests.run(["store", "import", "--store", first], stdin: archive)
+        XCTAssertEqual(imported.status, 0, imported.stderr)
+        XCTAssertTrue(imported.stderr.contains("2 added and 1 removed keywords; 2 of 2 feedback records stored"), imported.stderr)
+        let again = try CLITests.run(["store", "import", "--store", first], stdin: archive)
+        XCTAssertTrue(again.stderr.contains("0 of 2 feedback records stored"), again.stderr)
+        let exported = try CLITests.run(["store", "export", "--store", first])
+        XCTAssertEqual(exported.status, 0, exported.stderr)
+        let lines = exported.stdout.split(separator: "\n")
+        XCTAssertEqual(lines.count, 3, exported.stdout)
+        XCTAssertEqual(lines[0], #"{"added":["ごぼう","れんこん"],"removed":["豚肉"],"type":"keywords"}"#)
+        XCTAssertTrue(lines[1].hasPrefix(#"{"type":"feedback","action":"accept","annotator":"aiko","client_id":"c-1","id":3,"#), String(lines[1]))
+
+        try FileManager.default.createDirectory(atPath: directory + "/b", withIntermediateDirectories: true)
+        let second = "file:" + directory + "/b/keywords.overlay.json"
+        XCTAssertEqual(try CLITests.run(["store", "import", "--store", second], stdin: exported.stdout).status, 0)
+        XCTAssertEqual(try CLITests.run(["store", "export", "--store", second]).stdout, exported.stdout)
+    }
+
+    /// The same archive through PostgreSQL and back.
+    func testRoundTripThroughPostgres() throws {
+        guard let url = ProcessInfo.processInfo.environment["KWSUGGEST_TEST_POSTGRES_URL"], !url.isEmpty else {
+            throw XCTSkip("needs PostgreSQL: run tools/test.sh, or tools/postgres/throwaway.sh run swift test")
+        }
+        let file = "file:" + directory + "/keywords.overlay.json"
+        // Ids and client ids of their own, so records other tests left in the database cannot collide.
+        let base = Int.random(in: 1_000_000...1_000_000_000)
+        let unique = archive.replacingOccurrences(of: #""id":3"#, with: "\"id\":\(base)")
+            .replacingOccurrences(of: #""id":5"#, with: "\"id\":\(base + 2)")
+            .replacingOccurrences(of: "c-1", with: "c-\(base)")
+        XCTAssertEqual(try CLITests.run(["store", "import", "--store", file], stdin: unique).status, 0)
+        let fromFile = try CLITests.run(["store", "export", "--store", file]).stdout
+        let imported = try CLITests.run(["store", "import", "--store", url], stdin: fromFile)
+        XCTAssertEqual(imported.status, 0, imported.stderr)
+        XCTAssertFalse(imported.stderr.contains(url), "the URL's password is masked: \(imported.stderr)")
+        let fromDatabase = try CLITests.run(["store", "export", "--store", url]).stdout
+        // The database may hold records from other tests; the archive's own lines must be there unchanged.
+        for line in fromFile.split(separator: "\n") { XCTAssertTrue(fromDatabase.contains(line), String(line)) }
+    }
+
+    func testBadLineIsReportedWithItsNumberAndNothingIsWritten() throws {
+        let store = "file:" + directory + "/keywords.overlay.json"
+        let bad = "{\"type\":\"keywords\",\"added\":[\"a\"],\"removed\":[]}\n{\"type\":\"feedback\",\"id\":\"x\"}\n"
+        let outcome = try CLITests.run(["store", "import", "--store", store], stdin: bad)
+        XCTAssertEqual(outcome.status, 1)
+        XCTAssertTrue(outcome.stderr.hasPrefix("Error: <stdin>:2: "), outcome.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory + "/keywords.overlay.json"))
+    }
+
+    func testMissingActionIsAUsageError() throws {
+        let outcome = try CLITests.run(["store"])
+        XCTAssertEqual(outcome.status, 64)
+        XCTAssertTrue(outcome.stderr.hasPrefix("Error: Missing expected argument '<action>'"), outcome.stderr)
     }
 }

@@ -58,7 +58,7 @@ final class CLISuggestLimitTests: ScratchTestCase {
         XCTAssertEqual(device.status, 1)
         XCTAssertTrue(device.stderr.contains("random.txt: not a regular file or a pipe"), device.stderr)
         let big = scratch + "/big.txt"
-        FileManager.default.createFile(atPath: big, contents: nil)
+        XCTAssertTrue(FileManager.default.createFile(atPath: big, contents: nil))
         let handle = try XCTUnwrap(FileHandle(forWritingAtPath: big))
         try handle.truncate(atOffset: 17 * 1024 * 1024)
         try handle.close()

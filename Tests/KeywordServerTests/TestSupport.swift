@@ -47,11 +47,14 @@ final class FakeEngine: SuggestionEngine {
 
     struct Failure: Error {}
 
-    func updateKeywords(add: [String], remove: [String]) throws -> KeywordListSnapshot {
+    func updateKeywords(_ change: KeywordChange) throws -> KeywordListSnapshot {
         if failUpdates { throw Failure() }
-        keywords.withLock { list in
-            list.removeAll { remove.contains($0) }
-            for keyword in add where !list.contains(keyword) { list.append(keyword) }
+        try keywords.withLock { list in
+            if let expected = change.expectedVersion, expected != "v\(list.count)" {
+                throw KeywordStoreError.versionMismatch(current: "v\(list.count)")
+            }
+            list.removeAll { change.remove.contains($0) }
+            for keyword in change.add where !list.contains(keyword) { list.append(keyword) }
         }
         return keywordList()
     }
@@ -63,11 +66,11 @@ final class FakeEngine: SuggestionEngine {
 }
 
 func makeAPI(engine: (any SuggestionEngine)? = FakeEngine(), cors: [String] = [], token: String? = nil,
-             metrics: ServerMetrics = ServerMetrics()) -> KeywordAPI {
+             metrics: ServerMetrics = ServerMetrics(), store: (any KeywordStore)? = nil) -> KeywordAPI {
     var configuration = APIConfiguration()
     configuration.cors = CORSPolicy(allowedOrigins: cors)
     configuration.adminToken = token
-    let state = engine.map { EngineState(engine: $0) } ?? EngineState()
+    let state = engine.map { EngineState(engine: $0, store: store) } ?? EngineState()
     return KeywordAPI(configuration: configuration, state: state, metrics: metrics)
 }
 

@@ -31,5 +31,13 @@ public struct APIError: Error, Equatable, Sendable {
     static let notReady = APIError(.serviceUnavailable, .notReady, "the model is still loading; retry shortly",
                                    headers: [("Retry-After", "1")])
     static let modelUnavailable = APIError(.serviceUnavailable, .modelUnavailable, "the model failed to load; see the server log")
+    static let storeUnavailable = APIError(.serviceUnavailable, .storeUnavailable,
+                                           "the keyword store cannot be reached; suggestions still work, retry shortly",
+                                           headers: [("Retry-After", "1")])
     static let internalError = APIError(.internalServerError, .internalError, "internal server error")
+}
+
+extension HTTPStatus {
+    static let created = HTTPStatus(201, "Created")
+    static let preconditionFailed = HTTPStatus(412, "Precondition Failed")
 }

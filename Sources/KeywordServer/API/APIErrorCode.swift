@@ -7,7 +7,6 @@ extension ErrorCode {
     public static let batchTooLarge = ErrorCode("batch_too_large")
     public static let corsOriginNotAllowed = ErrorCode("cors_origin_not_allowed")
     public static let duplicateField = ErrorCode("duplicate_field")
-    public static let emptyChange = ErrorCode("empty_change")
     public static let emptyName = ErrorCode("empty_name")
     public static let internalError = ErrorCode("internal_error")
     public static let invalidAdd = ErrorCode("invalid_add")
@@ -34,6 +33,23 @@ extension ErrorCode {
     public static let unauthorized = ErrorCode("unauthorized")
     public static let unknownField = ErrorCode("unknown_field")
     public static let unsupportedMediaType = ErrorCode("unsupported_media_type")
+    // Store and feedback.
+    public static let emptyItems = ErrorCode("empty_items")
+    public static let feedbackExportFailed = ErrorCode("feedback_export_failed")
+    public static let feedbackFailed = ErrorCode("feedback_failed")
+    public static let invalidAction = ErrorCode("invalid_action")
+    public static let invalidAnnotator = ErrorCode("invalid_annotator")
+    public static let invalidFormat = ErrorCode("invalid_format")
+    public static let invalidId = ErrorCode("invalid_id")
+    public static let invalidIfMatch = ErrorCode("invalid_if_match")
+    public static let invalidItem = ErrorCode("invalid_item")
+    public static let invalidItems = ErrorCode("invalid_items")
+    public static let invalidModel = ErrorCode("invalid_model")
+    public static let invalidShown = ErrorCode("invalid_shown")
+    public static let invalidSince = ErrorCode("invalid_since")
+    public static let storeUnavailable = ErrorCode("store_unavailable")
+    public static let tooManyItems = ErrorCode("too_many_items")
+    public static let versionMismatch = ErrorCode("version_mismatch")
 
     /// Every code the API answers with, beyond the HTTP core's.
     public static let apiCodes: [ErrorCode] = [
@@ -41,7 +57,6 @@ extension ErrorCode {
         .batchTooLarge,
         .corsOriginNotAllowed,
         .duplicateField,
-        .emptyChange,
         .emptyName,
         .internalError,
         .invalidAdd,
@@ -68,6 +83,22 @@ extension ErrorCode {
         .unauthorized,
         .unknownField,
         .unsupportedMediaType,
+        .emptyItems,
+        .feedbackExportFailed,
+        .feedbackFailed,
+        .invalidAction,
+        .invalidAnnotator,
+        .invalidFormat,
+        .invalidId,
+        .invalidIfMatch,
+        .invalidItem,
+        .invalidItems,
+        .invalidModel,
+        .invalidShown,
+        .invalidSince,
+        .storeUnavailable,
+        .tooManyItems,
+        .versionMismatch,
     ]
 
     /// Every code a client of this service can see.

@@ -14,14 +14,23 @@ public final class EngineState: Sendable {
 
     private let phase: Locked<Phase>
     private let loadSeconds = Locked<Double?>(nil)
+    private let openStore = Locked<(any KeywordStore)?>(nil)
 
     public init() {
         phase = Locked(.loading)
     }
 
     /// An already-ready state (for tests and in-process use).
-    public init(engine: any SuggestionEngine) {
+    public init(engine: any SuggestionEngine, store: (any KeywordStore)? = nil) {
         phase = Locked(.ready(engine))
+        openStore.withLock { $0 = store }
+    }
+
+    /// The store of keyword changes and feedback, once opened.
+    public var store: (any KeywordStore)? { openStore.withLock { $0 } }
+
+    public func setStore(_ store: any KeywordStore) {
+        openStore.withLock { $0 = store }
     }
 
     public var current: Phase { phase.withLock { $0 } }

@@ -12,6 +12,7 @@ final class Handlers: Sendable {
     let configuration: APIConfiguration
     let state: EngineState
     let metrics: ServerMetrics
+    let feedbackCounts = FeedbackCounters()
     private let healthBody: [UInt8] = Array(#"{"status":"ok"}"#.utf8)
     private let pageBody: [UInt8] = Array(AdminPage.html.utf8)
     private let openAPIBody: [UInt8] = Array(OpenAPIDocument.json.utf8)
@@ -43,6 +44,10 @@ final class Handlers: Sendable {
             json.object { json in
                 json.field("status", string: "ready")
                 json.field("model", string: engine.modelVersion)
+                if let store = state.store {
+                    json.field("store", string: store.isAvailable ? "ok" : "unavailable")
+                    json.field("store_kind", string: store.kind)
+                }
             }
             return .json(.ok, json.bytes)
         case .loading:
@@ -80,6 +85,12 @@ final class Handlers: Sendable {
         case .loading, .failed:
             text += "kwsuggest_model_ready 0\n"
         }
+        if let store = state.store {
+            text += "# HELP kwsuggest_store_up 1 while the store of keyword changes and feedback can be reached.\n"
+            text += "# TYPE kwsuggest_store_up gauge\n"
+            text += "kwsuggest_store_up{kind=\"\(store.kind)\"} \(store.isAvailable ? 1 : 0)\n"
+        }
+        text += feedbackCounts.render()
         var headers = HTTPHeaders()
         headers.add("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
         return HTTPResponse(status: .ok, headers: headers, body: Array(text.utf8))
@@ -265,6 +276,7 @@ final class Handlers: Sendable {
         return .json(.ok, json.bytes)
     }
 
+    /// The list, with its version as a strong ETag (`"<version>"`) for `If-Match` on the next change.
     private func keywordResponse(_ list: KeywordListSnapshot) -> HTTPResponse {
         var json = JSONWriter(capacity: 64 + list.keywords.count * 16)
         json.object { json in
@@ -272,7 +284,22 @@ final class Handlers: Sendable {
             json.field("count", int: list.keywords.count)
             json.field("version", string: list.version)
         }
-        return .json(.ok, json.bytes)
+        var response = HTTPResponse.json(.ok, json.bytes)
+        response.headers.add("ETag", "\"\(list.version)\"")
+        return response
+    }
+
+    /// `If-Match: "<version>"` (or a bare version) → the version a change must be made against; `*` or
+    /// no header → no check. A list of several tags is refused: a keyword list has one current version.
+    static func expectedVersion(_ request: HTTPRequest) throws(APIError) -> String? {
+        guard let header = request.headers["If-Match"]?.trimmingCharacters(in: .whitespaces), !header.isEmpty, header != "*" else { return nil }
+        var tag = Substring(header)
+        if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
+        if tag.hasPrefix("\""), tag.hasSuffix("\""), tag.count >= 2 { tag = tag.dropFirst().dropLast() }
+        guard !tag.isEmpty, !tag.contains(","), !tag.contains("\"") else {
+            throw .badRequest(.invalidIfMatch, "If-Match must be one entity tag, the \"version\" of GET /v1/keywords")
+        }
+        return String(tag)
     }
 
     func updateKeywords(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
@@ -281,13 +308,14 @@ final class Handlers: Sendable {
         try RequestDecoding.onlyFields(fields, ["add", "remove"])
         let add = try cleanKeywords(try RequestDecoding.strings(fields["add"], field: "add", code: .invalidAdd), field: "add")
         let remove = try cleanKeywords(try RequestDecoding.strings(fields["remove"], field: "remove", code: .invalidRemove), field: "remove")
-        guard !add.isEmpty || !remove.isEmpty else {
-            throw .badRequest(.emptyChange, "give at least one keyword in 'add' or 'remove'")
-        }
         guard add.count + remove.count <= limits.maxKeywordChanges else {
             throw .badRequest(.tooManyKeywords, "at most \(limits.maxKeywordChanges) keywords per change")
         }
+        let change = KeywordChange(add: add, remove: remove, expectedVersion: try Self.expectedVersion(request),
+                                   requestID: request.headers["X-Request-Id"].map { String($0.prefix(200)) })
         let engine = try engine()
+        // An empty change changes nothing: the answer is the current list, and nothing is written.
+        if add.isEmpty && remove.isEmpty { return keywordResponse(engine.keywordList()) }
         // Writes run on their own lane (one worker unless configured otherwise), so the list does not grow
         // between this check and the write.
         let current = engine.keywordList().keywords
@@ -299,7 +327,13 @@ final class Handlers: Sendable {
             throw .badRequest(.keywordListFull, "the list would hold \(resulting) keywords; at most \(limits.maxKeywords) are served (remove some first)")
         }
         do {
-            return keywordResponse(try engine.updateKeywords(add: add, remove: remove))
+            return keywordResponse(try engine.updateKeywords(change))
+        } catch KeywordStoreError.versionMismatch(let current) {
+            throw APIError(.preconditionFailed, .versionMismatch,
+                           "the keyword list changed since version \(change.expectedVersion ?? ""); it is now \(current): reload it and retry",
+                           headers: [("ETag", "\"\(current)\"")])
+        } catch KeywordStoreError.unavailable {
+            throw APIError.storeUnavailable
         } catch {
             // The detail (a path, an errno) goes to the log, not to the client.
             Syscall.writeAll(2, Array("{\"event\":\"keyword_update_failed\",\"error\":\(Self.quoted("\(error)"))}\n".utf8))

@@ -6,7 +6,8 @@ import StrictJSON
 /// Settings of the API layer (the HTTP layer has `ServerConfiguration`).
 public struct APIConfiguration: Sendable {
     public var cors = CORSPolicy()
-    /// When set, `POST /v1/keywords` needs `Authorization: Bearer <token>` (env `KWSUGGEST_ADMIN_TOKEN`).
+    /// When set, `POST /v1/keywords`, `POST /v1/feedback` and `GET /v1/feedback/export` need
+    /// `Authorization: Bearer <token>` (env `KWSUGGEST_ADMIN_TOKEN`).
     public var adminToken: String?
     public var limits = APILimits()
     public init() {}
@@ -48,8 +49,10 @@ public final class KeywordAPI: HTTPResponder {
         add(.post, "/v1/suggest") { request throws(APIError) in try handlers.suggestFromBody(request) }
         add(.post, "/v1/suggest/batch", blocking: true) { request throws(APIError) in try handlers.batch(request) }
         add(.get, "/v1/keywords") { request throws(APIError) in try handlers.keywords(request) }
-        // Writes have a worker of their own, so they never wait behind queued batches.
+        // Writes have a worker lane of their own, so they never wait behind queued batches.
         add(.post, "/v1/keywords", blocking: true, lane: .reserved) { request throws(APIError) in try handlers.updateKeywords(request) }
+        add(.post, "/v1/feedback", blocking: true, lane: .reserved) { request throws(APIError) in try handlers.postFeedback(request) }
+        add(.get, "/v1/feedback/export", blocking: true) { request throws(APIError) in try handlers.exportFeedback(request) }
         var routes: [String: Route] = [:]
         for (path, methods) in table {
             var allowed = methods.keys.sorted { $0.rawValue < $1.rawValue }

@@ -69,7 +69,7 @@ enum OpenAPIDocument {
     },
     "/v1/keywords": {
       "get": {
-        "summary": "The current keyword list, or one page of it",
+        "summary": "The current keyword list, or one page of it; the list version is also the ETag",
         "description": "Without parameters, the whole list. With offset, limit or prefix, one page of the keywords that start with prefix, in list order; matched counts them. Other parameter names are 400 unknown_field (names starting with _ are ignored).",
         "parameters": [
           {"name": "offset", "in": "query", "schema": {"type": "integer", "minimum": 0, "maximum": 2147483647, "default": 0}},
@@ -77,32 +77,69 @@ enum OpenAPIDocument {
           {"name": "prefix", "in": "query", "schema": {"type": "string"}}
         ],
         "responses": {
-          "200": {"description": "Keywords", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/KeywordList"}}}},
+          "200": {"description": "Keywords", "headers": {"ETag": {"$ref": "#/components/headers/ETag"}}, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/KeywordList"}}}},
           "400": {"$ref": "#/components/responses/Error"}, "503": {"$ref": "#/components/responses/Error"}
         }
       },
       "post": {
-        "summary": "Add and remove keywords; persisted atomically to the overlay file, effective at once",
+        "summary": "Add and remove keywords; durable in the store before the answer, served by this replica at once",
         "security": [{}, {"bearer": []}],
+        "parameters": [
+          {"name": "If-Match", "in": "header", "description": "The list version (ETag of GET /v1/keywords) the change is made against, quoted or bare, W/ allowed; a stale one gets 412; * or an empty value means no check; a list of several tags is 400 invalid_if_match", "schema": {"type": "string", "pattern": "^[ \\t]*(\\*|(W/)?\"[^\",]+\"|W/[^\",]+|(?!W/)[^\",]+)?[ \\t]*$"}}
+        ],
         "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/KeywordChange"}}}},
         "responses": {
-          "200": {"description": "The new list", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/KeywordList"}}}},
+          "200": {"description": "The new list", "headers": {"ETag": {"$ref": "#/components/headers/ETag"}}, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/KeywordList"}}}},
           "400": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"},
           "408": {"$ref": "#/components/responses/Error"}, "411": {"$ref": "#/components/responses/Error"},
+          "412": {"description": "If-Match named a version that is no longer current (code version_mismatch); the ETag header holds the current one", "headers": {"ETag": {"$ref": "#/components/headers/ETag"}}, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
           "413": {"$ref": "#/components/responses/Error"}, "415": {"$ref": "#/components/responses/Error"},
           "431": {"$ref": "#/components/responses/Error"}, "500": {"$ref": "#/components/responses/Error"},
-          "503": {"$ref": "#/components/responses/Error"}
+          "503": {"description": "The model is loading (not_ready) or the store cannot be reached (store_unavailable); nothing was changed", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+        }
+      }
+    },
+    "/v1/feedback": {
+      "post": {
+        "summary": "Record annotator decisions: one item, or {\"items\": [...]} of up to 1000 (stored all or none)",
+        "security": [{}, {"bearer": []}],
+        "requestBody": {"required": true, "content": {"application/json": {"schema": {"oneOf": [{"$ref": "#/components/schemas/FeedbackItem"}, {"$ref": "#/components/schemas/FeedbackBatch"}]}}}},
+        "responses": {
+          "201": {"description": "Stored (or found stored under the same client id)", "content": {"application/json": {"schema": {"oneOf": [{"$ref": "#/components/schemas/FeedbackCreated"}, {"$ref": "#/components/schemas/FeedbackBatchCreated"}]}}}},
+          "400": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"},
+          "413": {"$ref": "#/components/responses/Error"}, "415": {"$ref": "#/components/responses/Error"},
+          "500": {"$ref": "#/components/responses/Error"}, "503": {"$ref": "#/components/responses/Error"}
+        }
+      }
+    },
+    "/v1/feedback/export": {
+      "get": {
+        "summary": "Stored feedback as JSON lines, oldest first: training data (accepts and corrections) by default, every record with format=raw",
+        "security": [{}, {"bearer": []}],
+        "parameters": [
+          {"name": "since", "in": "query", "description": "Only records with a greater id (the Feedback-Last-Id of the previous export)", "schema": {"type": "integer", "minimum": 0, "maximum": 9223372036854775807, "default": 0}},
+          {"name": "format", "in": "query", "schema": {"enum": ["training", "raw"], "default": "training"}}
+        ],
+        "responses": {
+          "200": {
+            "description": "One JSON object per line: TrainingLine objects, or FeedbackRecord objects with format=raw",
+            "headers": {"Feedback-Last-Id": {"description": "Id of the last record read (since, when none)", "schema": {"type": "string", "pattern": "^[0-9]+$"}}},
+            "content": {"application/x-ndjson": {"schema": {"type": "string"}}}
+          },
+          "400": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"},
+          "500": {"$ref": "#/components/responses/Error"}, "503": {"$ref": "#/components/responses/Error"}
         }
       }
     },
     "/healthz": {"get": {"summary": "Liveness", "responses": {"200": {"description": "Alive", "content": {"application/json": {"schema": {"type": "object", "properties": {"status": {"const": "ok"}}, "required": ["status"]}}}}}}},
-    "/readyz": {"get": {"summary": "Readiness: 200 once the model is loaded, 503 before", "responses": {"200": {"description": "Ready", "content": {"application/json": {"schema": {"type": "object", "properties": {"status": {"const": "ready"}, "model": {"type": "string"}}}}}}, "503": {"$ref": "#/components/responses/Error"}}}},
+    "/readyz": {"get": {"summary": "Readiness: 200 once the model is loaded, 503 before", "responses": {"200": {"description": "Ready", "content": {"application/json": {"schema": {"type": "object", "properties": {"status": {"const": "ready"}, "model": {"type": "string"}, "store": {"enum": ["ok", "unavailable"], "description": "unavailable while the database cannot be reached: suggestions still work, changes answer 503"}, "store_kind": {"enum": ["file", "postgres"]}}}}}}, "503": {"$ref": "#/components/responses/Error"}}}},
     "/metrics": {"get": {"summary": "Prometheus metrics", "responses": {"200": {"description": "Text exposition format 0.0.4", "content": {"text/plain": {"schema": {"type": "string"}}}}}}},
     "/openapi.json": {"get": {"summary": "This document", "responses": {"200": {"description": "OpenAPI 3.1", "content": {"application/json": {"schema": {"type": "object"}}}}}}},
     "/": {"get": {"summary": "Admin page", "responses": {"200": {"description": "HTML", "content": {"text/html": {"schema": {"type": "string"}}}}}}}
   },
   "components": {
-    "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer", "description": "Required for POST /v1/keywords when KWSUGGEST_ADMIN_TOKEN is set"}},
+    "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer", "description": "Required for POST /v1/keywords, POST /v1/feedback and GET /v1/feedback/export when KWSUGGEST_ADMIN_TOKEN is set"}},
+    "headers": {"ETag": {"description": "The keyword list version, quoted", "schema": {"type": "string"}}},
     "responses": {
       "Error": {"description": "Error", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
     },
@@ -184,11 +221,43 @@ enum OpenAPIDocument {
         "properties": {
           "add": {"type": ["array", "null"], "maxItems": 10000, "items": {"$ref": "#/components/schemas/Keyword"}},
           "remove": {"type": ["array", "null"], "maxItems": 10000, "items": {"$ref": "#/components/schemas/Keyword"}}
-        },
-        "anyOf": [
-          {"required": ["add"], "properties": {"add": {"type": "array", "minItems": 1}}},
-          {"required": ["remove"], "properties": {"remove": {"type": "array", "minItems": 1}}}
-        ]
+        }
+      },
+      "FeedbackItem": {
+        "type": "object", "required": ["name", "keyword", "action"], "additionalProperties": false,
+        "properties": {
+          "id": {"type": ["string", "null"], "minLength": 1, "maxLength": 200, "pattern": "^[^\\x00-\\x1f\\x7f-\\x9f]*$", "description": "Client-chosen, 1-200 code points without control characters; a second item with the same id is not stored again and gets the first one's id"},
+          "name": {"$ref": "#/components/schemas/Name"},
+          "keyword": {"$ref": "#/components/schemas/Keyword"},
+          "action": {"enum": ["accept", "correct", "reject"]},
+          "shown": {"type": ["array", "null"], "maxItems": 50, "items": {"$ref": "#/components/schemas/Keyword"}, "description": "The keywords shown, best first"},
+          "model": {"type": ["string", "null"], "minLength": 1, "maxLength": 200, "pattern": "^[^\\x00-\\x1f\\x7f-\\x9f]*$", "description": "Model version that made the suggestions"},
+          "annotator": {"type": ["string", "null"], "minLength": 1, "maxLength": 200, "pattern": "^[^\\x00-\\x1f\\x7f-\\x9f]*$"}
+        }
+      },
+      "FeedbackBatch": {
+        "type": "object", "required": ["items"], "additionalProperties": false,
+        "properties": {"items": {"type": "array", "minItems": 1, "maxItems": 1000, "items": {"$ref": "#/components/schemas/FeedbackItem"}}}
+      },
+      "FeedbackCreated": {
+        "type": "object", "required": ["id", "duplicate"],
+        "properties": {"id": {"type": "integer", "minimum": 1}, "duplicate": {"type": "boolean", "description": "True when the client id was stored before"}}
+      },
+      "FeedbackBatchCreated": {
+        "type": "object", "required": ["ids", "stored", "duplicates"],
+        "properties": {"ids": {"type": "array", "items": {"type": "integer", "minimum": 1}, "description": "One per item, in order"}, "stored": {"type": "integer"}, "duplicates": {"type": "integer"}}
+      },
+      "FeedbackRecord": {
+        "type": "object", "required": ["id", "received_at", "name", "keyword", "action", "shown"],
+        "properties": {
+          "id": {"type": "integer"}, "client_id": {"type": "string"}, "received_at": {"type": "string", "format": "date-time"},
+          "name": {"type": "string"}, "keyword": {"type": "string"}, "action": {"enum": ["accept", "correct", "reject"]},
+          "shown": {"type": "array", "items": {"type": "string"}}, "model": {"type": "string"}, "annotator": {"type": "string"}
+        }
+      },
+      "TrainingLine": {
+        "type": "object", "required": ["name", "keywords", "source"],
+        "properties": {"name": {"type": "string"}, "keywords": {"type": "array", "items": {"type": "string"}, "minItems": 1, "maxItems": 1}, "source": {"const": "feedback"}}
       },
       "Error": {
         "type": "object", "required": ["error"],

@@ -41,6 +41,8 @@ public struct APILimits: Sendable, Equatable {
     public var maxKeywordPage = 10_000
     /// Unicode code points in one keyword. Default 100.
     public var maxKeywordCharacters = 100
+    /// Feedback objects in one `POST /v1/feedback` (`{"items": [...]}`). Default 1000.
+    public var maxFeedbackItems = 1000
 
     public init() {}
 

@@ -7,14 +7,16 @@ import Glibc
 
 /// `kwsuggest serve`: the HTTP API and the admin page.
 struct ServeCommand: Command {
-    /// Builds the engine for a model directory and overlay file. Runs on a background thread after the server
-    /// listens; until it returns, /readyz answers 503.
-    typealias EngineFactory = @Sendable (_ modelDirectory: String, _ overlayPath: String, _ verify: Bool) throws
-        -> any SuggestionEngine
+    /// Builds the engine for a model directory on an opened store; `verify` checks the model files against
+    /// their manifest checksums, and the auto-accept threshold is read from the calibration curve for the given
+    /// precision. Runs on a background thread after the server listens; until it returns, /readyz answers 503.
+    typealias EngineFactory = @Sendable (_ modelDirectory: String, _ store: any KeywordStore, _ verify: Bool,
+                                         _ autoAcceptPrecision: Double) throws -> any SuggestionEngine
 
-    /// The engine `serve` uses: the trained model of the model directory, with the keyword overlay applied.
-    static let engineFactory: EngineFactory = { directory, overlay, verify in
-        try ModelEngine(components: ModelDirectory.load(path: directory, verify: verify), overlayPath: overlay)
+    /// The engine `serve` uses: the trained model of the model directory, with the store's keyword changes applied.
+    static let engineFactory: EngineFactory = { directory, store, verify, precision in
+        try ModelEngine(components: ModelDirectory.load(path: directory, verify: verify), store: store,
+                        autoAcceptPrecision: precision)
     }
 
     static let host = Option<String>("--host", value: "host", help: "Address to bind; '::' for IPv4+IPv6.",
@@ -27,30 +29,40 @@ struct ServeCommand: Command {
     static let corsOrigin = Option<String>("--cors-origin", value: "origin",
                                            help: "Origin allowed to call the API from a browser; repeatable, '*' for any.",
                                            defaultText: "$KWSUGGEST_CORS_ORIGINS", repeatable: true)
-    static let overlay = Option<String>("--overlay", value: "file", help: "Keyword overlay file.",
-                                        defaultText: "<model dir>/keywords.overlay.json")
+    static let store = SharedOptions.store
+    static let overlay = Option<String>("--overlay", value: "file", help: "Same as --store file:<file>.")
     static let accessLog = Option<AccessLogMode>("--access-log", value: "mode",
                                                  help: "Access-log lines on stderr: on for every request, errors for status 400 and above, or off.",
                                                  default: .on)
     static let noVerify = SharedOptions.noVerify
+    static let autoAcceptPrecision = Option<Double>(
+        "--auto-accept-precision", value: "p",
+        help: "Top-1 precision the auto-accept threshold is read for from the model's calibration curve.",
+        default: ModelCalibration.defaultPrecision, range: 0.5...1)
     static let allowOpenWrites = Flag("--allow-open-writes",
                                       help: "Serve keyword writes without KWSUGGEST_ADMIN_TOKEN on a non-loopback address.")
 
     static let configuration = CommandConfiguration(
         name: "serve",
         abstract: "Serves the suggestion API and the admin page over HTTP.",
-        options: [host.spec, port.spec, model.spec, threads.spec, corsOrigin.spec, overlay.spec, accessLog.spec, noVerify.spec,
-                  allowOpenWrites.spec],
+        options: [host.spec, port.spec, model.spec, store.spec, threads.spec, corsOrigin.spec, overlay.spec,
+                  accessLog.spec, noVerify.spec, autoAcceptPrecision.spec, allowOpenWrites.spec],
         discussion: """
-            Listens first and prints 'listening on http://HOST:PORT', then loads the model in the background;
-            /readyz answers 503 until it is loaded (a model file whose SHA-256 differs from manifest.json
-            stops it with exit 1). Keyword changes (POST /v1/keywords) are saved atomically to
-            the overlay file; SIGHUP, or a change of that file's modification time (checked every 2 s), reloads
-            it. SIGTERM or SIGINT stops accepting, finishes in-flight requests (up to 10 s) and exits 0.
-            Environment: PORT, KWSUGGEST_MODEL, KWSUGGEST_CORS_ORIGINS, KWSUGGEST_ADMIN_TOKEN (when set,
-            POST /v1/keywords needs 'Authorization: Bearer <token>'; surrounding white space is trimmed).
-            Without a token keyword writes are open: a warning on a loopback address, and a refusal to start
-            on any other address unless --allow-open-writes is given.
+            Listens first and prints 'listening on http://HOST:PORT', then opens the store and loads the model in
+            the background; /readyz answers 503 until both are done (a model file whose SHA-256 differs from
+            manifest.json stops it with exit 1). Keyword changes (POST /v1/keywords) and
+            feedback (POST /v1/feedback) are durable in the store before they are acknowledged. The file store
+            locks a file beside the overlay, so processes on one machine may share it; changes by other
+            processes are picked up within 1 s (SIGHUP reloads at once). For replicas on several machines use
+            postgres://user@host:5432/db (needs libpq5; password from the URL, PGPASSWORD or PGPASSFILE).
+            SIGTERM or SIGINT stops accepting, finishes in-flight requests (up to 10 s) and exits 0.
+            Environment: PORT, KWSUGGEST_MODEL, KWSUGGEST_STORE, KWSUGGEST_CORS_ORIGINS, KWSUGGEST_ADMIN_TOKEN
+            (when set, keyword changes and feedback need 'Authorization: Bearer <token>'; surrounding white space
+            is trimmed). Without a token writes are open: a warning on a loopback address, and a refusal to start
+            on any other address unless --allow-open-writes is given. With a calibrated model (calibration.json)
+            every suggestion carries its confidence, and an answer is marked auto_accept when the top one clears
+            the threshold the calibration curve gives for --auto-accept-precision; a precision the curve never
+            reaches auto-accepts nothing.
             """
     )
 
@@ -59,10 +71,11 @@ struct ServeCommand: Command {
     var modelDirectory: String
     var threads: Int?
     var corsOrigins: [String]
-    var overlayPath: String
+    var storeLocation: StoreLocation
     var allowOpenWrites: Bool
     var verify: Bool
     var accessLogMode: AccessLogMode
+    var autoAcceptPrecision: Double
 
     init(arguments: ParsedArguments) throws {
         try arguments.expectNoPositionals()
@@ -81,20 +94,25 @@ struct ServeCommand: Command {
             origins = CORSPolicy.parse(environment: text)
         }
         corsOrigins = origins
-        overlayPath = try arguments.get(Self.overlay) ?? KeywordOverlayStore.defaultPath(modelDirectory: modelDirectory)
+        storeLocation = try resolveStore(store: arguments.get(Self.store), overlay: arguments.get(Self.overlay),
+                                         modelDirectory: modelDirectory)
         allowOpenWrites = arguments.get(Self.allowOpenWrites)
         verify = !arguments.get(Self.noVerify)
         accessLogMode = try arguments.require(Self.accessLog)
+        autoAcceptPrecision = try arguments.require(Self.autoAcceptPrecision)
     }
 
     func run() throws {
+        if case .postgres = storeLocation {
+            do { try PostgresKeywordStore.loadLibrary() } catch { throw CommandError.failure("\(error)") }
+        }
         var options = ServiceOptions()
         options.server.host = host
         options.server.port = port
         if let threads { options.server.eventLoops = threads }
         options.server.accessLogMode = accessLogMode
         options.api.cors = CORSPolicy(allowedOrigins: corsOrigins)
-        options.overlayPath = overlayPath
+        options.store = storeLocation
         options.allowOpenWrites = allowOpenWrites
         do {
             options.api.adminToken = try WritePolicy.token(fromEnvironment: Environment.value("KWSUGGEST_ADMIN_TOKEN"))
@@ -102,8 +120,9 @@ struct ServeCommand: Command {
             throw CommandError.failure(error.message)
         }
         let factory = Self.engineFactory
-        let (directory, overlay, verify) = (modelDirectory, overlayPath, verify)
-        let runner = ServiceRunner(options: options, loader: { try factory(directory, overlay, verify) }, announce: { line in
+        let (directory, verify, precision) = (modelDirectory, verify, autoAcceptPrecision)
+        let runner = ServiceRunner(options: options, loader: { store in try factory(directory, store, verify, precision) },
+                                   announce: { line in
             // Unbuffered, so a supervisor reading stdout sees the address at once.
             writeStandardOutput(Array((line + "\n").utf8))
         })

@@ -1,0 +1,236 @@
+// POST /v1/feedback and GET /v1/feedback/export: annotator decisions in, training data out.
+import HTTPCore
+import KeywordService
+import Locking
+import StrictJSON
+
+extension Handlers {
+    /// The store once opened; 503 while the service is still starting.
+    private func store() throws(APIError) -> any KeywordStore {
+        guard let store = state.store else { throw APIError.notReady }
+        return store
+    }
+
+    /// One item (`{"name", "keyword", "action", …}`) → 201 `{"id", "duplicate"}`; `{"items": [...]}` →
+    /// 201 `{"ids", "stored", "duplicates"}`. All items are checked before any is stored, and stored all or none.
+    func postFeedback(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+        try RequestDecoding.authorize(request, token: configuration.adminToken)
+        let fields = try RequestDecoding.object(request)
+        var items: [FeedbackItem] = []
+        let single = fields["items"] == nil
+        if single {
+            items.append(try FeedbackDecoding.item(fields, field: "", limits: configuration.limits))
+        } else {
+            try RequestDecoding.onlyFields(fields, ["items"])
+            guard case .array(let values) = fields["items"] ?? .null else {
+                throw .badRequest(.invalidItems, "'items' must be an array of feedback objects")
+            }
+            guard !values.isEmpty else { throw .badRequest(.emptyItems, "'items' needs at least one feedback object") }
+            guard values.count <= configuration.limits.maxFeedbackItems else {
+                throw .badRequest(.tooManyItems, "at most \(configuration.limits.maxFeedbackItems) items per request")
+            }
+            for (index, value) in values.enumerated() {
+                guard case .object(let itemFields) = value else {
+                    throw .badRequest(.invalidItem, "'items[\(index)]' must be an object")
+                }
+                items.append(try FeedbackDecoding.item(itemFields, field: "items[\(index)].", limits: configuration.limits))
+            }
+        }
+        let store = try store()
+        let receipts: [FeedbackReceipt]
+        do {
+            receipts = try store.appendFeedback(items)
+        } catch .unavailable {
+            throw APIError.storeUnavailable
+        } catch {
+            Syscall.writeAll(2, Array("{\"event\":\"feedback_failed\",\"error\":\(Self.quoted("\(error)"))}\n".utf8))
+            throw APIError(.internalServerError, .feedbackFailed, "the feedback could not be saved")
+        }
+        let fallbackModel = state.engine?.modelVersion ?? "unknown"
+        for (item, receipt) in zip(items, receipts) where !receipt.duplicate {
+            feedbackCounts.count(item, fallbackModel: fallbackModel)
+        }
+        var json = JSONWriter()
+        json.object { json in
+            if single, let receipt = receipts.first {
+                json.field("id", int: Int(receipt.id))
+                json.field("duplicate", bool: receipt.duplicate)
+            } else {
+                json.field("ids") { json in json.array { json in for receipt in receipts { json.int(Int(receipt.id)) } } }
+                json.field("stored", int: receipts.filter { !$0.duplicate }.count)
+                json.field("duplicates", int: receipts.filter(\.duplicate).count)
+            }
+        }
+        return .json(.created, json.bytes)
+    }
+
+    /// JSON lines of the records after `since`: training data (`{"name","keywords","source"}` for accepts and
+    /// corrections) by default, every record as stored with `format=raw`. `Feedback-Last-Id` names the last
+    /// record read, for the next `since`.
+    func exportFeedback(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+        try RequestDecoding.authorize(request, token: configuration.adminToken)
+        let query = try RequestDecoding.query(request.query, allowed: ["since", "format"])
+        var since: Int64 = 0
+        if let text = query["since"] {
+            guard let number = Int64(text), number >= 0 else {
+                throw .badRequest(.invalidSince, "'since' must be a record id (an integer ≥ 0)")
+            }
+            since = number
+        }
+        let raw: Bool
+        switch query["format"] ?? "training" {
+        case "training": raw = false
+        case "raw": raw = true
+        default: throw .badRequest(.invalidFormat, "'format' must be 'training' or 'raw'")
+        }
+        let store = try store()
+        let records: [FeedbackRecord]
+        do {
+            records = try store.feedback(after: since, limit: Int.max)
+        } catch .unavailable {
+            throw APIError.storeUnavailable
+        } catch {
+            Syscall.writeAll(2, Array("{\"event\":\"feedback_export_failed\",\"error\":\(Self.quoted("\(error)"))}\n".utf8))
+            throw APIError(.internalServerError, .feedbackExportFailed, "the feedback could not be read")
+        }
+        var body: [UInt8] = []
+        body.reserveCapacity(records.count * 160)
+        for record in records {
+            var json = JSONWriter()
+            if raw {
+                FeedbackDecoding.writeRecord(record, into: &json)
+            } else {
+                guard record.item.action != .reject else { continue }
+                json.object { json in
+                    json.field("name", string: record.item.name)
+                    json.field("keywords") { json in json.array { json in json.string(record.item.keyword) } }
+                    json.field("source", string: "feedback")
+                }
+            }
+            body += json.bytes
+            body.append(0x0A)
+        }
+        var headers = HTTPHeaders()
+        headers.add("Content-Type", "application/x-ndjson; charset=utf-8")
+        headers.add("Cache-Control", "no-store")
+        headers.add("Feedback-Last-Id", String(records.last?.id ?? since))
+        return HTTPResponse(status: .ok, headers: headers, body: body)
+    }
+}
+
+/// Checks one feedback object field by field; the error names the field (`items[3].action`).
+enum FeedbackDecoding {
+    static let fields: Set<String> = ["id", "name", "keyword", "action", "shown", "model", "annotator"]
+    /// Longest client id, model and annotator, in characters.
+    static let maxLabelCharacters = 200
+
+    static func item(_ fields: [String: JSONValue], field prefix: String, limits: APILimits) throws(APIError) -> FeedbackItem {
+        try RequestDecoding.onlyFields(fields, Self.fields)
+        let name = try RequestDecoding.name(fields["name"], field: prefix + "name", limits: limits)
+        let keyword = try keywordText(fields["keyword"], field: prefix + "keyword", limits: limits, required: true) ?? ""
+        guard case .string(let actionText) = fields["action"] ?? .null else {
+            throw .badRequest(.invalidAction, "'\(prefix)action' is required: 'accept', 'correct' or 'reject'")
+        }
+        guard let action = FeedbackAction(rawValue: actionText) else {
+            throw .badRequest(.invalidAction, "'\(prefix)action' must be 'accept', 'correct' or 'reject'")
+        }
+        var shown: [String] = []
+        if let value = fields["shown"], value != .null {
+            guard case .array(let values) = value else {
+                throw .badRequest(.invalidShown, "'\(prefix)shown' must be an array of keywords")
+            }
+            guard values.count <= limits.maxK else {
+                throw .badRequest(.invalidShown, "'\(prefix)shown' holds at most \(limits.maxK) keywords")
+            }
+            for (index, value) in values.enumerated() {
+                shown.append(try keywordText(value, field: "\(prefix)shown[\(index)]", limits: limits, required: true) ?? "")
+            }
+        }
+        return FeedbackItem(name: name, keyword: keyword, action: action, shown: shown,
+                            model: try label(fields["model"], field: prefix + "model", code: .invalidModel),
+                            annotator: try label(fields["annotator"], field: prefix + "annotator", code: .invalidAnnotator),
+                            clientID: try label(fields["id"], field: prefix + "id", code: .invalidId))
+    }
+
+    /// A keyword: a string of 1…maxKeywordCharacters characters after trimming, no control characters.
+    private static func keywordText(_ value: JSONValue?, field: String, limits: APILimits, required: Bool) throws(APIError) -> String? {
+        guard let value, value != .null else {
+            if required { throw .badRequest(.invalidKeyword, "'\(field)' is required") }
+            return nil
+        }
+        guard case .string(let raw) = value else { throw .badRequest(.invalidKeyword, "'\(field)' must be a string") }
+        let text = RequestDecoding.trimWhitespace(raw)
+        guard !text.isEmpty else { throw .badRequest(.invalidKeyword, "'\(field)' is empty") }
+        guard text.unicodeScalars.count <= limits.maxKeywordCharacters else {
+            throw .badRequest(.invalidKeyword, "'\(field)' is longer than \(limits.maxKeywordCharacters) characters")
+        }
+        guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw .badRequest(.invalidKeyword, "'\(field)' contains a control character")
+        }
+        return text
+    }
+
+    /// An optional short string (client id, model, annotator): 1…200 characters, no control characters.
+    private static func label(_ value: JSONValue?, field: String, code: ErrorCode) throws(APIError) -> String? {
+        guard let value, value != .null else { return nil }
+        guard case .string(let text) = value else { throw .badRequest(code, "'\(field)' must be a string") }
+        guard !text.isEmpty, text.unicodeScalars.count <= maxLabelCharacters else {
+            throw .badRequest(code, "'\(field)' must be 1 to \(maxLabelCharacters) characters")
+        }
+        guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw .badRequest(code, "'\(field)' contains a control character")
+        }
+        return text
+    }
+
+    /// A stored record as the raw export writes it (the same keys as the file store's lines).
+    static func writeRecord(_ record: FeedbackRecord, into json: inout JSONWriter) {
+        json.object { json in
+            json.field("id", int: Int(record.id))
+            if let client = record.item.clientID { json.field("client_id", string: client) }
+            json.field("received_at", string: record.receivedAt)
+            json.field("name", string: record.item.name)
+            json.field("keyword", string: record.item.keyword)
+            json.field("action", string: record.item.action.rawValue)
+            json.field("shown") { json in json.array { json in for keyword in record.item.shown { json.string(keyword) } } }
+            if let model = record.item.model { json.field("model", string: model) }
+            if let annotator = record.item.annotator { json.field("annotator", string: annotator) }
+        }
+    }
+}
+
+/// Counters of feedback by action, and of accepted keywords by the rank they were shown at (1–5, or `none`
+/// when the keyword was not among the first five shown), per model version: the online Acc@1 and Acc@5.
+final class FeedbackCounters: Sendable {
+    private struct Key: Hashable {
+        var model: String
+        var rank: String
+    }
+    private let accepted = Locked<[Key: Int]>([:])
+    private let actions = Locked<[String: Int]>([:])
+
+    func count(_ item: FeedbackItem, fallbackModel: String) {
+        actions.withLock { $0[item.action.rawValue, default: 0] += 1 }
+        guard item.action != .reject else { return }
+        let rank = item.shown.prefix(5).firstIndex(of: item.keyword).map { String($0 + 1) } ?? "none"
+        let key = Key(model: item.model ?? fallbackModel, rank: rank)
+        accepted.withLock { $0[key, default: 0] += 1 }
+    }
+
+    func render() -> String {
+        var text = "# HELP kwsuggest_feedback_total Feedback records stored by this process, by action.\n"
+        text += "# TYPE kwsuggest_feedback_total counter\n"
+        let actionCounts = actions.withLock { $0 }
+        for action in FeedbackAction.allCases {
+            text += "kwsuggest_feedback_total{action=\"\(action.rawValue)\"} \(actionCounts[action.rawValue] ?? 0)\n"
+        }
+        text += "# HELP kwsuggest_feedback_accepted_total Accepted or corrected keywords by the rank they were shown at "
+            + "(1-5, none: not among the first five), per model version.\n"
+        text += "# TYPE kwsuggest_feedback_accepted_total counter\n"
+        let counts = accepted.withLock { $0 }
+        for (key, count) in counts.sorted(by: { ($0.key.model, $0.key.rank) < ($1.key.model, $1.key.rank) }) {
+            text += "kwsuggest_feedback_accepted_total{model=\"\(ServerMetrics.label(key.model))\",rank=\"\(key.rank)\"} \(count)\n"
+        }
+        return text
+    }
+}

@@ -1,0 +1,304 @@
+// The default store: files beside the overlay, safe for any number of processes on one machine.
+import Foundation
+import Locking
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Keyword changes in the overlay file, feedback in an append-only JSON-lines file, both guarded by an
+/// exclusive `flock` on a lock file beside them.
+///
+/// Every keyword change is a read-modify-write under the lock: read the overlay, apply the change, write it
+/// atomically (`KeywordOverlayStore.save`), unlock. Every feedback append writes whole lines and fsyncs before
+/// unlocking. So any number of processes sharing the files on one machine lose nothing. `flock` is not
+/// reliable on network file systems (NFS, RWX volumes); replicas on several machines use PostgreSQL.
+///
+/// Files, for the overlay `keywords.overlay.json`: the lock `keywords.overlay.lock`, the feedback
+/// `keywords.overlay.feedback.jsonl`.
+public final class FileKeywordStore: KeywordStore {
+    public let overlayPath: String
+    public let lockPath: String
+    public let feedbackPath: String
+    public var displayName: String { "file:\(overlayPath)" }
+    public var kind: String { "file" }
+    public var isAvailable: Bool { true }
+
+    private let overlayFile: KeywordOverlayStore
+    private let index = Locked(FeedbackIndex())
+    private let stopped = Atomic<Bool>(false)
+    private let watching = Atomic<Bool>(false)
+    /// How often the watcher compares the overlay file's identity, size and modification time.
+    private let pollInterval: Double
+
+    public init(overlayPath: String, pollInterval: Double = 0.5) {
+        self.overlayPath = overlayPath
+        self.pollInterval = pollInterval
+        let stem = overlayPath.hasSuffix(".json") ? String(overlayPath.dropLast(5)) : overlayPath
+        lockPath = stem + ".lock"
+        feedbackPath = stem + ".feedback.jsonl"
+        overlayFile = KeywordOverlayStore(path: overlayPath)
+    }
+
+    // MARK: Keywords
+
+    public func loadOverlay() throws(KeywordStoreError) -> KeywordOverlay {
+        do { return try overlayFile.load() } catch { throw .failed("\(error)") }
+    }
+
+    public func apply(_ change: KeywordChange,
+                      check: (KeywordOverlay) throws(KeywordStoreError) -> Void) throws(KeywordStoreError) -> KeywordOverlay {
+        try withFileLock { () throws(KeywordStoreError) -> KeywordOverlay in
+            let current = try loadOverlay()
+            try check(current)
+            let next = current.applying(add: change.add, remove: change.remove)
+            if next != current { try save(next) }
+            return next
+        }
+    }
+
+    public func replaceOverlay(_ overlay: KeywordOverlay) throws(KeywordStoreError) {
+        try withFileLock { () throws(KeywordStoreError) in try save(overlay) }
+    }
+
+    private func save(_ overlay: KeywordOverlay) throws(KeywordStoreError) {
+        do { try overlayFile.save(overlay) } catch { throw .failed("\(error)") }
+    }
+
+    // MARK: Feedback
+
+    public func appendFeedback(_ items: [FeedbackItem]) throws(KeywordStoreError) -> [FeedbackReceipt] {
+        guard !items.isEmpty else { return [] }
+        return try withFeedbackFile { (fd, index) throws(KeywordStoreError) -> [FeedbackReceipt] in
+            var receipts: [FeedbackReceipt] = []
+            var bytes: [UInt8] = []
+            var records: [FeedbackRecord] = []
+            var pending: [String: Int64] = [:]
+            var nextID = index.lastID
+            let now = UTCTimestamp.now()
+            for item in items {
+                if let client = item.clientID, let earlier = index.byClientID[client] ?? pending[client] {
+                    receipts.append(FeedbackReceipt(id: earlier, duplicate: true))
+                    continue
+                }
+                nextID += 1
+                let record = FeedbackRecord(id: nextID, receivedAt: now, item: item)
+                if let client = item.clientID { pending[client] = nextID }
+                records.append(record)
+                bytes += FeedbackLine.encode(record)
+                receipts.append(FeedbackReceipt(id: nextID, duplicate: false))
+            }
+            try append(bytes, to: fd, index: &index)
+            for record in records { index.note(record) }
+            return receipts
+        }
+    }
+
+    public func importFeedback(_ records: [FeedbackRecord]) throws(KeywordStoreError) -> Int {
+        try withFeedbackFile { (fd, index) throws(KeywordStoreError) -> Int in
+            var bytes: [UInt8] = []
+            var fresh: [FeedbackRecord] = []
+            var seen = Set<Int64>()
+            for record in records.sorted(by: { $0.id < $1.id }) {
+                guard !index.ids.contains(record.id), seen.insert(record.id).inserted else { continue }
+                if let client = record.item.clientID, index.byClientID[client] != nil { continue }
+                fresh.append(record)
+                bytes += FeedbackLine.encode(record)
+            }
+            try append(bytes, to: fd, index: &index)
+            for record in fresh { index.note(record) }
+            return fresh.count
+        }
+    }
+
+    public func feedback(after: Int64, limit: Int) throws(KeywordStoreError) -> [FeedbackRecord] {
+        let data: [UInt8]
+        do {
+            data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: feedbackPath)))
+        } catch {
+            if access(feedbackPath, F_OK) != 0 { return [] }
+            throw .failed("\(feedbackPath): cannot read: \(error.localizedDescription)")
+        }
+        var records: [FeedbackRecord] = []
+        var start = 0
+        var line = 0
+        // A last line without its newline is a write cut short by a crash: never acknowledged, skipped.
+        while let end = data[start...].firstIndex(of: 0x0A) {
+            line += 1
+            defer { start = end + 1 }
+            let record: FeedbackRecord
+            do {
+                record = try FeedbackLine.decode(data[start..<end])
+            } catch {
+                throw .failed("\(feedbackPath):\(line): \(error)")
+            }
+            if record.id > after { records.append(record) }
+        }
+        records.sort { $0.id < $1.id }
+        return Array(records.prefix(max(0, limit)))
+    }
+
+    // MARK: Watching
+
+    public func startWatching(_ onChange: @escaping @Sendable (String) -> Void) {
+        guard !watching.exchange(true, ordering: .relaxed) else { return }
+        let path = overlayPath, interval = pollInterval
+        let thread = Thread { [weak self] in
+            var last = FileIdentity(path: path)
+            // The file may have changed between the caller's first read and now.
+            onChange("watch started")
+            while let self, !self.stopped.load(ordering: .relaxed) {
+                usleep(useconds_t(interval * 1_000_000))
+                let now = FileIdentity(path: path)
+                if now != last {
+                    last = now
+                    onChange("overlay file changed")
+                }
+            }
+        }
+        thread.name = "kwsuggest-store-watch"
+        thread.start()
+    }
+
+    public func close() {
+        stopped.store(true, ordering: .relaxed)
+    }
+
+    // MARK: Locking and appending
+
+    /// Runs `body` holding the exclusive lock on the lock file (blocking until other processes release it).
+    private func withFileLock<T>(_ body: () throws(KeywordStoreError) -> T) throws(KeywordStoreError) -> T {
+        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw Self.failure("open", lockPath) }
+        defer { Glibc.close(fd) }
+        while flock(fd, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw Self.failure("flock", lockPath) }
+        }
+        return try body()
+    }
+
+    /// Runs `body` under the file lock with the feedback file open and the index brought up to date.
+    private func withFeedbackFile<T>(_ body: (Int32, inout FeedbackIndex) throws(KeywordStoreError) -> T) throws(KeywordStoreError) -> T {
+        try withFileLock { () throws(KeywordStoreError) -> T in
+            let existed = access(feedbackPath, F_OK) == 0
+            let fd = open(feedbackPath, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw Self.failure("open", feedbackPath) }
+            defer { Glibc.close(fd) }
+            if !existed { try Self.syncDirectory(of: feedbackPath) }
+            return try index.withLock { (index: inout FeedbackIndex) throws(KeywordStoreError) -> T in
+                try index.refresh(fd: fd, path: feedbackPath)
+                return try body(fd, &index)
+            }
+        }
+    }
+
+    /// Writes whole lines and fsyncs. A torn last line left by a crash is cut off first.
+    private func append(_ bytes: [UInt8], to fd: Int32, index: inout FeedbackIndex) throws(KeywordStoreError) {
+        guard !bytes.isEmpty else { return }
+        if index.fileSize > index.scanned {
+            guard ftruncate(fd, off_t(index.scanned)) == 0 else { throw Self.failure("ftruncate", feedbackPath) }
+        }
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { raw in write(fd, raw.baseAddress! + offset, raw.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                let code = errno
+                _ = ftruncate(fd, off_t(index.scanned))
+                errno = code
+                throw Self.failure("write", feedbackPath)
+            }
+            offset += written
+        }
+        guard fsync(fd) == 0 else { throw Self.failure("fsync", feedbackPath) }
+        index.scanned += bytes.count
+        index.fileSize = index.scanned
+    }
+
+    private static func syncDirectory(of path: String) throws(KeywordStoreError) {
+        let directory = (path as NSString).deletingLastPathComponent
+        let fd = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw failure("open directory", directory) }
+        defer { Glibc.close(fd) }
+        guard fsync(fd) == 0 else { throw failure("fsync directory", directory) }
+    }
+
+    private static func failure(_ call: String, _ path: String) -> KeywordStoreError {
+        let code = errno
+        return .failed("\(path): \(call) failed: \(String(cString: strerror(code))) (errno \(code))")
+    }
+}
+
+/// What the feedback file holds, kept between appends: re-read only from where the last scan stopped.
+struct FeedbackIndex: Sendable {
+    var device: UInt64 = 0
+    var inode: UInt64 = 0
+    /// Bytes of whole lines read so far.
+    var scanned = 0
+    var fileSize = 0
+    var lines = 0
+    var lastID: Int64 = 0
+    var ids = Set<Int64>()
+    var byClientID: [String: Int64] = [:]
+
+    mutating func note(_ record: FeedbackRecord) {
+        lines += 1
+        lastID = max(lastID, record.id)
+        ids.insert(record.id)
+        if let client = record.item.clientID { byClientID[client] = record.id }
+    }
+
+    /// Reads lines appended since the last scan (by this or another process); starts over if the file was replaced.
+    mutating func refresh(fd: Int32, path: String) throws(KeywordStoreError) {
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let code = errno
+            throw .failed("\(path): fstat failed: \(String(cString: strerror(code))) (errno \(code))")
+        }
+        let size = Int(info.st_size)
+        if UInt64(info.st_dev) != device || UInt64(info.st_ino) != inode || size < scanned {
+            self = FeedbackIndex()
+            device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
+        }
+        fileSize = size
+        guard size > scanned else { return }
+        var buffer = [UInt8](repeating: 0, count: size - scanned)
+        var filled = 0
+        while filled < buffer.count {
+            let got = buffer.withUnsafeMutableBytes { raw in pread(fd, raw.baseAddress! + filled, raw.count - filled, off_t(scanned + filled)) }
+            if got < 0 && errno == EINTR { continue }
+            guard got > 0 else { break }
+            filled += got
+        }
+        var start = 0
+        while let end = buffer[start..<filled].firstIndex(of: 0x0A) {
+            let record: FeedbackRecord
+            do {
+                record = try FeedbackLine.decode(buffer[start..<end])
+            } catch {
+                throw .failed("\(path):\(lines + 1): \(error)")
+            }
+            note(record)
+            start = end + 1
+        }
+        scanned += start
+    }
+}
+
+/// Identity, size and modification time of a file; any change means it was rewritten.
+struct FileIdentity: Equatable {
+    var device: UInt64 = 0, inode: UInt64 = 0, size: Int64 = 0, seconds: Int = 0, nanoseconds: Int = 0
+    var exists = false
+
+    init(path: String) {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return }
+        exists = true
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+        size = Int64(info.st_size)
+        seconds = Int(info.st_mtim.tv_sec)
+        nanoseconds = Int(info.st_mtim.tv_nsec)
+    }
+}

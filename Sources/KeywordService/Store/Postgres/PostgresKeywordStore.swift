@@ -1,0 +1,368 @@
+// The store for replicas: keyword changes and feedback in PostgreSQL, changes announced with LISTEN/NOTIFY.
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Keyword changes as rows (a change log plus the current additions and removals), feedback as rows, in one
+/// PostgreSQL database shared by every replica.
+///
+/// A change runs in one transaction holding the row lock of `kwsuggest_keyword_head`, so concurrent changes
+/// from any number of replicas apply one after the other, and it is acknowledged only after COMMIT. The
+/// commit bumps the list revision and sends `NOTIFY kwsuggest_keywords`; each replica's listener thread
+/// reloads on the notification, and also checks the revision every second in case a notification was missed.
+/// While the database is down `isAvailable` is false, writes throw `unavailable`, and the listener reconnects
+/// with backoff; on reconnecting it reports a change so the replica resyncs the whole list.
+///
+/// libpq is loaded with `dlopen` when the first store is made; credentials follow libpq's conventions
+/// (the URL, `PGPASSWORD`, `PGPASSFILE`).
+public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
+    public let displayName: String
+    public var kind: String { "postgres" }
+    public var isAvailable: Bool { available.load(ordering: .relaxed) }
+
+    private let conninfo: String
+    private let pq: LibPQ
+    /// Guards `connection`, the one connection used for reads and writes.
+    private let lock = NSLock()
+    private var connection: PostgresConnection?
+    private let available = Atomic<Bool>(false)
+    private let stopped = Atomic<Bool>(false)
+    private let watching = Atomic<Bool>(false)
+
+    /// Loads libpq, connects and migrates the schema. Throws `unavailable` when the server cannot be reached
+    /// (retry later) and `failed` when libpq is missing or the schema cannot be migrated.
+    public init(url: String) throws(KeywordStoreError) {
+        displayName = Self.masked(url)
+        conninfo = Self.withDefaults(url)
+        pq = try LibPQ.load()
+        let connection: PostgresConnection
+        do {
+            connection = try PostgresConnection(conninfo: conninfo, pq: pq)
+            try PostgresSchema.migrate(connection)
+        } catch .connection(let message) {
+            throw .unavailable("\(displayName): \(message)")
+        } catch {
+            throw .failed("\(displayName): cannot migrate the schema: \(error)")
+        }
+        self.connection = connection
+        available.store(true, ordering: .relaxed)
+    }
+
+    deinit {
+        stopped.store(true, ordering: .relaxed)
+    }
+
+    /// Loads libpq now, so a missing library is reported before anything starts (one line naming libpq5).
+    public static func loadLibrary() throws(KeywordStoreError) {
+        _ = try LibPQ.load()
+    }
+
+    // MARK: Keywords
+
+    public func loadOverlay() throws(KeywordStoreError) -> KeywordOverlay {
+        try transaction { connection in try Self.readOverlay(connection).overlay }
+    }
+
+    public func apply(_ change: KeywordChange,
+                      check: (KeywordOverlay) throws(KeywordStoreError) -> Void) throws(KeywordStoreError) -> KeywordOverlay {
+        try transaction { connection in
+            let revision = try connection.exec("SELECT revision FROM kwsuggest_keyword_head FOR UPDATE")
+            guard let text = revision.first?.first ?? nil, let current = Int64(text) else {
+                throw KeywordStoreError.failed("\(displayName): kwsuggest_keyword_head has no row")
+            }
+            let (overlay, lastPosition) = try Self.readOverlay(connection)
+            try check(overlay)
+            let next = overlay.applying(add: change.add, remove: change.remove)
+            let nextRevision = String(current + 1)
+            for (op, keywords) in [("add", change.add), ("remove", change.remove)] {
+                for keyword in keywords {
+                    try connection.exec("""
+                        INSERT INTO kwsuggest_keyword_changes (revision, op, keyword, request_id, actor)
+                        VALUES ($1, $2, $3, $4, $5)
+                        """, [nextRevision, op, keyword, change.requestID, change.actor])
+                }
+            }
+            try Self.writeDifference(from: overlay, to: next, after: lastPosition, connection)
+            try connection.exec("UPDATE kwsuggest_keyword_head SET revision = $1", [nextRevision])
+            try connection.exec("SELECT pg_notify($1, $2)", [PostgresSchema.channel, nextRevision])
+            return next
+        }
+    }
+
+    public func replaceOverlay(_ overlay: KeywordOverlay) throws(KeywordStoreError) {
+        try transaction { connection in
+            try connection.exec("SELECT revision FROM kwsuggest_keyword_head FOR UPDATE")
+            try connection.exec("DELETE FROM kwsuggest_keywords")
+            try Self.writeDifference(from: KeywordOverlay(), to: overlay, after: 0, connection)
+            let rows = try connection.exec("UPDATE kwsuggest_keyword_head SET revision = revision + 1 RETURNING revision")
+            try connection.exec("SELECT pg_notify($1, $2)", [PostgresSchema.channel, rows.first?.first ?? "0"])
+        }
+    }
+
+    /// The current overlay and the largest position used.
+    private static func readOverlay(_ connection: PostgresConnection) throws -> (overlay: KeywordOverlay, lastPosition: Int64) {
+        var overlay = KeywordOverlay()
+        var last: Int64 = 0
+        for row in try connection.exec("SELECT keyword, state, position FROM kwsuggest_keywords ORDER BY position, keyword") {
+            guard row.count == 3, let keyword = row[0], let state = row[1] else { continue }
+            if state == "added" { overlay.added.append(keyword) } else { overlay.removed.append(keyword) }
+            last = max(last, row[2].flatMap { Int64($0) } ?? 0)
+        }
+        return (overlay, last)
+    }
+
+    /// Upserts the keywords that entered either list; order of additions is kept by increasing positions.
+    private static func writeDifference(from old: KeywordOverlay, to new: KeywordOverlay, after lastPosition: Int64,
+                                        _ connection: PostgresConnection) throws {
+        var position = lastPosition
+        let oldAdded = Set(old.added), oldRemoved = Set(old.removed)
+        for (state, keywords, before) in [("added", new.added, oldAdded), ("removed", new.removed, oldRemoved)] {
+            for keyword in keywords where !before.contains(keyword) {
+                position += 1
+                try connection.exec("""
+                    INSERT INTO kwsuggest_keywords (keyword, state, position) VALUES ($1, $2, $3)
+                    ON CONFLICT (keyword) DO UPDATE SET state = EXCLUDED.state, position = EXCLUDED.position
+                    """, [keyword, state, String(position)])
+            }
+        }
+    }
+
+    // MARK: Feedback
+
+    public func appendFeedback(_ items: [FeedbackItem]) throws(KeywordStoreError) -> [FeedbackReceipt] {
+        guard !items.isEmpty else { return [] }
+        return try transaction { connection in
+            // One writer at a time, so ids become visible in increasing order and `since` paging misses nothing.
+            try connection.exec("LOCK TABLE kwsuggest_feedback IN SHARE ROW EXCLUSIVE MODE")
+            let now = UTCTimestamp.now()
+            var receipts: [FeedbackReceipt] = []
+            var pending: [String: Int64] = [:]
+            for item in items {
+                if let client = item.clientID {
+                    if let earlier = pending[client] {
+                        receipts.append(FeedbackReceipt(id: earlier, duplicate: true))
+                        continue
+                    }
+                    let found = try connection.exec("SELECT id FROM kwsuggest_feedback WHERE client_id = $1", [client])
+                    if let text = found.first?.first ?? nil, let id = Int64(text) {
+                        receipts.append(FeedbackReceipt(id: id, duplicate: true))
+                        continue
+                    }
+                }
+                let rows = try connection.exec("""
+                    INSERT INTO kwsuggest_feedback (client_id, received_at, name, keyword, action, shown, model, annotator)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id
+                    """, [item.clientID, now, item.name, item.keyword, item.action.rawValue, Self.jsonArray(item.shown),
+                          item.model, item.annotator])
+                guard let text = rows.first?.first ?? nil, let id = Int64(text) else {
+                    throw KeywordStoreError.failed("\(displayName): INSERT returned no id")
+                }
+                if let client = item.clientID { pending[client] = id }
+                receipts.append(FeedbackReceipt(id: id, duplicate: false))
+            }
+            return receipts
+        }
+    }
+
+    public func importFeedback(_ records: [FeedbackRecord]) throws(KeywordStoreError) -> Int {
+        try transaction { connection in
+            try connection.exec("LOCK TABLE kwsuggest_feedback IN SHARE ROW EXCLUSIVE MODE")
+            var stored = 0
+            for record in records.sorted(by: { $0.id < $1.id }) {
+                let item = record.item
+                let rows = try connection.exec("""
+                    INSERT INTO kwsuggest_feedback (id, client_id, received_at, name, keyword, action, shown, model, annotator)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING RETURNING id
+                    """, [String(record.id), item.clientID, record.receivedAt, item.name, item.keyword, item.action.rawValue,
+                          Self.jsonArray(item.shown), item.model, item.annotator])
+                stored += rows.count
+            }
+            try connection.exec("""
+                SELECT setval(pg_get_serial_sequence('kwsuggest_feedback', 'id'),
+                              greatest((SELECT max(id) FROM kwsuggest_feedback), 1))
+                """)
+            return stored
+        }
+    }
+
+    public func feedback(after: Int64, limit: Int) throws(KeywordStoreError) -> [FeedbackRecord] {
+        try transaction { connection in
+            let rows = try connection.exec("""
+                SELECT id, client_id, to_char(received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+                       name, keyword, action, shown::text, model, annotator
+                FROM kwsuggest_feedback WHERE id > $1 ORDER BY id LIMIT $2
+                """, [String(after), String(min(limit, Int(Int64.max)))])
+            return try rows.map { row throws(KeywordStoreError) -> FeedbackRecord in
+                guard row.count == 9, let id = row[0].flatMap({ Int64($0) }), let received = row[2], let name = row[3],
+                      let keyword = row[4], let action = row[5].flatMap({ FeedbackAction(rawValue: $0) }) else {
+                    throw .failed("\(displayName): a kwsuggest_feedback row is incomplete")
+                }
+                let shown = row[6].flatMap { try? JSONDecoder().decode([String].self, from: Data($0.utf8)) } ?? []
+                return FeedbackRecord(id: id, receivedAt: received,
+                                      item: FeedbackItem(name: name, keyword: keyword, action: action, shown: shown,
+                                                         model: row[7], annotator: row[8], clientID: row[1]))
+            }
+        }
+    }
+
+    private static func jsonArray(_ strings: [String]) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return (try? encoder.encode(strings)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
+    }
+
+    // MARK: Transactions
+
+    /// Runs `body` in a transaction on the shared connection, connecting first when needed. A connection found
+    /// dead at BEGIN (the server restarted since) is replaced once, since nothing was sent yet.
+    private func transaction<T>(_ body: (PostgresConnection) throws -> T) throws(KeywordStoreError) -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        var attempt = 0
+        while true {
+            attempt += 1
+            let connection: PostgresConnection
+            if let existing = self.connection, existing.isConnected {
+                connection = existing
+            } else {
+                self.connection = nil
+                do {
+                    connection = try PostgresConnection(conninfo: conninfo, pq: pq)
+                } catch {
+                    available.store(false, ordering: .relaxed)
+                    throw .unavailable("\(displayName): \(error)")
+                }
+                self.connection = connection
+            }
+            do {
+                try connection.exec("BEGIN")
+            } catch {
+                self.connection = nil
+                if attempt < 2, case .connection = error { continue }
+                available.store(false, ordering: .relaxed)
+                throw .unavailable("\(displayName): \(error)")
+            }
+            do {
+                let result = try body(connection)
+                try connection.exec("COMMIT")
+                available.store(true, ordering: .relaxed)
+                return result
+            } catch let error as KeywordStoreError {
+                _ = try? connection.exec("ROLLBACK")
+                throw error
+            } catch PostgresError.connection(let message) {
+                self.connection = nil
+                available.store(false, ordering: .relaxed)
+                throw .unavailable("\(displayName): \(message)")
+            } catch {
+                _ = try? connection.exec("ROLLBACK")
+                throw .failed("\(displayName): \(error)")
+            }
+        }
+    }
+
+    // MARK: Watching
+
+    public func startWatching(_ onChange: @escaping @Sendable (String) -> Void) {
+        guard !watching.exchange(true, ordering: .relaxed) else { return }
+        let thread = Thread { [weak self] in
+            var listener = ChangeListener()
+            while let self, !self.stopped.load(ordering: .relaxed) {
+                listener.step(self, onChange: onChange)
+            }
+        }
+        thread.name = "kwsuggest-store-listen"
+        thread.start()
+    }
+
+    public func close() {
+        stopped.store(true, ordering: .relaxed)
+    }
+
+    /// The listener thread's state: its own connection, the last revision seen, the reconnect backoff.
+    private struct ChangeListener {
+        var connection: PostgresConnection?
+        var revision: String?
+        var backoff = 0.1
+        var nextCheck: UInt64 = 0
+
+        mutating func step(_ store: PostgresKeywordStore, onChange: @Sendable (String) -> Void) {
+            guard let connection else {
+                do {
+                    let fresh = try PostgresConnection(conninfo: store.conninfo, pq: store.pq)
+                    try fresh.exec("LISTEN \(PostgresSchema.channel)")
+                    revision = try Self.currentRevision(fresh)
+                    self.connection = fresh
+                    backoff = 0.1
+                    store.available.store(true, ordering: .relaxed)
+                    // Anything may have changed while this replica was not listening: resync the whole list.
+                    onChange("store connected")
+                } catch {
+                    store.available.store(false, ordering: .relaxed)
+                    usleep(useconds_t(backoff * 1_000_000))
+                    backoff = min(backoff * 2, 2)
+                }
+                return
+            }
+            var descriptor = pollfd(fd: connection.socket, events: Int16(POLLIN), revents: 0)
+            _ = poll(&descriptor, 1, 200)
+            do {
+                if !(try connection.notifications()).isEmpty {
+                    revision = try Self.currentRevision(connection)
+                    onChange("notified")
+                }
+                let now = monotonicNanoseconds()
+                if now >= nextCheck {
+                    nextCheck = now + 1_000_000_000
+                    let latest = try Self.currentRevision(connection)
+                    if latest != revision {
+                        revision = latest
+                        onChange("revision changed")
+                    }
+                }
+            } catch {
+                self.connection = nil
+                store.available.store(false, ordering: .relaxed)
+            }
+        }
+
+        static func currentRevision(_ connection: PostgresConnection) throws -> String? {
+            try connection.exec("SELECT revision FROM kwsuggest_keyword_head").first?.first ?? nil
+        }
+
+        func monotonicNanoseconds() -> UInt64 {
+            var spec = timespec()
+            clock_gettime(CLOCK_MONOTONIC, &spec)
+            return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
+        }
+    }
+
+    // MARK: URLs
+
+    /// The URL with its password replaced by `***` (in the user-info part and in a `password=` parameter).
+    public static func masked(_ url: String) -> String {
+        var text = url
+        if let scheme = text.range(of: "://"), let at = text[scheme.upperBound...].firstIndex(of: "@") {
+            let userInfo = text[scheme.upperBound..<at]
+            if let colon = userInfo.firstIndex(of: ":") {
+                text.replaceSubrange(text.index(after: colon)..<at, with: "***")
+            }
+        }
+        if let range = text.range(of: "password=") {
+            let end = text[range.upperBound...].firstIndex(where: { $0 == "&" || $0 == " " }) ?? text.endIndex
+            text.replaceSubrange(range.upperBound..<end, with: "***")
+        }
+        return text
+    }
+
+    /// Adds `connect_timeout=3` and `application_name=kwsuggest` unless the URL sets them.
+    static func withDefaults(_ url: String) -> String {
+        var text = url
+        for (key, value) in [("connect_timeout", "3"), ("application_name", "kwsuggest")] where !text.contains("\(key)=") {
+            text += (text.contains("?") ? "&" : "?") + "\(key)=\(value)"
+        }
+        return text
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+@testable import KeywordService
+import XCTest
+
+final class FileKeywordStoreTests: XCTestCase {
+    private var directory = ""
+    private var overlayPath: String { directory + "/keywords.overlay.json" }
+
+    override func setUpWithError() throws {
+        directory = NSTemporaryDirectory() + "file-store-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    private var contract: StoreContract {
+        let path = overlayPath
+        return StoreContract { FileKeywordStore(overlayPath: path) }
+    }
+
+    func testConcurrentChangesOnSeparateInstancesLoseNothing() throws { try contract.concurrentChangesLoseNothing() }
+    func testChangesApplyInOrderAndCheckCanRefuse() throws { try contract.changesApplyInOrderAndCheckCanRefuse() }
+    func testFeedbackIsIdempotentByClientID() throws { try contract.feedbackIsIdempotentByClientID() }
+    func testConcurrentFeedbackLosesNothing() throws { try contract.concurrentFeedbackLosesNothing() }
+    func testImportKeepsIDs() throws { try contract.importKeepsIDs() }
+
+    func testFilesLiveBesideTheOverlay() throws {
+        let store = FileKeywordStore(overlayPath: overlayPath)
+        XCTAssertEqual(store.lockPath, directory + "/keywords.overlay.lock")
+        XCTAssertEqual(store.feedbackPath, directory + "/keywords.overlay.feedback.jsonl")
+        _ = try store.apply(KeywordChange(add: ["a"]))
+        _ = try store.appendFeedback([FeedbackItem(name: "n", keyword: "a", action: .accept)])
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory).sorted(),
+                       ["keywords.overlay.feedback.jsonl", "keywords.overlay.json", "keywords.overlay.lock"])
+    }
+
+    /// A line cut short by a crash was never acknowledged: it is skipped on read and cut off before the next append.
+    func testTornLastLineIsSkippedAndReplaced() throws {
+        let store = FileKeywordStore(overlayPath: overlayPath)
+        let first = try store.appendFeedback([FeedbackItem(name: "n", keyword: "a", action: .accept)])
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: store.feedbackPath))
+        handle.seekToEndOfFile()
+        handle.write(Data(#"{"action":"accept","id":2,"keyw"#.utf8))
+        handle.closeFile()
+        XCTAssertEqual(try FileKeywordStore(overlayPath: overlayPath).feedback(after: 0, limit: 10).map(\.id), [first[0].id])
+        let second = try FileKeywordStore(overlayPath: overlayPath).appendFeedback([FeedbackItem(name: "m", keyword: "b", action: .reject)])
+        XCTAssertEqual(second[0].id, first[0].id + 1)
+        let text = try String(contentsOfFile: store.feedbackPath, encoding: .utf8)
+        XCTAssertEqual(text.split(separator: "\n").count, 2)
+        XCTAssertFalse(text.contains("keyw\""), text)
+    }
+
+    func testCorruptLineNamesFileAndLine() throws {
+        let store = FileKeywordStore(overlayPath: overlayPath)
+        _ = try store.appendFeedback([FeedbackItem(name: "n", keyword: "a", action: .accept)])
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: store.feedbackPath))
+        handle.seekToEndOfFile()
+        handle.write(Data("{\"id\": \"x\"}\n".utf8))
+        handle.closeFile()
+        XCTAssertThrowsError(try store.feedback(after: 0, limit: 10)) { error in
+            XCTAssertTrue("\(error)".contains("keywords.overlay.feedback.jsonl:2:"), "\(error)")
+        }
+        XCTAssertThrowsError(try FileKeywordStore(overlayPath: overlayPath).appendFeedback([FeedbackItem(name: "n", keyword: "a", action: .accept)])) { error in
+            XCTAssertTrue("\(error)".contains("keywords.overlay.feedback.jsonl:2:"), "\(error)")
+        }
+    }
+
+    func testUnwritableDirectoryIsAFailureNamingTheFile() {
+        let store = FileKeywordStore(overlayPath: directory + "/missing/keywords.overlay.json")
+        XCTAssertThrowsError(try store.apply(KeywordChange(add: ["a"]))) { error in
+            guard case .failed(let message) = error as? KeywordStoreError else { return XCTFail("\(error)") }
+            XCTAssertTrue(message.contains("missing/keywords.overlay.lock"), message)
+        }
+    }
+
+    func testFileIdentityChangesWhenTheOverlayIsRewritten() throws {
+        let store = FileKeywordStore(overlayPath: overlayPath)
+        let before = FileIdentity(path: overlayPath)
+        XCTAssertFalse(before.exists)
+        _ = try store.apply(KeywordChange(add: ["a"]))
+        let written = FileIdentity(path: overlayPath)
+        XCTAssertNotEqual(before, written)
+        _ = try store.apply(KeywordChange(add: ["b"]))
+        XCTAssertNotEqual(written, FileIdentity(path: overlayPath))
+    }
+
+    func testStoreLocationParsing() throws {
+        XCTAssertEqual(try StoreLocation(parsing: "file:/a/b.json"), .file("/a/b.json"))
+        XCTAssertEqual(try StoreLocation(parsing: "postgres://u@h:5432/d"), .postgres("postgres://u@h:5432/d"))
+        XCTAssertEqual(try StoreLocation(parsing: "postgresql://u@h/d"), .postgres("postgresql://u@h/d"))
+        XCTAssertThrowsError(try StoreLocation(parsing: "file:"))
+        XCTAssertThrowsError(try StoreLocation(parsing: "mysql://x")) { error in
+            XCTAssertTrue("\(error)".contains("file:PATH or postgres://"), "\(error)")
+        }
+        XCTAssertEqual(StoreLocation.postgres("postgres://u:secret@h:5432/d?sslmode=require").displayName,
+                       "postgres://u:***@h:5432/d?sslmode=require")
+        XCTAssertEqual(PostgresKeywordStore.masked("postgres://h/d?user=u&password=secret&x=1"), "postgres://h/d?user=u&password=***&x=1")
+    }
+}

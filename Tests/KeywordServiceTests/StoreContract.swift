@@ -1,0 +1,127 @@
+import Foundation
+@testable import KeywordService
+import XCTest
+
+/// Checks every KeywordStore must pass, run against the file store and against a real PostgreSQL.
+/// `make` opens a new store on the same underlying files or database (another process or replica).
+struct StoreContract {
+    var make: () throws -> any KeywordStore
+
+    /// Writers on separate store instances, all at once: every acknowledged keyword is in the result.
+    func concurrentChangesLoseNothing(writers: Int = 6, changesEach: Int = 15) throws {
+        let stores = try (0..<writers).map { _ in try make() }
+        let failures = Failures()
+        DispatchQueue.concurrentPerform(iterations: writers) { writer in
+            for change in 0..<changesEach {
+                do {
+                    _ = try stores[writer].apply(KeywordChange(add: ["w\(writer)-\(change)"]))
+                } catch {
+                    failures.add("\(error)")
+                }
+            }
+        }
+        XCTAssertEqual(failures.all, [])
+        let overlay = try make().loadOverlay()
+        XCTAssertEqual(Set(overlay.added).count, writers * changesEach, "lost writes")
+        XCTAssertEqual(overlay.added.count, writers * changesEach)
+    }
+
+    /// Order of additions is kept; a later change wins; `check` runs on the current overlay and can refuse.
+    func changesApplyInOrderAndCheckCanRefuse() throws {
+        let store = try make()
+        XCTAssertEqual(try store.loadOverlay(), KeywordOverlay())
+        XCTAssertEqual(try store.apply(KeywordChange(add: ["にんじん", "ごぼう"])), KeywordOverlay(added: ["にんじん", "ごぼう"]))
+        XCTAssertEqual(try store.apply(KeywordChange(add: ["豚肉"], remove: ["にんじん"])),
+                       KeywordOverlay(added: ["ごぼう", "豚肉"], removed: ["にんじん"]))
+        XCTAssertThrowsError(try store.apply(KeywordChange(add: ["牛肉"])) { (overlay: KeywordOverlay) throws(KeywordStoreError) in
+            XCTAssertEqual(overlay.added, ["ごぼう", "豚肉"])
+            throw .versionMismatch(current: "v2")
+        }) { error in
+            XCTAssertEqual(error as? KeywordStoreError, .versionMismatch(current: "v2"))
+        }
+        let other = try make()
+        XCTAssertEqual(try other.loadOverlay(), KeywordOverlay(added: ["ごぼう", "豚肉"], removed: ["にんじん"]))
+        try other.replaceOverlay(KeywordOverlay(added: ["a"], removed: ["b"]))
+        XCTAssertEqual(try store.loadOverlay(), KeywordOverlay(added: ["a"], removed: ["b"]))
+    }
+
+    /// Ids increase; a client id is stored once (in one batch, across calls and across instances).
+    func feedbackIsIdempotentByClientID() throws {
+        let store = try make()
+        let first = try store.appendFeedback([
+            FeedbackItem(name: "国産豚バラ肉 500g", keyword: "豚バラ肉", action: .accept, shown: ["豚バラ肉", "豚肉"],
+                         model: "m1", annotator: "aiko", clientID: "c-1"),
+            FeedbackItem(name: "カラーにんじん", keyword: "にんじん", action: .correct, clientID: "c-2"),
+            FeedbackItem(name: "カラーにんじん", keyword: "にんじん", action: .correct, clientID: "c-2"),
+        ])
+        XCTAssertEqual(first.map(\.duplicate), [false, false, true])
+        XCTAssertLessThan(first[0].id, first[1].id)
+        XCTAssertEqual(first[1].id, first[2].id)
+        let again = try make().appendFeedback([
+            FeedbackItem(name: "国産豚バラ肉 500g", keyword: "豚バラ肉", action: .accept, clientID: "c-1"),
+            FeedbackItem(name: "送料無料 玉ねぎ", keyword: "にんじん", action: .reject),
+        ])
+        XCTAssertEqual(again[0], FeedbackReceipt(id: first[0].id, duplicate: true))
+        XCTAssertFalse(again[1].duplicate)
+        XCTAssertGreaterThan(again[1].id, first[1].id)
+
+        let records = try store.feedback(after: 0, limit: 100)
+        XCTAssertEqual(records.map(\.id), [first[0].id, first[1].id, again[1].id])
+        XCTAssertEqual(records[0].item, FeedbackItem(name: "国産豚バラ肉 500g", keyword: "豚バラ肉", action: .accept,
+                                                     shown: ["豚バラ肉", "豚肉"], model: "m1", annotator: "aiko", clientID: "c-1"))
+        XCTAssertTrue(records[0].receivedAt.hasSuffix("Z"), records[0].receivedAt)
+        XCTAssertEqual(try store.feedback(after: first[1].id, limit: 100).map(\.id), [again[1].id])
+        XCTAssertEqual(try store.feedback(after: 0, limit: 1).count, 1)
+    }
+
+    /// Concurrent feedback writers on separate instances: every acknowledged record is there, ids distinct.
+    func concurrentFeedbackLosesNothing(writers: Int = 4, itemsEach: Int = 10) throws {
+        let stores = try (0..<writers).map { _ in try make() }
+        let ids = Failures()
+        let failures = Failures()
+        DispatchQueue.concurrentPerform(iterations: writers) { writer in
+            for item in 0..<itemsEach {
+                do {
+                    let receipts = try stores[writer].appendFeedback([FeedbackItem(name: "n\(writer)-\(item)", keyword: "k", action: .accept)])
+                    ids.add(String(receipts[0].id))
+                } catch {
+                    failures.add("\(error)")
+                }
+            }
+        }
+        XCTAssertEqual(failures.all, [])
+        XCTAssertEqual(Set(ids.all).count, writers * itemsEach)
+        XCTAssertEqual(try make().feedback(after: 0, limit: 10_000).count, writers * itemsEach)
+    }
+
+    /// Import keeps ids and times, skips ids already present, and later appends get larger ids.
+    func importKeepsIDs() throws {
+        let store = try make()
+        let records = [
+            FeedbackRecord(id: 7, receivedAt: "2026-01-02T03:04:05.678Z", item: FeedbackItem(name: "a", keyword: "x", action: .accept)),
+            FeedbackRecord(id: 9, receivedAt: "2026-01-02T03:04:06.000Z",
+                           item: FeedbackItem(name: "b", keyword: "y", action: .reject, shown: ["y"], clientID: "z")),
+        ]
+        XCTAssertEqual(try store.importFeedback(records), 2)
+        XCTAssertEqual(try store.importFeedback(records), 0)
+        XCTAssertEqual(try store.feedback(after: 0, limit: 10), records)
+        let next = try store.appendFeedback([FeedbackItem(name: "c", keyword: "w", action: .accept)])
+        XCTAssertGreaterThan(next[0].id, 9)
+    }
+}
+
+/// Strings collected from many threads.
+final class Failures: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [String] = []
+    func add(_ item: String) {
+        lock.lock()
+        items.append(item)
+        lock.unlock()
+    }
+    var all: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return items
+    }
+}
