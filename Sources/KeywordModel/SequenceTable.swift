@@ -29,8 +29,8 @@ struct SequenceTable: Sendable {
 
     /// Builds the table from (key, posting) pairs; equal keys share one postings list (order kept, repeats
     /// dropped).
-    /// - Complexity: O(entries) expected. (Repeats are found in a set: a linear search of the list made a key
-    ///   shared by many keywords, such as a common prefix word, quadratic.)
+    /// - Complexity: O(entries) expected. Repeats are found in a set, not by searching the list, which would be
+    ///   quadratic for a key shared by many keywords (a common leading word).
     init(_ entries: [([UInt32], Int32)]) {
         var index: [[UInt32]: Int] = [:]
         var lists: [[Int32]] = []
