@@ -71,3 +71,26 @@ final class LimitTests: XCTestCase {
         XCTAssertEqual(api.match(makeRequest(.post, "/v1/suggest/batch", body: "{}")).lane, .shared)
     }
 }
+
+/// A suggest body longer than any valid one is refused before the event loop parses it.
+final class SuggestBodyLimitTests: XCTestCase {
+    func testOversizedSuggestBodyIs413OnItsHead() throws {
+        let live = try LiveServer()
+        defer { live.stop() }
+        let client = try live.client()
+        client.send("POST /v1/suggest HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 100000\r\nExpect: 100-continue\r\n\r\n")
+        let response = client.readResponse()
+        XCTAssertEqual(response?.status, 413)
+        XCTAssertEqual(response?.errorCode, "body_too_large")
+    }
+
+    func testPaddedBodyIs413AndTheLargestValidNameIsNot() {
+        let api = makeAPI()
+        let padded = #"{"name":"にんじん"}"# + String(repeating: " ", count: 70_000)
+        let response = api.respond(to: makeRequest(.post, "/v1/suggest", body: padded))
+        XCTAssertEqual(response.status.code, 413)
+        // 1000 astral code points written as JSON surrogate-pair escapes: 12,000 bytes of name.
+        let escaped = #"{"name":""# + String(repeating: #"\ud83e\udd55"#, count: 1000) + #""}"#
+        XCTAssertEqual(api.respond(to: makeRequest(.post, "/v1/suggest", body: escaped)).status.code, 200)
+    }
+}

@@ -11,7 +11,7 @@ run() {  # run LABEL INPUT-FILE ARGS...: suggest with INPUT-FILE as standard inp
     /usr/bin/time -f "%e %M" -o "$WORK/time" "$BIN" suggest "$@" < "$input" > "$WORK/out" 2> "$WORK/err"
     local status=$?
     set -e
-    read -r seconds rss < "$WORK/time"
+    read -r seconds rss < <(tail -1 "$WORK/time")
     echo "$label: exit $status, $seconds s, peak RSS $((rss / 1024)) MB: $(tail -c 160 "$WORK/err" | tr '\n' ' ')"
 }
 for mb in 1 3 99; do

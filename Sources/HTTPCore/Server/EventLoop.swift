@@ -323,6 +323,7 @@ final class EventLoop: @unchecked Sendable {
 
     private func dispatch(_ request: HTTPRequest, on connection: HTTPConnection, admitted: Bool) {
         let started = Syscall.monotonicNanoseconds()
+        core.metrics.recordQueueWait(shard: index, seconds: Double(started - min(started, now)) / 1e9)
         if !admitted, let refusal = core.responder.admit(request) {
             core.metrics.requestStarted()
             let requestID = Self.validRequestID(request.headers["X-Request-Id"]) ?? core.makeRequestID()

@@ -101,7 +101,13 @@ final class Handlers: Sendable {
     /// The fields of a suggestion request in text form (a query string or a form body).
     private static let textFields: Set<String> = ["name", "k", "explain"]
 
+    static func suggestBodyTooLarge(_ limits: APILimits) -> APIError {
+        APIError(.contentTooLarge, .bodyTooLarge,
+                 "a suggest body is at most \(limits.maxSuggestBodyBytes) bytes; send long lists to /v1/suggest/batch")
+    }
+
     func suggestFromBody(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+        guard request.body.count <= limits.maxSuggestBodyBytes else { throw Self.suggestBodyTooLarge(limits) }
         if try RequestDecoding.bodyFormat(request, form: true) == .form {
             let fields = try RequestDecoding.form(request, allowed: Self.textFields)
             return try suggest(try textInput(fields, missingName: "add name=<product name> to the form"))

@@ -119,10 +119,16 @@ public final class KeywordAPI: HTTPResponder {
         }
     }
 
-    /// Keyword writes are refused on their head when the credentials are wrong, so a client that sent
+    /// Requests to the token-guarded routes are refused on their head when the credentials are wrong, so a client that sent
     /// `Expect: 100-continue` gets 401 instead of `100 Continue`, and no unauthorised body is read.
     /// The handler checks again, for requests answered in-process through `respond(to:)`.
     public func admit(_ head: HTTPRequest) -> HTTPResponse? {
+        if head.method == .post, head.path == "/v1/suggest" {
+            // Suggest runs on the event loop: a body longer than any valid one is refused before it is read.
+            guard let declared = head.headers["Content-Length"].flatMap({ Int(Substring($0).trimmingSpaces()) }),
+                  declared > configuration.limits.maxSuggestBodyBytes else { return nil }
+            return Handlers.suggestBodyTooLarge(configuration.limits).response
+        }
         guard guardedRoutes.contains("\(head.method.rawValue) \(head.path)") else { return nil }
         do throws(APIError) {
             try RequestDecoding.authorize(head, token: configuration.adminToken)

@@ -25,7 +25,7 @@ enum OpenAPIDocument {
     "/v1/suggest": {
       "post": {
         "summary": "Top-k keywords for one product name",
-        "description": "JSON, or a form body (curl -d 'name=...&k=3' sends application/x-www-form-urlencoded, Annif's convention). Any other Content-Type is 415 with a message naming the header to send.",
+        "description": "JSON, or a form body (curl -d 'name=...&k=3' sends application/x-www-form-urlencoded, Annif's convention). Any other Content-Type is 415 with a message naming the header to send. A body over 65536 bytes is 413 body_too_large (before it is read when Content-Length says so).",
         "requestBody": {"required": true, "content": {
           "application/json": {"schema": {"$ref": "#/components/schemas/SuggestRequest"}},
           "application/x-www-form-urlencoded": {"schema": {"$ref": "#/components/schemas/SuggestForm"}}

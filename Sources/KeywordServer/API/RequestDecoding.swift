@@ -20,6 +20,10 @@ public struct APILimits: Sendable, Equatable {
     public var maxK = 50
     /// `k` when not given. Default 5.
     public var defaultK = 5
+    /// Bytes of a `POST /v1/suggest` body. One name of 1000 code points is at most 12 KB even as JSON `\u`
+    /// escapes, so anything past this is padding; it is refused (413) on the request head when the length is
+    /// declared, so the loop never parses it. Default 64 KiB.
+    public var maxSuggestBodyBytes = 64 * 1024
     /// Names in one batch. Default 1000.
     public var maxBatchNames = 1000
     /// Names × `k` in one batch, which bounds its work and response. Default 10,000.
