@@ -93,7 +93,9 @@ public enum TrainingJob {
         }
         let (training, held) = plan.calibration.split(all)
         let devData = try plan.dev.map { try LabelledData.load(path: $0) }
-        let components = try ModelDirectory.load(path: plan.base, requireEncoder: false)
+        // The base is read, not served: its files are copied and re-checksummed into the new directory, so
+        // one edited on purpose (a new keyword list, say) is fine.
+        let components = try ModelDirectory.load(path: plan.base, requireEncoder: false, verify: false)
         let options = plan.options
         let config = ModelConfig(inputDimension: components.vectors.dimension, hiddenDimension: plan.hidden,
                                  sharedEncoder: plan.sharedEncoder)
@@ -189,6 +191,7 @@ public enum TrainingJob {
         manifest.setCalibration(calibration, fraction: nil, baseVersion: base)
         let file = (directory as NSString).appendingPathComponent(ModelCalibration.fileName)
         try calibration.save(path: file)
+        manifest.fileSHA256 = try ModelDirectory.checksums(directory: directory)
         try manifest.save(path: (directory as NSString).appendingPathComponent(ModelDirectory.manifestName))
         log("wrote \(file)")
         return manifest

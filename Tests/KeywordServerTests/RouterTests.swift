@@ -297,15 +297,9 @@ final class RouterTests: XCTestCase {
         XCTAssertTrue(codes.contains("not_found") && codes.contains("uri_too_long"))
     }
 
-    func testOpenAPIListsEveryRoute() throws {
-        let response = makeAPI().respond(to: makeRequest(.get, "/openapi.json"))
-        let object = jsonObject(response)
+    func testOpenAPIIsVersion31() throws {
+        let object = jsonObject(makeAPI().respond(to: makeRequest(.get, "/openapi.json")))
         XCTAssertEqual(object["openapi"] as? String, "3.1.0")
-        let paths = try XCTUnwrap(object["paths"] as? [String: Any])
-        for path in ["/", "/healthz", "/readyz", "/metrics", "/openapi.json", "/v1/suggest", "/v1/suggest/batch", "/v1/keywords"] {
-            XCTAssertNotNil(paths[path], path)
-            XCTAssertNotEqual(makeAPI().respond(to: makeRequest(.get, path + (path == "/v1/suggest" ? "?name=x" : ""))).status.code, 404, path)
-        }
     }
 
     /// The document's paths and operations are exactly the router's routes and methods, in both directions.

@@ -17,6 +17,8 @@ extension ErrorCode {
     public static let invalidKeyword = ErrorCode("invalid_keyword")
     public static let invalidName = ErrorCode("invalid_name")
     public static let invalidUtf8 = ErrorCode("invalid_utf8")
+    public static let invalidPage = ErrorCode("invalid_page")
+    public static let keywordListFull = ErrorCode("keyword_list_full")
     public static let keywordUpdateFailed = ErrorCode("keyword_update_failed")
     public static let malformedJson = ErrorCode("malformed_json")
     public static let methodNotAllowed = ErrorCode("method_not_allowed")
@@ -65,6 +67,8 @@ extension ErrorCode {
         .invalidKeyword,
         .invalidName,
         .invalidUtf8,
+        .invalidPage,
+        .keywordListFull,
         .keywordUpdateFailed,
         .malformedJson,
         .methodNotAllowed,

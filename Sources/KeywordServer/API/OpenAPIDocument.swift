@@ -69,10 +69,16 @@ enum OpenAPIDocument {
     },
     "/v1/keywords": {
       "get": {
-        "summary": "The current keyword list; its version is also the ETag",
+        "summary": "The current keyword list, or one page of it; the list version is also the ETag",
+        "description": "Without parameters, the whole list. With offset, limit or prefix, one page of the keywords that start with prefix, in list order; matched counts them. Other parameter names are 400 unknown_field (names starting with _ are ignored).",
+        "parameters": [
+          {"name": "offset", "in": "query", "schema": {"type": "integer", "minimum": 0, "maximum": 2147483647, "default": 0}},
+          {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 10000, "default": 1000}},
+          {"name": "prefix", "in": "query", "schema": {"type": "string"}}
+        ],
         "responses": {
           "200": {"description": "Keywords", "headers": {"ETag": {"$ref": "#/components/headers/ETag"}}, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/KeywordList"}}}},
-          "503": {"$ref": "#/components/responses/Error"}
+          "400": {"$ref": "#/components/responses/Error"}, "503": {"$ref": "#/components/responses/Error"}
         }
       },
       "post": {
@@ -206,11 +212,12 @@ enum OpenAPIDocument {
       },
       "KeywordList": {
         "type": "object", "required": ["keywords", "count", "version"],
-        "properties": {"keywords": {"type": "array", "items": {"type": "string"}}, "count": {"type": "integer"}, "version": {"type": "string"}}
+        "properties": {"keywords": {"type": "array", "items": {"type": "string"}}, "count": {"type": "integer", "description": "Keywords in the whole list (at most 50000)"}, "version": {"type": "string"},
+                       "matched": {"type": "integer", "description": "Only for a page: keywords with the prefix"}, "offset": {"type": "integer", "description": "Only for a page"}, "limit": {"type": "integer", "description": "Only for a page"}}
       },
       "KeywordChange": {
         "type": "object", "additionalProperties": false,
-        "description": "At least one keyword in add or remove; at most 10000 in add and remove together (400 too_many_keywords); each 1-100 Unicode code points after trimming, no control characters. null is the same as an empty list.",
+        "description": "At least one keyword in add or remove; at most 10000 in add and remove together (400 too_many_keywords); the list holds at most 50000 keywords (400 keyword_list_full); each 1-100 Unicode code points after trimming, no control characters. null is the same as an empty list.",
         "properties": {
           "add": {"type": ["array", "null"], "maxItems": 10000, "items": {"$ref": "#/components/schemas/Keyword"}},
           "remove": {"type": ["array", "null"], "maxItems": 10000, "items": {"$ref": "#/components/schemas/Keyword"}}
