@@ -75,7 +75,8 @@ final class CLICalibrationTests: ScratchTestCase {
         }
     }
 
-    /// A calibration fitted for another encoder is refused with the file named, not used silently.
+    /// A calibration fitted for another encoder is refused with the file named, not used silently: by the
+    /// manifest's checksums, and without them (`--no-verify`) by the encoder hash the calibration records.
     func testACalibrationForAnotherEncoderIsRefused() throws {
         try XCTSkipUnless(hasShippedModel, "models/default has no trained encoder yet")
         let model = try modelCopy()
@@ -85,7 +86,10 @@ final class CLICalibrationTests: ScratchTestCase {
         let range = try XCTUnwrap(text.range(of: "\"encoder_sha256\" : \"[0-9a-f]{64}\"", options: .regularExpression))
         text.replaceSubrange(range, with: "\"encoder_sha256\" : \"\(String(repeating: "0", count: 64))\"")
         try text.write(toFile: path, atomically: true, encoding: .utf8)
-        let outcome = try CLITests.run(["suggest", "--model", model, "x"])
+        let checked = try CLITests.run(["suggest", "--model", model, "x"])
+        XCTAssertEqual(checked.status, 1)
+        XCTAssertTrue(checked.stderr.hasPrefix("Error: \(path): SHA-256 is "), checked.stderr)
+        let outcome = try CLITests.run(["suggest", "--model", model, "--no-verify", "x"])
         XCTAssertEqual(outcome.status, 1)
         XCTAssertTrue(outcome.stderr.hasPrefix("Error: \(path): fitted for encoder.bin 000000000000, not for this directory's "), outcome.stderr)
     }
