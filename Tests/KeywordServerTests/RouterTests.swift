@@ -193,7 +193,9 @@ final class RouterTests: XCTestCase {
         let keywords = try XCTUnwrap(jsonObject(updated)["keywords"] as? [String])
         XCTAssertTrue(keywords.contains("ごぼう"))
         XCTAssertFalse(keywords.contains("豚肉"))
-        XCTAssertEqual(errorCode(api.respond(to: makeRequest(.post, "/v1/keywords", body: #"{}"#))), "empty_change")
+        let unchanged = api.respond(to: makeRequest(.post, "/v1/keywords", body: #"{"add":[],"remove":null}"#))
+        XCTAssertEqual(unchanged.status, .ok, "an empty change is a no-op")
+        XCTAssertEqual(jsonObject(unchanged)["keywords"] as? [String], keywords)
         XCTAssertEqual(errorCode(api.respond(to: makeRequest(.post, "/v1/keywords", body: #"{"add":[""]}"#))), "invalid_keyword")
         XCTAssertEqual(errorCode(api.respond(to: makeRequest(.post, "/v1/keywords", body: #"{"add":"x"}"#))), "invalid_add")
     }

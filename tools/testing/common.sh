@@ -54,6 +54,30 @@ run_swift_tests() {
   add_results $((executed - failed)) "$failed"
 }
 
+# run_counted_suite LABEL COMMAND...: runs a suite whose closing line is "N passed, N failed" (its output shown)
+# and adds those totals; a suite that ends without that line counts as one failure.
+run_counted_suite() {
+  local label=$1
+  shift
+  local log
+  log=$(mktemp)
+  local status=0
+  "$@" 2>&1 | tee "$log" || status=$?
+  local summary
+  summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | tail -1 || true)
+  rm -f "$log"
+  if [ -z "$summary" ]; then
+    echo "$label: no closing 'N passed, N failed' line (exit $status)" >&2
+    add_results 0 1
+    return 0
+  fi
+  local passed failed
+  passed=$(sed -E 's/^([0-9]+) passed.*/\1/' <<<"$summary")
+  failed=$(sed -E 's/.* ([0-9]+) failed$/\1/' <<<"$summary")
+  [ "$status" -ne 0 ] && [ "$failed" -eq 0 ] && failed=1
+  add_results "$passed" "$failed"
+}
+
 # finish_tests: the closing line, and the exit status.
 finish_tests() {
   echo "$TOTAL_PASSED passed, $TOTAL_FAILED failed"

@@ -94,7 +94,7 @@ final class EventLoop: @unchecked Sendable {
             Syscall.close(epoll)
             throw error
         }
-        log = AccessLog(fd: core.configuration.accessLogFD, enabled: core.configuration.accessLog)
+        log = AccessLog(fd: core.configuration.accessLogFD, mode: core.configuration.accessLogMode)
         readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
         resolution = UInt64(core.configuration.timerResolution * 1e9)
     }

@@ -48,7 +48,7 @@ public final class KeywordAPI: HTTPResponder {
         add(.get, "/v1/suggest") { request throws(APIError) in try handlers.suggestFromQuery(request) }
         add(.post, "/v1/suggest") { request throws(APIError) in try handlers.suggestFromBody(request) }
         add(.post, "/v1/suggest/batch", blocking: true) { request throws(APIError) in try handlers.batch(request) }
-        add(.get, "/v1/keywords") { _ throws(APIError) in try handlers.keywords() }
+        add(.get, "/v1/keywords") { request throws(APIError) in try handlers.keywords(request) }
         // Writes have a worker lane of their own, so they never wait behind queued batches.
         add(.post, "/v1/keywords", blocking: true, lane: .reserved) { request throws(APIError) in try handlers.updateKeywords(request) }
         add(.post, "/v1/feedback", blocking: true, lane: .reserved) { request throws(APIError) in try handlers.postFeedback(request) }

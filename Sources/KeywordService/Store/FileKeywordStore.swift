@@ -145,6 +145,8 @@ public final class FileKeywordStore: KeywordStore {
         let path = overlayPath, interval = pollInterval
         let thread = Thread { [weak self] in
             var last = FileIdentity(path: path)
+            // The file may have changed between the caller's first read and now.
+            onChange("watch started")
             while let self, !self.stopped.load(ordering: .relaxed) {
                 usleep(useconds_t(interval * 1_000_000))
                 let now = FileIdentity(path: path)

@@ -28,7 +28,7 @@ struct TrainCommand: Command {
         help: "Share of the training names held out of encoder training to fit the confidence calibration; 0 fits none.",
         default: CalibrationSplit().fraction, range: 0...0.5)
     static let calibrationSplit = Option<CalibrationSplit.Key>(
-        "--calibration-split", value: "key", help: "What the hash that picks the calibration names reads: name or keyword (the primary one).",
+        "--calibration-split", value: "key", help: "What the hash that picks the calibration names reads: name, keyword (the primary one) or both (half each).",
         default: CalibrationSplit().key)
 
     static let configuration = CommandConfiguration(
