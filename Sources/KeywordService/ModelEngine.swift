@@ -2,6 +2,7 @@
 import Foundation
 import KeywordIndex
 import KeywordModel
+import Locking
 
 /// Serves suggestions from one loaded model. The keyword list is the model's `keywords.txt` with the
 /// store's additions and removals applied; changing it re-encodes only new keywords and swaps the
@@ -21,10 +22,9 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
         var overlay: KeywordOverlay
     }
     /// Guards `state` (held only to read or swap the reference).
-    private let stateLock = NSLock()
+    private let state: Locked<State>
     /// Serialises keyword updates and reloads (held while re-encoding and writing the overlay).
-    private let updateLock = NSLock()
-    private var state: State
+    private let updates = Locked(())
 
     /// - Parameters:
     ///   - store: where keyword changes live; default the file store on `overlayPath`.
@@ -44,7 +44,7 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
         let overlay = applyOverlay ? try self.store.loadOverlay() : KeywordOverlay()
         let keywords = ModelEngine.apply(overlay, to: components.keywords)
         let index = try components.makeIndex(keywords: keywords, options: options, varieties: preparedVarieties)
-        state = State(index: index, snapshot: ModelEngine.snapshot(keywords), overlay: overlay)
+        state = Locked(State(index: index, snapshot: ModelEngine.snapshot(keywords), overlay: overlay))
     }
 
     public var modelVersion: String { components.modelVersion }
@@ -82,45 +82,37 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
     /// Applies the change in the store (under its lock, checking `expectedVersion` there) and installs the
     /// result before returning, so the caller reads its own write.
     public func updateKeywords(_ change: KeywordChange) throws -> KeywordListSnapshot {
-        updateLock.lock()
-        defer { updateLock.unlock() }
-        let base = components.keywords
-        let overlay = try store.apply(change.cleaned) { (overlay: KeywordOverlay) throws(KeywordStoreError) in
-            guard let expected = change.expectedVersion else { return }
-            let version = ModelEngine.snapshot(ModelEngine.apply(overlay, to: base)).version
-            guard version == expected else { throw .versionMismatch(current: version) }
+        try updates.withLock { _ in
+            let base = components.keywords
+            let overlay = try store.apply(change.cleaned) { (overlay: KeywordOverlay) throws(KeywordStoreError) in
+                guard let expected = change.expectedVersion else { return }
+                let version = ModelEngine.snapshot(ModelEngine.apply(overlay, to: base)).version
+                guard version == expected else { throw .versionMismatch(current: version) }
+            }
+            return try install(overlay)
         }
-        return try install(overlay)
     }
 
     public func reloadKeywords() throws -> KeywordListSnapshot {
-        updateLock.lock()
-        defer { updateLock.unlock() }
-        return try install(try store.loadOverlay())
+        try updates.withLock { _ in try install(try store.loadOverlay()) }
     }
 
     private func install(_ overlay: KeywordOverlay) throws -> KeywordListSnapshot {
         let old = current()
         let keywords = ModelEngine.apply(overlay, to: components.keywords)
         if keywords == old.snapshot.keywords {
-            stateLock.lock()
-            state.overlay = overlay
-            stateLock.unlock()
+            state.withLock { $0.overlay = overlay }
             return old.snapshot
         }
         let index = try components.makeIndex(keywords: keywords, options: options, varieties: preparedVarieties,
                                              reusing: old.index)
         let next = State(index: index, snapshot: ModelEngine.snapshot(keywords), overlay: overlay)
-        stateLock.lock()
-        state = next
-        stateLock.unlock()
+        state.withLock { $0 = next }
         return next.snapshot
     }
 
     private func current() -> State {
-        stateLock.lock()
-        defer { stateLock.unlock() }
-        return state
+        state.withLock { $0 }
     }
 
     /// Base list minus removals plus additions, order kept, duplicates dropped.

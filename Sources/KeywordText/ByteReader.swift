@@ -7,7 +7,8 @@ import Darwin
 /// Reads a whole file into memory and decodes little-endian fields from it, checking bounds.
 ///
 /// The only type in KeywordText that touches raw memory: every read is bounds-checked first,
-/// and typed arrays are filled with one copy per section.
+/// and typed arrays are filled with one copy per section. KeywordVectors has a streaming reader of its own
+/// (`FileReader`) for files too large to hold whole; its comment says why the two stay apart.
 struct ByteReader {
     let path: String
     let bytes: [UInt8]

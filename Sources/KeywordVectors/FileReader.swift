@@ -7,6 +7,11 @@ import Darwin
 /// Sequential, buffered reads from one file, with the current byte offset for error messages.
 ///
 /// Alongside `FloatMatrix`, the only place that hands raw pointers to system calls.
+///
+/// Why this is not KeywordText's `ByteReader`: vector files are large (a fastText `.bin` runs to gigabytes), so
+/// this reader streams through a fixed buffer and fills typed rows straight from it, where `ByteReader` holds a
+/// small lexicon file whole for random access. Each reports errors in its own module's error type, and the two
+/// modules are leaves that share nothing, so one reader for both would need a module of its own for ~200 lines.
 final class FileReader {
     let path: String
     /// The file's size in bytes when it was opened.

@@ -7,6 +7,7 @@ enum Root {
     static let version = "0.1.0"
     static var subcommands: [any Command.Type] { [
         ServeCommand.self,
+        StoreCommand.self,
         SuggestCommand.self,
         EvalCommand.self,
         TrainCommand.self,

@@ -22,6 +22,21 @@ final class CLIModelTests: ScratchTestCase {
         XCTAssertEqual((second?["suggestions"] as? [[String: Any]])?.first?["keyword"] as? String, "玉ねぎ")
     }
 
+    func testDamagedModelFileIsAChecksumErrorAndExitOne() throws {
+        try XCTSkipUnless(hasShippedModel, "models/default has no trained encoder yet")
+        let copy = scratch + "/damaged"
+        try FileManager.default.copyItem(atPath: CLITests.packageRoot.appendingPathComponent("models/default").path, toPath: copy)
+        let encoder = URL(fileURLWithPath: copy + "/encoder.bin")
+        var data = try Data(contentsOf: encoder)
+        data.replaceSubrange(1000..<1200, with: [UInt8](repeating: 0x5A, count: 200))
+        try data.write(to: encoder)
+        let outcome = try CLITests.run(["suggest", "--model", copy, "にんじん"])
+        XCTAssertEqual(outcome.status, 1)
+        XCTAssertTrue(outcome.stderr.contains("encoder.bin: SHA-256 is "), outcome.stderr)
+        XCTAssertTrue(outcome.stderr.contains("the file is damaged or was replaced"), outcome.stderr)
+        XCTAssertEqual(outcome.stdout, "")
+    }
+
     func testSuggestReadsStdinAndExplains() throws {
         try XCTSkipUnless(hasShippedModel, "models/default has no trained encoder yet")
         let outcome = try CLITests.run(["suggest", "--json", "--explain", "-k", "1"], stdin: "じゃがいも 男爵 5kg\n\n")

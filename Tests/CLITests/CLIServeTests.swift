@@ -9,7 +9,8 @@ final class CLIServeTests: XCTestCase {
     override func setUpWithError() throws {
         directory = NSTemporaryDirectory() + "cli-serve-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        // A model directory of its own: the shipped model's files linked in, with a short keyword list.
+        // A model directory of its own: the shipped model's files linked in, with a short keyword list (so the
+        // servers below run with --no-verify: keywords.txt differs from the manifest's checksum on purpose).
         let shipped = CLITests.packageRoot.appendingPathComponent("models/default").path
         for file in try FileManager.default.contentsOfDirectory(atPath: shipped)
         where file != "keywords.txt" && !file.hasPrefix("keywords.overlay") {
@@ -101,7 +102,8 @@ final class CLIServeTests: XCTestCase {
     }
 
     private func waitUntilReady(_ port: Int) throws {
-        for _ in 0..<100 {
+        // Generous: a debug build loads the model in a second or two, longer on a busy machine.
+        for _ in 0..<600 {
             if try request(port, "GET", "/readyz").0 == 200 { return }
             usleep(50_000)
         }
@@ -109,7 +111,7 @@ final class CLIServeTests: XCTestCase {
     }
 
     func testServeAnswersPersistsKeywordsAndExitsZeroOnSIGTERM() throws {
-        let server = try Server(arguments: ["--model", directory])
+        let server = try Server(arguments: ["--model", directory, "--no-verify"])
         try waitUntilReady(server.port)
         let (status, body) = try request(server.port, "POST", "/v1/suggest", body: #"{"name":"新物 にんじん 3本","k":1}"#)
         XCTAssertEqual(status, 200)
@@ -121,7 +123,7 @@ final class CLIServeTests: XCTestCase {
         XCTAssertTrue(log.contains(#""event":"draining""#), log)
 
         // The addition survives a restart.
-        let again = try Server(arguments: ["--model", directory])
+        let again = try Server(arguments: ["--model", directory, "--no-verify"])
         try waitUntilReady(again.port)
         XCTAssertTrue(try request(again.port, "GET", "/v1/keywords").1.contains("ごぼう"))
         XCTAssertEqual(again.stop(), 0)
@@ -129,7 +131,7 @@ final class CLIServeTests: XCTestCase {
 
     func testOverlayChangedByAnotherReplicaIsReloadedOnSIGHUP() throws {
         let overlay = directory + "/shared.overlay.json"
-        let server = try Server(arguments: ["--model", directory, "--overlay", overlay])
+        let server = try Server(arguments: ["--model", directory, "--overlay", overlay, "--no-verify"])
         try waitUntilReady(server.port)
         try #"{"added":["れんこん"],"removed":[]}"#.write(toFile: overlay, atomically: true, encoding: .utf8)
         kill(server.process.processIdentifier, SIGHUP)
@@ -188,7 +190,7 @@ final class CLIServeTests: XCTestCase {
     /// in the file and, within a few seconds, on every process.
     func testThreeProcessesOnOneFileStoreLoseNoWrite() throws {
         let store = "file:" + directory + "/shared.overlay.json"
-        let servers = try (0..<3).map { _ in try Server(arguments: ["--model", directory, "--store", store]) }
+        let servers = try (0..<3).map { _ in try Server(arguments: ["--model", directory, "--store", store, "--no-verify"]) }
         defer { for server in servers { _ = server.stop() } }
         for server in servers { try waitUntilReady(server.port) }
         let statuses = StatusList()
@@ -233,7 +235,7 @@ final class CLIServeTests: XCTestCase {
         guard let url = ProcessInfo.processInfo.environment["KWSUGGEST_TEST_POSTGRES_URL"], !url.isEmpty else {
             throw XCTSkip("needs PostgreSQL: run tools/test.sh, or tools/postgres/throwaway.sh run swift test")
         }
-        let servers = try (0..<2).map { _ in try Server(arguments: ["--model", directory, "--store", url]) }
+        let servers = try (0..<2).map { _ in try Server(arguments: ["--model", directory, "--store", url, "--no-verify"]) }
         defer { for server in servers { _ = server.stop() } }
         for server in servers { try waitUntilReady(server.port) }
         XCTAssertTrue(try request(servers[1].port, "GET", "/readyz").1.contains(#""store":"ok","store_kind":"postgres""#))
@@ -269,5 +271,84 @@ final class StatusList: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return items
+    }
+}
+
+/// `kwsuggest store export|import`.
+final class CLIStoreTests: XCTestCase {
+    private var directory = ""
+
+    override func setUpWithError() throws {
+        directory = NSTemporaryDirectory() + "cli-store-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    private let archive = """
+        {"type":"keywords","added":["ごぼう","れんこん"],"removed":["豚肉"]}
+        {"type":"feedback","id":3,"received_at":"2026-01-02T03:04:05.000Z","name":"新物 にんじん","keyword":"にんじん","action":"accept","shown":["にんじん"],"annotator":"aiko","client_id":"c-1"}
+        {"type":"feedback","id":5,"received_at":"2026-01-02T03:04:06.000Z","name":"豚バラ","keyword":"牛肉","action":"reject","shown":[]}
+
+        """
+
+    /// file → archive → another file store → archive: the same bytes.
+    func testImportThenExportRoundTrips() throws {
+        let first = "file:" + directory + "/a/keywords.overlay.json"
+        try FileManager.default.createDirectory(atPath: directory + "/a", withIntermediateDirectories: true)
+        let imported = try CLITests.run(["store", "import", "--store", first], stdin: archive)
+        XCTAssertEqual(imported.status, 0, imported.stderr)
+        XCTAssertTrue(imported.stderr.contains("2 added and 1 removed keywords; 2 of 2 feedback records stored"), imported.stderr)
+        let again = try CLITests.run(["store", "import", "--store", first], stdin: archive)
+        XCTAssertTrue(again.stderr.contains("0 of 2 feedback records stored"), again.stderr)
+        let exported = try CLITests.run(["store", "export", "--store", first])
+        XCTAssertEqual(exported.status, 0, exported.stderr)
+        let lines = exported.stdout.split(separator: "\n")
+        XCTAssertEqual(lines.count, 3, exported.stdout)
+        XCTAssertEqual(lines[0], #"{"added":["ごぼう","れんこん"],"removed":["豚肉"],"type":"keywords"}"#)
+        XCTAssertTrue(lines[1].hasPrefix(#"{"type":"feedback","action":"accept","annotator":"aiko","client_id":"c-1","id":3,"#), String(lines[1]))
+
+        try FileManager.default.createDirectory(atPath: directory + "/b", withIntermediateDirectories: true)
+        let second = "file:" + directory + "/b/keywords.overlay.json"
+        XCTAssertEqual(try CLITests.run(["store", "import", "--store", second], stdin: exported.stdout).status, 0)
+        XCTAssertEqual(try CLITests.run(["store", "export", "--store", second]).stdout, exported.stdout)
+    }
+
+    /// The same archive through PostgreSQL and back.
+    func testRoundTripThroughPostgres() throws {
+        guard let url = ProcessInfo.processInfo.environment["KWSUGGEST_TEST_POSTGRES_URL"], !url.isEmpty else {
+            throw XCTSkip("needs PostgreSQL: run tools/test.sh, or tools/postgres/throwaway.sh run swift test")
+        }
+        let file = "file:" + directory + "/keywords.overlay.json"
+        // Ids and client ids of their own, so records other tests left in the database cannot collide.
+        let base = Int.random(in: 1_000_000...1_000_000_000)
+        let unique = archive.replacingOccurrences(of: #""id":3"#, with: "\"id\":\(base)")
+            .replacingOccurrences(of: #""id":5"#, with: "\"id\":\(base + 2)")
+            .replacingOccurrences(of: "c-1", with: "c-\(base)")
+        XCTAssertEqual(try CLITests.run(["store", "import", "--store", file], stdin: unique).status, 0)
+        let fromFile = try CLITests.run(["store", "export", "--store", file]).stdout
+        let imported = try CLITests.run(["store", "import", "--store", url], stdin: fromFile)
+        XCTAssertEqual(imported.status, 0, imported.stderr)
+        XCTAssertFalse(imported.stderr.contains(url), "the URL's password is masked: \(imported.stderr)")
+        let fromDatabase = try CLITests.run(["store", "export", "--store", url]).stdout
+        // The database may hold records from other tests; the archive's own lines must be there unchanged.
+        for line in fromFile.split(separator: "\n") { XCTAssertTrue(fromDatabase.contains(line), String(line)) }
+    }
+
+    func testBadLineIsReportedWithItsNumberAndNothingIsWritten() throws {
+        let store = "file:" + directory + "/keywords.overlay.json"
+        let bad = "{\"type\":\"keywords\",\"added\":[\"a\"],\"removed\":[]}\n{\"type\":\"feedback\",\"id\":\"x\"}\n"
+        let outcome = try CLITests.run(["store", "import", "--store", store], stdin: bad)
+        XCTAssertEqual(outcome.status, 1)
+        XCTAssertTrue(outcome.stderr.hasPrefix("Error: <stdin>:2: "), outcome.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: directory + "/keywords.overlay.json"))
+    }
+
+    func testMissingActionIsAUsageError() throws {
+        let outcome = try CLITests.run(["store"])
+        XCTAssertEqual(outcome.status, 64)
+        XCTAssertTrue(outcome.stderr.hasPrefix("Error: Missing expected argument '<action>'"), outcome.stderr)
     }
 }

@@ -90,6 +90,22 @@ final class ModelEngineTests: XCTestCase {
             ["w1", "w2", "w3 w4", "w5", "w12"].firstIndex(of: a)! < ["w1", "w2", "w3 w4", "w5", "w12"].firstIndex(of: b)! })
     }
 
+    /// If-Match: the version is checked against the store's current list, under the store's lock, so a replica
+    /// that has not heard of another's change yet still refuses a stale version.
+    func testExpectedVersionIsCheckedAgainstTheStore() throws {
+        let engine = try ModelEngine(components: makeComponents())
+        let replica = try ModelEngine(components: makeComponents())
+        let start = engine.keywordList().version
+        let changed = try engine.updateKeywords(KeywordChange(add: ["w14"], expectedVersion: start))
+        XCTAssertEqual(replica.keywordList().version, start, "the replica has not reloaded")
+        XCTAssertThrowsError(try replica.updateKeywords(KeywordChange(add: ["w15"], expectedVersion: start))) { error in
+            XCTAssertEqual(error as? KeywordStoreError, .versionMismatch(current: changed.version))
+        }
+        XCTAssertFalse(try replica.reloadKeywords().keywords.contains("w15"), "a refused change is not applied")
+        XCTAssertEqual(try replica.updateKeywords(KeywordChange(add: ["w15"], expectedVersion: changed.version)).keywords.suffix(2),
+                       ["w14", "w15"])
+    }
+
     func testIgnoringTheOverlayStartsFromTheGivenList() throws {
         let engine = try ModelEngine(components: makeComponents())
         _ = try engine.updateKeywords(add: ["w13"], remove: [])

@@ -1,4 +1,4 @@
-"""Check data/ and the keyword files against issue 4's "How this will be checked" (and a few more).
+"""Check data/ and the keyword files: splits, licences, sources, and that no dev-unseen keyword reaches training.
 
     python3 tools/data/check.py      # exit status 0 when every check passes; prints one line per check
 """

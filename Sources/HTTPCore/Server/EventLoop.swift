@@ -64,8 +64,8 @@ final class EventLoop: @unchecked Sendable {
     private let wakeFD: Int32
     private let inbox = Locked<[Message]>([])
     /// Loops to hand accepted connections to (set once before the threads start; only loop 0 accepts).
-    nonisolated(unsafe) var peers: [EventLoop] = []
-    nonisolated(unsafe) var listeners: [Int32] = []
+    var peers: [EventLoop] = []
+    var listeners: [Int32] = []
 
     private var connections: [Int32: HTTPConnection] = [:]
     private var writer = ResponseWriter()
@@ -94,7 +94,7 @@ final class EventLoop: @unchecked Sendable {
             Syscall.close(epoll)
             throw error
         }
-        log = AccessLog(fd: core.configuration.accessLogFD, enabled: core.configuration.accessLog)
+        log = AccessLog(fd: core.configuration.accessLogFD, mode: core.configuration.accessLogMode)
         readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
         resolution = UInt64(core.configuration.timerResolution * 1e9)
     }
@@ -150,8 +150,8 @@ final class EventLoop: @unchecked Sendable {
             log.flush()
             // Under load epoll_wait returns at once, so a busy loop never sleeps and keeps its CPU until the
             // scheduler tick (4 ms at HZ=250). Yielding after each batch lets threads woken meanwhile run now:
-            // the other loop, the worker pool, and clients on the same host. Measured with wrk on the same 2 cores
-            // (bench/README.md): suggest p99 at 32 connections fell by 1-1.5 ms; /healthz throughput unchanged.
+            // the other loop, the worker pool, and clients on the same host (its effect on the tail latency is
+            // measured in bench/README.md).
             if count > 0 { Syscall.yieldProcessor() }
             if draining {
                 if connections.isEmpty { break }

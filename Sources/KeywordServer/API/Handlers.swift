@@ -239,8 +239,35 @@ final class Handlers: Sendable {
 
     // MARK: Keywords
 
-    func keywords() throws(APIError) -> HTTPResponse {
-        keywordResponse(try engine().keywordList())
+    /// The whole list, or with `offset`, `limit` or `prefix` one page of the keywords that start with `prefix`
+    /// (in list order); `count` is always the whole list's length, `matched` the number with the prefix.
+    func keywords(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+        let query = try RequestDecoding.query(request.query, allowed: ["offset", "limit", "prefix"])
+        let list = try engine().keywordList()
+        guard !query.isEmpty else { return keywordResponse(list) }
+        func integer(_ name: String, default value: Int, range: ClosedRange<Int>) throws(APIError) -> Int {
+            guard let text = query[name] else { return value }
+            guard let number = RequestDecoding.number(text), case .number(let double) = number, double == double.rounded(),
+                  double >= Double(range.lowerBound), double <= Double(range.upperBound) else {
+                throw .badRequest(.invalidPage, "'\(name)' must be an integer from \(range.lowerBound) to \(range.upperBound)")
+            }
+            return Int(double)
+        }
+        let offset = try integer("offset", default: 0, range: 0...Int(Int32.max))
+        let limit = try integer("limit", default: min(1000, limits.maxKeywordPage), range: 1...limits.maxKeywordPage)
+        let prefix = query["prefix"] ?? ""
+        let matching = prefix.isEmpty ? list.keywords : list.keywords.filter { $0.hasPrefix(prefix) }
+        let page = matching.dropFirst(offset).prefix(limit)
+        var json = JSONWriter(capacity: 128 + page.count * 16)
+        json.object { json in
+            json.field("keywords") { json in json.array { json in for keyword in page { json.string(keyword) } } }
+            json.field("count", int: list.keywords.count)
+            json.field("version", string: list.version)
+            json.field("matched", int: matching.count)
+            json.field("offset", int: offset)
+            json.field("limit", int: limit)
+        }
+        return .json(.ok, json.bytes)
     }
 
     /// The list, with its version as a strong ETag (`"<version>"`) for `If-Match` on the next change.
@@ -275,15 +302,24 @@ final class Handlers: Sendable {
         try RequestDecoding.onlyFields(fields, ["add", "remove"])
         let add = try cleanKeywords(try RequestDecoding.strings(fields["add"], field: "add", code: .invalidAdd), field: "add")
         let remove = try cleanKeywords(try RequestDecoding.strings(fields["remove"], field: "remove", code: .invalidRemove), field: "remove")
-        guard !add.isEmpty || !remove.isEmpty else {
-            throw .badRequest(.emptyChange, "give at least one keyword in 'add' or 'remove'")
-        }
         guard add.count + remove.count <= limits.maxKeywordChanges else {
             throw .badRequest(.tooManyKeywords, "at most \(limits.maxKeywordChanges) keywords per change")
         }
         let change = KeywordChange(add: add, remove: remove, expectedVersion: try Self.expectedVersion(request),
                                    requestID: request.headers["X-Request-Id"].map { String($0.prefix(200)) })
         let engine = try engine()
+        // An empty change changes nothing: the answer is the current list, and nothing is written.
+        if add.isEmpty && remove.isEmpty { return keywordResponse(engine.keywordList()) }
+        // Writes run on their own lane (one worker unless configured otherwise), so the list does not grow
+        // between this check and the write.
+        let current = engine.keywordList().keywords
+        let present = Set(current)
+        let removing = Set(remove).intersection(present)
+        let adding = Set(add).subtracting(present).subtracting(Set(remove))
+        let resulting = current.count - removing.count + adding.count
+        guard resulting <= limits.maxKeywords || resulting <= current.count else {
+            throw .badRequest(.keywordListFull, "the list would hold \(resulting) keywords; at most \(limits.maxKeywords) are served (remove some first)")
+        }
         do {
             return keywordResponse(try engine.updateKeywords(change))
         } catch KeywordStoreError.versionMismatch(let current) {

@@ -30,12 +30,27 @@ public struct APILimits: Sendable, Equatable {
     public var maxBatchResponseBytes = 8 * 1024 * 1024
     /// Keywords added plus removed in one `POST /v1/keywords`. Default 10,000.
     public var maxKeywordChanges = 10_000
+    /// Keywords in the served list (the model's list with the overlay applied). A change that would make the
+    /// list longer is refused with 400 `keyword_list_full`. Default 50,000.
+    public var maxKeywords = 50_000
+    /// Keywords in one page of `GET /v1/keywords?limit=` (default page size 1,000). Default 10,000.
+    public var maxKeywordPage = 10_000
     /// Unicode code points in one keyword. Default 100.
     public var maxKeywordCharacters = 100
     /// Feedback objects in one `POST /v1/feedback` (`{"items": [...]}`). Default 1000.
     public var maxFeedbackItems = 1000
 
     public init() {}
+
+    /// A product name as the API accepts it (trimmed; not empty, no NUL, at most `maxNameCharacters` code
+    /// points), or the API's error, so other front ends (the CLI) apply exactly the server's rules.
+    public func checkedName(_ raw: String) -> Result<String, APIError> {
+        do throws(APIError) {
+            return .success(try RequestDecoding.name(raw, limits: self))
+        } catch {
+            return .failure(error)
+        }
+    }
 }
 
 enum RequestDecoding {

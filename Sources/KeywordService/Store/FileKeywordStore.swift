@@ -1,5 +1,6 @@
 // The default store: files beside the overlay, safe for any number of processes on one machine.
 import Foundation
+import Locking
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -24,7 +25,7 @@ public final class FileKeywordStore: KeywordStore {
     public var isAvailable: Bool { true }
 
     private let overlayFile: KeywordOverlayStore
-    private let index = Mutex(FeedbackIndex())
+    private let index = Locked(FeedbackIndex())
     private let stopped = Atomic<Bool>(false)
     private let watching = Atomic<Bool>(false)
     /// How often the watcher compares the overlay file's identity, size and modification time.
@@ -144,6 +145,8 @@ public final class FileKeywordStore: KeywordStore {
         let path = overlayPath, interval = pollInterval
         let thread = Thread { [weak self] in
             var last = FileIdentity(path: path)
+            // The file may have changed between the caller's first read and now.
+            onChange("watch started")
             while let self, !self.stopped.load(ordering: .relaxed) {
                 usleep(useconds_t(interval * 1_000_000))
                 let now = FileIdentity(path: path)

@@ -11,7 +11,8 @@ struct EvalCommand: Command {
                                          help: "Candidate keywords, one per line; replaces the model's list.")
     static let json = Flag("--json", help: "Print the metrics as one JSON object on the last line.")
     static let ablation = Option<Ablation>("--ablation", value: "ablation",
-                                           help: "none, no-attention, untrained or lexical.", default: Ablation.none)
+                                           help: "What to leave out: " + Ablation.allCases.map(\.rawValue).joined(separator: ", ") + ".",
+                                           default: Ablation.none)
     static let hubness = Option<Float>("--hubness", value: "beta", help: "CSLS hubness correction strength.",
                                        default: 0, defaultText: "0, off", check: { $0 >= 0 ? nil : "a number ≥ 0" })
     static let evidenceScale = Option<Float>("--evidence-scale", value: "x", help: "Multiply the learned exact-match weights.",

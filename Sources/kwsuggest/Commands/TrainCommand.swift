@@ -11,18 +11,20 @@ struct TrainCommand: Command {
     static let out = Option<String>("--out", value: "dir",
                                     help: "Output model directory (other files are copied from --model).", required: true)
     static let epochs = Option<Int>("--epochs", value: "n", help: "Epochs.", default: TrainingOptions().epochs, range: 1...1000)
-    static let seed = Option<Int>("--seed", value: "s", help: "Random seed.", default: 1,
+    static let seed = Option<Int>("--seed", value: "s", help: "Random seed.", default: Int(TrainingOptions().seed),
                                   check: { $0 >= 0 ? nil : "a non-negative integer" })
     static let model = Option<String>("--model", value: "dir", help: "Base model directory: vectors, lexicon, keywords.",
                                       defaultText: SharedOptions.model.spec.defaultText)
-    static let hidden = Option<Int>("--hidden", value: "h", help: "Encoder state width.", default: 64, range: 2...1024)
+    static let hidden = Option<Int>("--hidden", value: "h", help: "Encoder state width.",
+                                    default: ModelConfig.defaultHiddenDimension, range: 2...1024)
     static let separate = Flag("--separate", help: "One encoder each for names and keywords (default: one shared).")
     static let hardNegatives = Option<Int>("--hard-negatives", value: "n", help: "Hard negatives per name, re-mined every epoch.",
                                            default: TrainingOptions().hardNegatives, range: 0...256)
     static let randomNegatives = Option<Int>("--random-negatives", value: "n", help: "Random negatives per batch.",
                                              default: TrainingOptions().randomNegatives, range: 0...4096)
     static let noAttention = Flag("--no-attention", help: "Train with uniform weights over name words.")
-    static let threads = Option<Int>("--threads", value: "n", help: "Worker threads.", default: 2, range: 1...64)
+    static let threads = Option<Int>("--threads", value: "n", help: "Worker threads.", default: TrainingOptions().threads,
+                                     range: 1...64)
     static let maskAlternatives = Flag("--mask-alternatives",
                                        help: "Leave a name's other keywords out of its loss (ablation; default: they must rank below the first).")
     static let calibrationFraction = Option<Double>(
@@ -30,7 +32,7 @@ struct TrainCommand: Command {
         help: "Share of the training names held out of encoder training to fit the confidence calibration; 0 fits none.",
         default: CalibrationSplit().fraction, range: 0...0.5)
     static let calibrationSplit = Option<CalibrationSplit.Key>(
-        "--calibration-split", value: "key", help: "What the hash that picks the calibration names reads: name or keyword (the primary one).",
+        "--calibration-split", value: "key", help: "What the hash that picks the calibration names reads: name, keyword (the primary one) or both (half each).",
         default: CalibrationSplit().key)
 
     static let configuration = CommandConfiguration(

@@ -9,7 +9,7 @@ import Glibc
 /// libpq's functions, resolved once per process on first use.
 final class LibPQ: Sendable {
     /// Immutable after `kw_pq_load` filled it.
-    nonisolated(unsafe) let api: kw_libpq
+    let api: kw_libpq
 
     private init(api: kw_libpq) {
         self.api = api

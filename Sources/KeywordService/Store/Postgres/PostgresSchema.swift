@@ -64,6 +64,8 @@ enum PostgresSchema {
     static func migrate(_ connection: PostgresConnection) throws(PostgresError) {
         try connection.exec("BEGIN")
         do {
+            // CREATE … IF NOT EXISTS on an existing table sends a NOTICE, which libpq would print on stderr.
+            try connection.exec("SET LOCAL client_min_messages = warning")
             try connection.exec("SELECT pg_advisory_xact_lock(\(advisoryLock))")
             try connection.exec("""
                 CREATE TABLE IF NOT EXISTS kwsuggest_schema_migrations (

@@ -1,0 +1,88 @@
+// `kwsuggest store export` / `import`: a store's whole contents as JSON lines, to move between stores
+// (files to PostgreSQL and back) and for backups.
+import Foundation
+
+/// The archive format: one line `{"type":"keywords","added":[…],"removed":[…]}`, then one line per feedback
+/// record `{"type":"feedback","id":…,"received_at":…,"name":…,…}` (the keys of the raw feedback export).
+public enum StoreArchive {
+    /// What an import did.
+    public struct ImportSummary: Sendable, Equatable {
+        public var added: Int
+        public var removed: Int
+        public var feedbackRead: Int
+        public var feedbackStored: Int
+    }
+
+    /// Writes the archive of `store` through `write` (called once per line, newline included).
+    public static func export(_ store: any KeywordStore, write: ([UInt8]) throws -> Void) throws {
+        let overlay = try store.loadOverlay()
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        var head = [UInt8](try encoder.encode(KeywordsLine(type: "keywords", added: overlay.added, removed: overlay.removed)))
+        head.append(0x0A)
+        try write(head)
+        var after: Int64 = 0
+        while true {
+            let page = try store.feedback(after: after, limit: 10_000)
+            guard let last = page.last else { break }
+            for record in page {
+                var line = FeedbackLine.encode(record)
+                // {"action":… → {"type":"feedback","action":…
+                line.insert(contentsOf: Array(#""type":"feedback","#.utf8), at: 1)
+                try write(line)
+            }
+            after = last.id
+        }
+    }
+
+    /// Reads an archive and loads it into `store`: the keyword changes replace the store's, feedback records
+    /// are added with their ids unless an id (or client id) is already there. Nothing is written when any line
+    /// is bad; the error names `source` and the line.
+    public static func importArchive(_ data: Data, source: String, into store: any KeywordStore) throws -> ImportSummary {
+        var overlay: KeywordOverlay?
+        var records: [FeedbackRecord] = []
+        var number = 0
+        for line in data.split(separator: 0x0A, omittingEmptySubsequences: false) {
+            number += 1
+            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
+            let kind: String
+            do {
+                kind = try JSONDecoder().decode(TypeOnly.self, from: Data(line)).type
+            } catch {
+                throw KeywordStoreError.failed("\(source):\(number): expected a JSON object with a \"type\" of \"keywords\" or \"feedback\"")
+            }
+            switch kind {
+            case "keywords":
+                guard overlay == nil else { throw KeywordStoreError.failed("\(source):\(number): a second \"keywords\" line") }
+                do {
+                    let keywords = try JSONDecoder().decode(KeywordsLine.self, from: Data(line))
+                    overlay = KeywordOverlay(added: keywords.added, removed: keywords.removed)
+                } catch {
+                    throw KeywordStoreError.failed("\(source):\(number): a \"keywords\" line needs \"added\" and \"removed\" arrays of strings")
+                }
+            case "feedback":
+                do {
+                    records.append(try FeedbackLine.decode(line))
+                } catch {
+                    throw KeywordStoreError.failed("\(source):\(number): \(error)")
+                }
+            default:
+                throw KeywordStoreError.failed("\(source):\(number): unknown type '\(kind.prefix(40))'")
+            }
+        }
+        if let overlay { try store.replaceOverlay(overlay) }
+        let stored = records.isEmpty ? 0 : try store.importFeedback(records)
+        return ImportSummary(added: overlay?.added.count ?? 0, removed: overlay?.removed.count ?? 0,
+                             feedbackRead: records.count, feedbackStored: stored)
+    }
+
+    private struct TypeOnly: Decodable {
+        var type: String
+    }
+
+    private struct KeywordsLine: Codable {
+        var type: String
+        var added: [String]
+        var removed: [String]
+    }
+}
