@@ -209,6 +209,7 @@ def test_queue_of_three_names_survives_a_reload_and_exports(driver):
     wait(driver, lambda d: d.find_element(By.ID, "queue-progress").text == "queue done: 3 names", message="queue not done")
     wait(driver, lambda d: all("saved" in r.find_elements(By.TAG_NAME, "td")[6].text
                                for r in d.find_elements(By.CSS_SELECTOR, "#decisions tbody tr")), message="decisions not saved")
+    driver.execute_script("document.getElementById('queue-progress').scrollIntoView({block: 'start'})")
     shot(driver, "queue-done")
     for leftover in ("decisions.csv", "decisions.jsonl"):
         if os.path.exists(os.path.join(DOWNLOADS, leftover)):
