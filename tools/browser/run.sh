@@ -37,5 +37,11 @@ URL=$(head -1 "$WORK/stdout" | sed 's/^listening on //')
 for _ in $(seq 300); do curl -sf "$URL/readyz" >/dev/null && break; sleep 0.1; done
 
 # Debian's python3 (where python3-selenium lives), never a pyenv or venv python.
+status=0
 SE_AVOID_STATS=true KWSUGGEST_URL=$URL KWSUGGEST_TOKEN=$TOKEN DOWNLOADS="$WORK/downloads" \
-    /usr/bin/python3 tools/browser/workbench_test.py
+    /usr/bin/python3 tools/browser/workbench_test.py || status=$?
+if [ "$status" -ne 0 ]; then
+    echo "--- the server's last log lines:" >&2
+    tail -20 "$WORK/stderr" >&2
+fi
+exit "$status"

@@ -67,11 +67,11 @@ def feedback_records():
     return [json.loads(line) for line in body.splitlines() if line.strip()] if isinstance(body, str) else [body]
 
 
-def wait(driver, condition, seconds=15, message=""):
+def wait(driver, condition, seconds=30, message=""):
     return WebDriverWait(driver, seconds, poll_frequency=0.05).until(lambda d: condition(d), message)
 
 
-def wait_for(condition, seconds=10, message=""):
+def wait_for(condition, seconds=30, message=""):
     deadline = time.time() + seconds
     while time.time() < deadline:
         value = condition()
