@@ -6,14 +6,22 @@ import XCTest
 final class CLICalibrationTests: ScratchTestCase {
     override var scratchPrefix: String { "cli-calibration" }
 
-    /// A model directory with the shipped model's files linked and its manifest copied, without calibration.json.
+    /// A model directory with the shipped model's files linked and its manifest copied, without calibration.json
+    /// (and without its checksum and record in the manifest): a model made before calibration existed.
     private func modelCopy() throws -> String {
         let source = CLITests.packageRoot.appendingPathComponent("models/default").path
         let target = scratch + "/model"
         try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
         for name in try FileManager.default.contentsOfDirectory(atPath: source) where name != "calibration.json" {
             if name == "manifest.json" {
-                try FileManager.default.copyItem(atPath: source + "/" + name, toPath: target + "/" + name)
+                let data = try Data(contentsOf: URL(fileURLWithPath: source + "/" + name))
+                var manifest = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+                manifest["calibration"] = nil
+                if var sums = manifest["file_sha256"] as? [String: Any] {
+                    sums["calibration.json"] = nil
+                    manifest["file_sha256"] = sums
+                }
+                try JSONSerialization.data(withJSONObject: manifest).write(to: URL(fileURLWithPath: target + "/" + name))
             } else {
                 try FileManager.default.createSymbolicLink(atPath: target + "/" + name, withDestinationPath: source + "/" + name)
             }
@@ -37,6 +45,7 @@ final class CLICalibrationTests: ScratchTestCase {
         let plain = try CLITests.run(["suggest", "--model", model, "--json", "-k", "2", "北海道産 玉ねぎ 10kg", "送料無料"])
         XCTAssertEqual(plain.status, 0, plain.stderr)
         let plainLines = plain.stdout.split(separator: "\n").map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        guard plainLines.count == 2 else { return XCTFail("expected two lines: \(plain.stdout)") }
         XCTAssertNil((plainLines[0]?["suggestions"] as? [[String: Any]])?.first?["confidence"], "no calibration, no confidence")
         XCTAssertEqual(plainLines[0]?["auto_accept"] as? Bool, false)
         XCTAssertEqual(plainLines[1]?["reason"] as? String, "no_content_tokens")
@@ -65,7 +74,8 @@ final class CLICalibrationTests: ScratchTestCase {
 
         let eval = try CLITests.run(["eval", "--model", model, "--data", data, "--json", "--bootstrap", "50"])
         XCTAssertEqual(eval.status, 0, eval.stderr)
-        let metrics = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(eval.stdout.split(separator: "\n").last!.utf8)) as? [String: Any])
+        let last = try XCTUnwrap(eval.stdout.split(separator: "\n").last)
+        let metrics = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any])
         let measured = try XCTUnwrap(metrics["calibration"] as? [String: Any])
         XCTAssertEqual(measured["names"] as? Int, 6)
         XCTAssertEqual((measured["coverage"] as? [[String: Any]])?.compactMap { $0["precision_target"] as? Double }, [0.95, 0.98, 0.99])
@@ -73,6 +83,18 @@ final class CLICalibrationTests: ScratchTestCase {
         for key in ["ece_top1", "brier_top1", "ece_top5", "brier_top5"] {
             XCTAssertTrue((0...1).contains(measured[key] as? Double ?? -1), key)
         }
+    }
+
+    /// The shipped model is calibrated: every suggestion has a confidence, and a clear name is auto-accepted.
+    func testTheShippedModelIsCalibrated() throws {
+        try XCTSkipUnless(hasShippedModel, "models/default has no trained encoder yet")
+        let outcome = try CLITests.run(["suggest", "--json", "-k", "5", "国産 豚バラ肉 スライス 500g"])
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any])
+        let suggestions = try XCTUnwrap(object["suggestions"] as? [[String: Any]])
+        XCTAssertEqual(suggestions.compactMap { $0["confidence"] as? Double }.count, 5)
+        XCTAssertEqual(suggestions.first?["keyword"] as? String, "豚バラ肉")
+        XCTAssertEqual(object["auto_accept"] as? Bool, true, outcome.stdout)
     }
 
     /// A calibration fitted for another encoder is refused with the file named, not used silently: by the
