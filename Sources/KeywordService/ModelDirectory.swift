@@ -98,6 +98,10 @@ public enum ModelDirectory {
                 throw ModelDirectoryError(path: directory, message: error.description)
             }
         }
+        let brands = FileManager.default.fileExists(atPath: file(varietiesName))
+            ? try ModelFiles.varieties(path: file(varietiesName), source: "brand") : []
+        let analyzer = PipelineAnalyzer(pipeline: pipeline,
+                                        unknownInNames: PipelineAnalyzer.unrelatedRowWords(pipeline, brands: brands))
         // Without calibration.json (older model directories) suggestions carry no confidence and nothing is
         // auto-accepted; a calibration fitted for another encoder is an error, not a silent mismatch.
         var calibration: ModelCalibration?
@@ -105,7 +109,7 @@ public enum ModelDirectory {
             calibration = try ModelCalibration.load(path: file(ModelCalibration.fileName),
                                                     encoderSHA256: SHA256.hex(Checkpoint.valuesData(weights)))
         }
-        return ModelComponents(directory: directory, analyzer: PipelineAnalyzer(pipeline: pipeline), vectors: vectors,
+        return ModelComponents(directory: directory, analyzer: analyzer, vectors: vectors,
                                weights: weights, keywords: keywords, varieties: varieties, manifest: manifest,
                                calibration: calibration)
     }

@@ -47,6 +47,17 @@ public enum ModelFiles {
         return result
     }
 
+    /// The rows of a varieties file whose third column (the source) is `source`, e.g. the brand names.
+    public static func varieties(path: String, source: String) throws -> [(variety: String, keyword: String)] {
+        var result: [(String, String)] = []
+        try lines(path: path) { _, line in
+            let columns = line.split(separator: "\t", omittingEmptySubsequences: false)
+            guard columns.count >= 3, columns[2].trimmingCharacters(in: .whitespaces) == source else { return }
+            result.append((columns[0].trimmingCharacters(in: .whitespaces), columns[1].trimmingCharacters(in: .whitespaces)))
+        }
+        return result
+    }
+
     /// Calls `body` with each line (1-based number, without the line break).
     /// Largest list file read (keywords, varieties). The shipped lists are under 64 KB.
     public static let maxListBytes = 16 * 1024 * 1024

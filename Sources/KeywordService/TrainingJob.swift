@@ -108,19 +108,19 @@ public enum TrainingJob {
             if let devData {
                 let metrics = run.evaluate(weights, on: devData, scoring: scoring)
                 lastDev = metrics
-                line += "  dev Acc@1 \(format(metrics.accuracyAt1))  Acc@5 \(format(metrics.accuracyAt5))  MRR \(format(metrics.mrr))"
+                line += "  dev Acc@1 \(format(metrics.accuracyAt1))  Acc@5 \(format(metrics.accuracyAt5))  MRR \(format(metrics.mrr))  primary Acc@1 \(format(metrics.primaryAccuracyAt1))"
             }
             log(line)
         }
         var evidenceScale: Float = 1
         if let devData {
             let chosen = run.chooseEvidenceScale(weights, on: devData) { scale, metrics in
-                log("evidence ×\(scale): dev Acc@1 \(format(metrics.accuracyAt1))  Acc@5 \(format(metrics.accuracyAt5))  MRR \(format(metrics.mrr))")
+                log("evidence ×\(scale): dev Acc@1 \(format(metrics.accuracyAt1))  Acc@5 \(format(metrics.accuracyAt5))  MRR \(format(metrics.mrr))  primary MRR \(format(metrics.primaryMRR))")
             }
             weights = chosen.weights
             evidenceScale = chosen.scale
             lastDev = run.evaluate(weights, on: devData, scoring: scoring)
-            log("chose evidence ×\(evidenceScale) (best dev MRR), folded into the saved weights")
+            log("chose evidence ×\(evidenceScale) (best dev mean of MRR and primary MRR), folded into the saved weights")
         }
         let weightsDigest = SHA256.hex(Array(Checkpoint.valuesData(weights)))
         var calibration: ModelCalibration?

@@ -72,15 +72,17 @@ final class CLIModelTests: ScratchTestCase {
             XCTAssertEqual(outcome.status, 0, outcome.stderr)
             let last = try XCTUnwrap(outcome.stdout.split(separator: "\n").last)
             let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any])
-            XCTAssertEqual(Set(object.keys), ["n", "accuracy_at_1", "accuracy_at_5", "mrr", "calibration"])
+            XCTAssertEqual(Set(object.keys), ["n", "accuracy_at_1", "accuracy_at_5", "mrr", "primary_accuracy_at_1", "primary_mrr",
+                                              "calibration"])
             XCTAssertEqual(object["n"] as? Int, 2)
-            for key in ["accuracy_at_1", "accuracy_at_5", "mrr"] {
+            for key in ["accuracy_at_1", "accuracy_at_5", "mrr", "primary_accuracy_at_1", "primary_mrr"] {
                 let value = try XCTUnwrap(object[key] as? Double)
                 XCTAssertTrue((0...1).contains(value), "\(ablation) \(key) = \(value)")
             }
         }
         let full = try CLITests.run(["eval", "--data", data])
         XCTAssertTrue(full.stdout.hasPrefix("n: 2\nAccuracy@1: "), full.stdout)
+        XCTAssertTrue(full.stdout.contains("\nPrimary Accuracy@1: "), full.stdout)
     }
 
     func testEvalDataErrorsNameFileAndLine() throws {

@@ -270,6 +270,7 @@ def test_the_page_at_360_px(driver):
         unlabelled = driver.execute_script(
             "return Array.from(document.querySelectorAll('input, textarea')).filter(e => e.labels.length === 0).map(e => e.id)")
         assert unlabelled == [], f"inputs without a label: {unlabelled}"
+        shot(driver, "360px")
         # Focus order: from the name field to its suggestions, the keyword field, then the queue.
         driver.execute_script("document.getElementById('name').focus()")
         order = []
@@ -279,8 +280,6 @@ def test_the_page_at_360_px(driver):
                 "const e = document.activeElement; return e.id || (e.dataset && e.dataset.rank ? 'suggestion-' + e.dataset.rank : e.tagName)"))
         assert order == ["suggestion-1", "suggestion-2", "suggestion-3", "suggestion-4", "suggestion-5", "keyword", "reject",
                          "queue-text"], order
-        driver.execute_script("window.scrollTo(0, 0)")
-        shot(driver, "360px")
     finally:
         driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 

@@ -41,7 +41,7 @@ public struct ServerConfiguration: Sendable {
     public var port: Int = 8080
     /// Event-loop threads. Each owns an epoll set and runs quick handlers inline. Default: one per CPU.
     public var eventLoops: Int = max(1, System.processorCount)
-    /// Threads for handlers that may block (keyword writes fsync, batches). Default 2.
+    /// Threads for handlers that may block on the shared lane (batches). Default 2.
     public var blockingWorkers: Int = 2
     /// Threads for blocking handlers on the reserved lane (keyword writes), which never queue behind the
     /// shared lane's batches. Default 1.
