@@ -24,6 +24,7 @@ let package = Package(
         .target(name: "KeywordVectors", swiftSettings: settings),
         .target(name: "KeywordModel", swiftSettings: settings),
         .target(name: "CKernels"),
+        .target(name: "CDigest"),
         // The one lock type every layer shares (why: see Locked.swift).
         .target(name: "Locking", swiftSettings: settings),
         .target(name: "KeywordIndex", dependencies: ["KeywordModel", "CKernels", "Locking"], swiftSettings: settings),
@@ -32,7 +33,8 @@ let package = Package(
         .target(name: "CPostgres"),
         .target(
             name: "KeywordService",
-            dependencies: ["KeywordIndex", "KeywordModel", "KeywordText", "KeywordVectors", "CPostgres", "Locking"],
+            dependencies: ["CDigest", "CPostgres", "KeywordIndex", "KeywordModel", "KeywordText", "KeywordVectors",
+                           "Locking"],
             swiftSettings: settings),
 
         // The HTTP path: a generic HTTP/1.1 core that knows nothing of the application, and the application
@@ -53,19 +55,23 @@ let package = Package(
         .testTarget(name: "KeywordVectorsTests", dependencies: ["KeywordVectors"], resources: [.copy("Fixtures")],
                     swiftSettings: settings),
         .testTarget(name: "KeywordModelTests", dependencies: ["KeywordModel", "KeywordIndex"], swiftSettings: settings),
-        .testTarget(name: "KeywordServiceTests", dependencies: ["KeywordService", "KeywordIndex", "KeywordModel"], swiftSettings: settings),
+        .testTarget(
+            name: "KeywordServiceTests",
+            dependencies: ["KeywordService", "CDigest", "KeywordIndex", "KeywordModel", "Locking"],
+            swiftSettings: settings),
         // Test-only: a seeded generator for the mutation tests of the JSON reader, the parser and the API.
         .target(name: "MutationTesting", path: "Tests/MutationTesting", swiftSettings: settings),
         .testTarget(name: "StrictJSONTests", dependencies: ["StrictJSON", "MutationTesting"], swiftSettings: settings),
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore", "MutationTesting"], swiftSettings: settings),
         .testTarget(
             name: "KeywordServerTests",
-            dependencies: ["KeywordServer", "HTTPCore", "StrictJSON", "KeywordService", "MutationTesting"],
+            dependencies: ["KeywordServer", "HTTPCore", "StrictJSON", "KeywordService", "Locking", "MutationTesting"],
             resources: [.copy("Fixtures")],
             swiftSettings: settings),
         // Reads Package.swift and the sources: each module's imports are exactly its declared dependencies.
         .testTarget(name: "PackageGraphTests", swiftSettings: settings),
-        // Runs the built `kwsuggest` binary (found beside the test bundle); it links none of the modules.
+        // Runs the built `kwsuggest` binary (found beside the test bundle); it imports none of the modules, and
+        // the dependency only makes SwiftPM build the binary first.
         .testTarget(name: "CLITests", dependencies: ["kwsuggest"], swiftSettings: settings),
     ]
 )

@@ -134,7 +134,7 @@ func decodeBody(_ body: [UInt8], contentType: String = "application/json") {
 /// A query string through %-decoding: accepted values are valid UTF-8 by construction.
 func decodeQuery(_ query: String?) {
     do throws(APIError) {
-        let pairs = try RequestDecoding.query(query)
+        let pairs = try RequestDecoding.query(query, allowed: ["name", "k", "explain"])
         for (key, value) in pairs {
             check(JSONParser.firstInvalidUTF8(Array(key.utf8)) == nil && JSONParser.firstInvalidUTF8(Array(value.utf8)) == nil,
                   "decoded query is not UTF-8")

@@ -24,6 +24,22 @@ run_swift_tests KWSUGGEST_TEST_POSTGRES_URL="$postgres_url" KWSUGGEST_TEST_POSTG
 
 # The Kubernetes manifests and the Dockerfile, validated offline (kubernetes-validate, checkov); pip installs
 # the pinned tools into a cached virtual environment the first time.
-run_suite "kubernetes manifests" tools/deploy/validate_kubernetes.sh
+run_counted_suite "kubernetes manifests" tools/deploy/validate_kubernetes.sh
+
+# The workbench page in a real browser: Debian's chromium and chromedriver through python3-selenium, against the
+# debug binary `swift test` just built.
+if need_packages chromium chromium-driver python3-selenium; then
+  run_counted_suite "browser" tools/browser/run.sh .build/debug/kwsuggest
+else
+  add_results 0 1
+fi
+
+# /openapi.json against the live server in both directions (schemathesis, pinned, installed into
+# .build/contract-venv from PyPI when missing), with and without the admin token.
+run_counted_suite "contract" tools/contract/schemathesis.sh .build/debug/kwsuggest
+
+# The libFuzzer target of the parser and the request decoding: it must still build, and a short run from the
+# seeds and the regression corpus must find no crash (long runs: fuzz/run.sh).
+run_counted_suite "fuzz" fuzz/check.sh 20000
 
 finish_tests

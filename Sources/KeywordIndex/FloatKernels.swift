@@ -4,12 +4,12 @@ import Glibc
 #endif
 import CKernels
 
-// With ScratchBuffer, the only unsafe-pointer code of the index: dot products and the keyword-blocked scoring
-// kernel (portable here; the AVX2 + FMA build of the same kernel is in Sources/CKernels, and both take the one
-// argument struct `ckernels_score_args` that the C header defines).
+// The index's vector kernels over raw buffers: dot products and the keyword-blocked scoring kernel (portable
+// here; the AVX2 + FMA build of the same kernel is in Sources/CKernels, and both take the one argument struct
+// `ckernels_score_args` that the C header defines).
 
-/// Vectorised kernels over raw Float32 buffers. Callers pass pointers obtained inside
-/// `withUnsafe(Mutable)BufferPointer` and guarantee the documented number of elements at each.
+/// Vectorised kernels over raw Float32 buffers. Callers pass pointers of `ScratchBuffer`s or from inside
+/// `withUnsafe(Mutable)BufferPointer`, and `arguments(…)` checks the sizes the scoring kernel relies on.
 @usableFromInline
 enum FloatKernels {
     /// Keywords are scored in blocks of this many lanes (one SIMD8 per quantity).
@@ -103,16 +103,16 @@ enum FloatKernels {
                "keyword matrices shorter than blocks × hidden × 8")
         assert(out.count >= blocks * lanes, "score output shorter than blocks × 8")
         return ckernels_score_args(
-            single_blocks: singleBlocks, n: n, hidden: h, temperature: temperature, attention: attention ? 1 : 0,
+            blocks: blocks, single_blocks: singleBlocks, n: n, hidden: h, temperature: temperature, attention: attention ? 1 : 0,
             states: states.baseAddress, units: units.baseAddress, gram: gram.baseAddress,
             unit_means: unitMeans.baseAddress, directions: directions.baseAddress, out: out.baseAddress)
     }
 
     /// Scores all blocks with `kernel`, split over `threads` (1 or 2) with disjoint output ranges; `work` holds
     /// `3 · n · threads` SIMD8 values.
-    static func score(kernel: ScoringKernel, _ arguments: ckernels_score_args, blocks: Int, threads: Int,
+    static func score(kernel: ScoringKernel, _ arguments: ckernels_score_args, threads: Int,
                       work: UnsafeMutableBufferPointer<SIMD8<Float>>) {
-        let n = arguments.n
+        let n = arguments.n, blocks = arguments.blocks
         assert(work.count >= 3 * n * max(1, threads), "work shorter than 3 · n · threads")
         // The pointers are shared read-only, and each thread writes only its own blocks of `out` and its own
         // part of `work`.
@@ -160,6 +160,7 @@ enum FloatKernels {
             assertionFailure("scoring arguments without buffers")
             return
         }
+        assert(blocks.lowerBound >= 0 && blocks.upperBound <= arguments.blocks, "blocks outside the arguments' range")
         let n = arguments.n, h = arguments.hidden, temperature = arguments.temperature
         let attention = arguments.attention != 0, singleBlocks = arguments.single_blocks
         let similarity = work, projection = work + n, alpha = work + 2 * n

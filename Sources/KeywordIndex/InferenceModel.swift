@@ -92,10 +92,9 @@ public struct InferenceModel: Sendable {
         name = FloatEncoder(weights, layout.name)
         keyword = FloatEncoder(weights, layout.keyword)
         temperature = Float(weights.temperature)
-        // Pad or cut to the features this build computes (a checkpoint from a build with fewer features
-        // simply gives the new ones weight 0).
-        let trained = weights.featureWeights.map { Float($0 / weights.config.scale) }
-        featureWeights = (0..<LexicalFeature.count).map { $0 < trained.count ? trained[$0] : 0 }
+        // Checkpoint.load has already mapped the file's feature weights onto this build's features by name.
+        precondition(weights.featureWeights.count == LexicalFeature.count, "feature weights not mapped to this build's features")
+        featureWeights = weights.featureWeights.map { Float($0 / weights.config.scale) }
     }
 
     /// The "untrained" baseline: raw word vectors on both sides, the article's attention with τ = 5, no evidence.

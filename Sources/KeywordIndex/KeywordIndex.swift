@@ -230,7 +230,7 @@ public final class KeywordIndex: Sendable {
                         n: n, hidden: h, blocks: blocks, singleBlocks: single, temperature: tau, attention: attention,
                         states: scratch.states.elements, units: scratch.units.elements, gram: scratch.gram.elements,
                         unitMeans: means, directions: directions, out: scratch.internalScores.mutableElements)
-                    FloatKernels.score(kernel: options.kernel, arguments, blocks: blocks, threads: threads,
+                    FloatKernels.score(kernel: options.kernel, arguments, threads: threads,
                                        work: scratch.work.mutableElements)
                 }
             }

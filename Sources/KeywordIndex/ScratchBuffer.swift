@@ -1,4 +1,4 @@
-// Fixed-size buffers that own their memory: with FloatKernels, the only unsafe-pointer code of the index.
+// Fixed-size buffers that own their memory, so the kernels can take their pointers directly.
 
 /// A buffer of `count` elements allocated once and freed with the buffer, so kernels can take its pointer
 /// without a `withUnsafe…` closure per call. Debug builds check every subscript against `count`.

@@ -2,7 +2,7 @@
 import Dispatch
 
 /// One labelled name: its prepared text and the indices of its keywords in the keyword universe
-/// (the first is the primary keyword; the others are acceptable and are left out of the negatives).
+/// (the first is the primary, most specific keyword; the others are acceptable, more general ones).
 public struct TrainingExample: Sendable {
     public var name: LexicalText
     public var keywords: [Int]
@@ -17,7 +17,9 @@ public struct TrainingExample: Sendable {
 }
 
 /// For each example: logits `z_c = scale · cos_c + Σ_f w_f φ_cf` over the candidate keywords, loss
-/// `logsumexp(z) − z_primary` with the example's other keywords masked out, averaged over the batch.
+/// `logsumexp(z) − z_primary`, averaged over the batch. The example's other keywords are either masked out
+/// or, with `primaryFirst`, kept in the softmax, so the primary (most specific) keyword must outrank them
+/// (白ごま above ごま for 「白ごま」).
 public struct BatchObjective: Sendable {
     public let vectors: InputVectors
     public let keywords: [LexicalText]
@@ -25,14 +27,17 @@ public struct BatchObjective: Sendable {
     public let threads: Int
     /// Candidates whose |∂loss/∂z| is below this are skipped in the backward pass (0 = exact).
     public let skipBelow: Double
+    /// Whether a name's acceptable keywords compete with its primary keyword (otherwise they are masked out).
+    public let primaryFirst: Bool
 
     public init(vectors: InputVectors, keywords: [LexicalText], attention: Bool = true, threads: Int = 1,
-                skipBelow: Double = 0) {
+                skipBelow: Double = 0, primaryFirst: Bool = false) {
         self.vectors = vectors
         self.keywords = keywords
         self.attention = attention
         self.threads = max(1, threads)
         self.skipBelow = skipBelow
+        self.primaryFirst = primaryFirst
     }
 
     /// The mean loss and its gradient with respect to every parameter.
@@ -74,7 +79,7 @@ public struct BatchObjective: Sendable {
         let tau = parameters[layout.temperature]
         let featureCount = layout.featureCount
         let featureWeights = Array(parameters[layout.features..<(layout.features + featureCount)])
-        let useAttention = attention, skip = skipBelow
+        let useAttention = attention, skip = skipBelow, rankAlternatives = primaryFirst
         let states = keywordStates
         DispatchQueue.concurrentPerform(iterations: shards) { shard in
             var result = ShardResult(gradient: [Double](repeating: 0, count: layout.count),
@@ -93,7 +98,7 @@ public struct BatchObjective: Sendable {
                 let positions = subsets?[current] ?? Array(0..<candidates.count)
                 for c in positions {
                     let k = candidates[c]
-                    if k != primary && example.keywords.contains(k) { continue }
+                    if !rankAlternatives && k != primary && example.keywords.contains(k) { continue }
                     if k == primary { primaryAt = c }
                     let act = AttentionScorer.forward(name: name.states, keyword: states[c].states, hidden: h,
                                                       temperature: tau, attention: useAttention)

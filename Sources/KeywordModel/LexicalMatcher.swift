@@ -184,6 +184,21 @@ public struct LexicalMatcher: Sendable {
             }
             distinct.append(Int32(seen.count))
         }
+        // Other row sequences of the same word (the whole keyword as one lexicon word), unless they are another
+        // keyword's own rows.
+        for (k, keyword) in keywords.enumerated() {
+            for alternative in keyword.alternativeRows
+            where !alternative.isEmpty && alternative.allSatisfy({ $0 >= 0 }) && byRows[alternative] == nil {
+                rowEntries.append((alternative.map { UInt32(bitPattern: $0) }, Int32(k)))
+            }
+        }
+        // A keyword spelled with the particle の between two words also matches without it: さばの水煮缶 in
+        // 「さば水煮缶」, いかの塩辛 in 「いか塩辛」 (unless that spelling is another keyword: たけのこ水煮).
+        for (k, keyword) in keywords.enumerated() {
+            for variant in LexicalMatcher.withoutParticle(keyword.folded) where byText[variant] == nil {
+                textEntries.append((variant, Int32(k)))
+            }
+        }
         var varietyEntries: [([UInt32], Int32)] = []
         for entry in varieties {
             // The keywords spelled like the target; only when there are none, those with the target's rows
@@ -345,6 +360,19 @@ public struct LexicalMatcher: Sendable {
             v += 3
         }
         return false
+    }
+
+    /// The folded text with one interior の removed, for each の that has at least two characters on each side.
+    public static func withoutParticle(_ folded: [UInt32]) -> [[UInt32]] {
+        let no: UInt32 = 0x306E
+        guard folded.count >= 5 else { return [] }
+        var variants: [[UInt32]] = []
+        for i in 2..<(folded.count - 2) where folded[i] == no {
+            var variant = folded
+            variant.remove(at: i)
+            variants.append(variant)
+        }
+        return variants
     }
 
     @inline(__always) static func bigram(_ a: UInt32, _ b: UInt32) -> UInt64 { UInt64(a) << 32 | UInt64(b) }

@@ -9,11 +9,16 @@ public struct LexicalText: Sendable, Equatable {
     /// `boundaries[i]` is true when a token starts or ends at folded offset i (count `folded.count + 1`).
     /// Empty when the tokens are unknown: then every offset counts as a boundary.
     public var boundaries: [Bool]
+    /// Further row sequences that spell the same word (keywords only): the row of the whole keyword as one
+    /// lexicon word where the tokenizer splits it (しめさば: しめ / さば, and as one word 締め鯖's row), so a name
+    /// whose tokenizer keeps the word whole still matches by rows.
+    public var alternativeRows: [RowSequence]
 
-    public init(folded: [UInt32], rows: RowSequence, boundaries: [Bool] = []) {
+    public init(folded: [UInt32], rows: RowSequence, boundaries: [Bool] = [], alternativeRows: [RowSequence] = []) {
         self.folded = folded
         self.rows = rows
         self.boundaries = boundaries.count == folded.count + 1 ? boundaries : []
+        self.alternativeRows = alternativeRows
     }
 
     public init(text: String, rows: RowSequence) {

@@ -13,7 +13,10 @@ public struct ModelConfig: Codable, Sendable, Equatable {
     /// Number of exact-match features (see `LexicalFeature`).
     public var featureCount: Int
 
-    public init(inputDimension: Int, hiddenDimension: Int = 64, sharedEncoder: Bool = true,
+    /// The encoder state width `kwsuggest train` uses unless told otherwise.
+    public static let defaultHiddenDimension = 64
+
+    public init(inputDimension: Int, hiddenDimension: Int = ModelConfig.defaultHiddenDimension, sharedEncoder: Bool = true,
                 scale: Double = 16, featureCount: Int = LexicalFeature.count) {
         self.inputDimension = inputDimension
         self.hiddenDimension = hiddenDimension

@@ -86,6 +86,10 @@ public enum Checkpoint {
         return data
     }
 
+    /// Largest weight magnitude a loaded encoder may hold. Training keeps weights small (the shipped encoder's
+    /// largest is 4.7); values near Float's range overflow the encoder into NaN scores.
+    public static let maxWeightMagnitude = 1e4
+
     /// Reads the two files from `directory`; errors name the file. Evidence weights are mapped to this build's
     /// features by name (see `mapFeatures`); `notes` receives a line for each feature the file lacks.
     public static func load(directory: String, notes: ((String) -> Void)? = nil) throws -> ModelWeights {
@@ -124,8 +128,9 @@ public enum Checkpoint {
                 values[i] = Double(Float(bitPattern: UInt32(littleEndian: bits)))
             }
         }
-        guard values.allSatisfy({ $0.isFinite }) else {
-            throw CheckpointError(description: "\(valuesPath): contains a non-finite weight")
+        if let bad = values.firstIndex(where: { !$0.isFinite || abs($0) > maxWeightMagnitude }) {
+            let what = values[bad].isFinite ? "a weight of \(values[bad]), beyond ±\(Int(maxWeightMagnitude))," : "a non-finite weight"
+            throw CheckpointError(description: "\(valuesPath): \(what) at index \(bad) (byte \(bad * 4)); the file is damaged")
         }
         let stored = ModelWeights(config: header.config, values: values)
         return try mapFeatures(stored, names: header.features, file: headerPath, notes: notes)

@@ -27,16 +27,21 @@ struct SequenceTable: Sendable {
         sequence.reduce(offset) { step($0, $1) }
     }
 
-    /// Builds the table from (key, posting) pairs; equal keys share one postings list (order kept).
+    /// Builds the table from (key, posting) pairs; equal keys share one postings list (order kept, repeats
+    /// dropped).
+    /// - Complexity: O(entries) expected. Repeats are found in a set, not by searching the list, which would be
+    ///   quadratic for a key shared by many keywords (a common leading word).
     init(_ entries: [([UInt32], Int32)]) {
         var index: [[UInt32]: Int] = [:]
         var lists: [[Int32]] = []
         var order: [[UInt32]] = []
+        var pairs = Set<Int64>()
         for (key, posting) in entries where !key.isEmpty {
             if let at = index[key] {
-                if !lists[at].contains(posting) { lists[at].append(posting) }
+                if pairs.insert(Int64(at) << 32 | Int64(UInt32(bitPattern: posting))).inserted { lists[at].append(posting) }
             } else {
                 index[key] = lists.count
+                pairs.insert(Int64(lists.count) << 32 | Int64(UInt32(bitPattern: posting)))
                 lists.append([posting])
                 order.append(key)
             }

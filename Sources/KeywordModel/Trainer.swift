@@ -19,6 +19,9 @@ public struct TrainingOptions: Sendable {
     public var clipNorm = 5.0
     /// Backward pass skips candidates whose |∂loss/∂logit| is below this.
     public var skipBelow = 1e-6
+    /// A name's acceptable (more general) keywords compete with its primary one in the loss, so the most
+    /// specific keyword the name states is trained to come first (see `BatchObjective.primaryFirst`).
+    public var primaryFirst = true
 
     public init() {}
 }
@@ -52,7 +55,8 @@ public struct Trainer: Sendable {
         var weights = initial
         var generator = SeededGenerator(seed: options.seed &* 0x2545_F491_4F6C_DD1D &+ 17)
         let objective = BatchObjective(vectors: vectors, keywords: keywords, attention: options.attention,
-                                       threads: options.threads, skipBelow: options.skipBelow)
+                                       threads: options.threads, skipBelow: options.skipBelow,
+                                       primaryFirst: options.primaryFirst)
         var adam = Adam(count: weights.values.count, learningRate: options.learningRate)
         var order = Array(examples.indices)
         for epoch in 1...max(1, options.epochs) {

@@ -86,17 +86,20 @@ public final class ServiceRunner: Sendable {
 
         watch: while true {
             guard Syscall.waitReadable(signalRead, milliseconds: -1) else { continue }
-            while let byte = Syscall.readByte(signalRead) {
-                switch Int32(byte) {
-                case SIGTERM, SIGINT:
-                    Self.event(["event": "draining", "signal": byte == UInt8(SIGTERM) ? "SIGTERM" : "SIGINT"])
-                    break watch
-                case SIGHUP:
-                    reload(reason: "SIGHUP")
-                default:
-                    if loadFailure.message != nil { break watch }
-                }
+            // Read every pending signal first, then act once: a storm of SIGHUPs is one reload, and a
+            // SIGTERM behind them is not kept waiting by reloads it makes pointless.
+            var pending: [UInt8] = []
+            while let byte = Syscall.readByte(signalRead) { pending.append(byte) }
+            switch SignalBatch(pending) {
+            case .stop(let signal):
+                Self.event(["event": "draining", "signal": signal == SIGTERM ? "SIGTERM" : "SIGINT"])
+                break watch
+            case .reload(let count):
+                reload(reason: count == 1 ? "SIGHUP" : "SIGHUP ×\(count)")
+            case .wake, .nothing:
+                break
             }
+            if loadFailure.message != nil { break watch }
         }
         server.shutdown()
         server.wait()
@@ -146,6 +149,30 @@ public final class ServiceRunner: Sendable {
             for (key, value) in fields { json.field(key, string: value) }
         }
         Syscall.writeAll(2, json.bytes + [0x0A])
+    }
+}
+
+/// What one batch of signals (bytes from the self-pipe) asks for, decided without side effects.
+enum SignalBatch: Equatable {
+    /// SIGTERM or SIGINT arrived: drain now, whatever else came with it.
+    case stop(Int32)
+    /// `count` SIGHUPs arrived: reload the keyword list once.
+    case reload(count: Int)
+    /// Only a wake-up (the loader finished or failed).
+    case wake
+    case nothing
+
+    init(_ bytes: [UInt8]) {
+        if let stop = bytes.first(where: { Int32($0) == SIGTERM || Int32($0) == SIGINT }) {
+            self = .stop(Int32(stop))
+            return
+        }
+        let hangups = bytes.filter { Int32($0) == SIGHUP }.count
+        if hangups > 0 {
+            self = .reload(count: hangups)
+        } else {
+            self = bytes.isEmpty ? .nothing : .wake
+        }
     }
 }
 

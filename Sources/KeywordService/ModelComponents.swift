@@ -44,9 +44,15 @@ public struct ModelComponents: Sendable {
         return InferenceModel(weights)
     }
 
-    /// Keyword entries for `keywords`, analysed with the keyword-side pipeline.
-    public func entries(_ keywords: [String]) -> [KeywordEntry] {
-        keywords.map { KeywordEntry(keyword: $0, text: analyzer.analyzeKeyword($0).lexical) }
+    /// Keyword entries for `keywords`, analysed with the keyword-side pipeline. Keywords `previous` already
+    /// holds are taken from it, so adding one keyword to a large list analyses one keyword, not the list.
+    public func entries(_ keywords: [String], reusing previous: KeywordIndex? = nil) -> [KeywordEntry] {
+        var known: [String: KeywordEntry] = [:]
+        if let previous {
+            known.reserveCapacity(previous.entries.count)
+            for entry in previous.entries { known[entry.keyword] = entry }
+        }
+        return keywords.map { known[$0] ?? KeywordEntry(keyword: $0, text: analyzer.analyzeKeyword($0).lexical) }
     }
 
     /// The varieties table prepared for matching (variety text folded; target analysed as a keyword).
@@ -61,7 +67,8 @@ public struct ModelComponents: Sendable {
     /// - Complexity: O(K) keyword encodings (fewer when `reusing` already holds some).
     public func makeIndex(keywords: [String], options: ScoringOptions = ScoringOptions(), untrained: Bool = false,
                           varieties prepared: [VarietyEntry]? = nil, reusing previous: KeywordIndex? = nil) throws -> KeywordIndex {
-        KeywordIndex(model: try inferenceModel(untrained: untrained), vectors: vectors, entries: entries(keywords),
-                     varieties: prepared ?? varietyEntries(), options: options, reusing: previous)
+        KeywordIndex(model: try inferenceModel(untrained: untrained), vectors: vectors,
+                     entries: entries(keywords, reusing: previous), varieties: prepared ?? varietyEntries(),
+                     options: options, reusing: previous)
     }
 }

@@ -43,6 +43,8 @@ public enum ModelDirectoryWriter {
             } else if files.fileExists(atPath: calibrationPath) {
                 try files.removeItem(atPath: calibrationPath)
             }
+            var manifest = manifest
+            manifest.fileSHA256 = try ModelDirectory.checksums(directory: directory)
             try manifest.save(path: (directory as NSString).appendingPathComponent("manifest.json"))
         } catch let error as CheckpointError {
             throw ModelDirectoryError(path: directory, message: error.description)

@@ -48,6 +48,8 @@ public struct ModelManifest: Codable, Sendable, Equatable {
     public var command: String?
     public var devMetrics: [String: Metrics]?
     public var calibration: Calibration?
+    /// SHA-256 (hex) of each model file the loader reads, by file name; checked at load.
+    public var fileSHA256: [String: String]?
 
     enum CodingKeys: String, CodingKey {
         case formatVersion = "format_version"
@@ -63,6 +65,7 @@ public struct ModelManifest: Codable, Sendable, Equatable {
         case command
         case devMetrics = "dev_metrics"
         case calibration
+        case fileSHA256 = "file_sha256"
     }
 
     public init(formatVersion: Int = 1, modelVersion: String, sources: String = "MODEL.md") {

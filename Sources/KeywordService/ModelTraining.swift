@@ -68,9 +68,10 @@ public struct ModelTraining {
     }
 
     /// Chooses the evidence scale (a multiplier of the exact-match weights, from `candidates`) with the best dev
-    /// MRR and returns the weights with that scale folded in. Training fits those weights on keywords whose
-    /// embeddings it has also fitted, which under-weights exact matches for keywords it has not seen; dev
-    /// corrects that.
+    /// mean of MRR and primary MRR (the first counts any listed keyword, the second only the most specific one, so
+    /// the choice also sees whether 白ごま comes before ごま) and returns the weights with that scale folded in.
+    /// Training fits those weights on keywords whose embeddings it has also fitted, which under-weights exact
+    /// matches for keywords it has not seen; dev corrects that.
     public func chooseEvidenceScale(_ weights: ModelWeights, on dev: [LabelledName],
                                     candidates: [Float] = [1, 1.25, 1.5, 2, 2.5, 3, 4],
                                     report: (Float, EvaluationMetrics) -> Void = { _, _ in }) -> (weights: ModelWeights, scale: Float) {
@@ -80,7 +81,8 @@ public struct ModelTraining {
             scoring.evidenceScale = scale
             let metrics = evaluate(weights, on: dev, scoring: scoring)
             report(scale, metrics)
-            if metrics.mrr > best.mrr + 1e-9 { best = (scale, metrics.mrr) }
+            let objective = (metrics.mrr + metrics.primaryMRR) / 2
+            if objective > best.mrr + 1e-9 { best = (scale, objective) }
         }
         var scaled = weights
         let layout = weights.layout
@@ -115,8 +117,8 @@ public struct ModelTraining {
         guard let index = try? components.makeIndex(keywords: keywords ?? base.keywords, options: scoring) else {
             return EvaluationMetrics()
         }
-        let ranks = Evaluator.ranks(data, index: index, analyzer: base.analyzer, threads: options.threads)
-        return Evaluator.metrics(data, ranks: ranks).all
+        let rankings = Evaluator.rankings(data, index: index, analyzer: base.analyzer, threads: options.threads)
+        return Evaluator.metrics(data, rankings: rankings).all
     }
 }
 

@@ -6,23 +6,52 @@ import KeywordText
 /// particles) reach the model; a content token without a vector gets row −1 (the learned OOV state).
 public struct PipelineAnalyzer: TextAnalyzer {
     public let pipeline: TextPipeline
+    /// Name tokens read as unknown words (row −1): brand names whose vector row belongs to an unrelated word.
+    public let unknownInNames: Set<String>
 
-    public init(pipeline: TextPipeline) {
+    public init(pipeline: TextPipeline, unknownInNames: Set<String> = []) {
         self.pipeline = pipeline
+        self.unknownInNames = unknownInNames
     }
 
     public func analyzeName(_ raw: String) -> AnalyzedText {
         let analysis = pipeline.analyze(raw)
         let content = analysis.tokens.filter(\.isContent)
+        let unknown = unknownInNames
         return AnalyzedText(normalized: analysis.normalized.text, surfaces: content.map(\.surface),
-                            rows: content.map { Int32($0.row ?? -1) }, tokenSurfaces: analysis.tokens.map(\.surface))
+                            rows: content.map { unknown.contains($0.surface) ? -1 : Int32($0.row ?? -1) },
+                            tokenSurfaces: analysis.tokens.map(\.surface))
+    }
+
+    /// The brand names that are one token whose vector row is none of their keyword's rows. chiVe as shipped keeps
+    /// 20,000 rows for 480,000 words, so most brand words share a row with an unrelated word (シーチキン gets
+    /// チキン's row, and reads as chicken): in names they count as unknown, and the brand table's evidence speaks.
+    /// - Complexity: O(brands) tokenizations.
+    public static func unrelatedRowWords(_ pipeline: TextPipeline, brands: [(variety: String, keyword: String)]) -> Set<String> {
+        var result: Set<String> = []
+        for (brand, keyword) in brands {
+            let tokens = pipeline.tokenizeKeyword(brand).filter(\.isContent)
+            guard tokens.count == 1 else { continue }
+            let targetRows = Set(pipeline.tokenizeKeyword(keyword).compactMap(\.row))
+            if let row = tokens[0].row, targetRows.contains(row) { continue }
+            result.insert(tokens[0].surface)
+        }
+        return result
     }
 
     public func analyzeKeyword(_ raw: String) -> AnalyzedText {
         let tokens = pipeline.tokenizeKeyword(raw)
         let content = tokens.filter(\.isContent)
         let used = content.isEmpty ? tokens : content
-        return AnalyzedText(normalized: tokens.map(\.surface).joined(), surfaces: used.map(\.surface),
-                            rows: used.map { Int32($0.row ?? -1) })
+        let rows = used.map { Int32($0.row ?? -1) }
+        let normalized = tokens.map(\.surface).joined()
+        // A keyword the lattice splits but the lexicon knows as one word (しめさば → しめ / さば; one word 締め鯖)
+        // also matches a name whose tokenizer keeps that word whole.
+        var alternatives: [[Int32]] = []
+        if tokens.count > 1, let whole = pipeline.wholeWordRow(normalized), [Int32(whole)] != rows {
+            alternatives.append([Int32(whole)])
+        }
+        return AnalyzedText(normalized: normalized, surfaces: used.map(\.surface), rows: rows,
+                            alternativeRows: alternatives)
     }
 }

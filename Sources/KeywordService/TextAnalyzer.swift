@@ -11,20 +11,26 @@ public struct AnalyzedText: Sendable, Equatable {
     /// Every token surface in order, content or not (empty when unknown): the token boundaries of the
     /// exact-match features.
     public var tokenSurfaces: [String]
+    /// Other row sequences of the same word (keywords only; see `LexicalText.alternativeRows`).
+    public var alternativeRows: [[Int32]]
 
-    public init(normalized: String, surfaces: [String], rows: [Int32], tokenSurfaces: [String] = []) {
+    public init(normalized: String, surfaces: [String], rows: [Int32], tokenSurfaces: [String] = [],
+                alternativeRows: [[Int32]] = []) {
         self.normalized = normalized
         self.surfaces = surfaces
         self.rows = rows
         self.tokenSurfaces = tokenSurfaces
+        self.alternativeRows = alternativeRows
     }
 
     /// The form the model and the exact-match features consume. The folded text always comes from
     /// `normalized`; the token boundaries are kept only when the tokens spell exactly that text.
     public var lexical: LexicalText {
-        let plain = LexicalText(text: normalized, rows: rows)
+        var plain = LexicalText(text: normalized, rows: rows)
+        plain.alternativeRows = alternativeRows
         guard !tokenSurfaces.isEmpty else { return plain }
-        let tokens = LexicalText(tokens: tokenSurfaces, rows: rows)
+        var tokens = LexicalText(tokens: tokenSurfaces, rows: rows)
+        tokens.alternativeRows = alternativeRows
         return tokens.folded == plain.folded ? tokens : plain
     }
 }

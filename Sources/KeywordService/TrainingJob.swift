@@ -13,22 +13,32 @@ public struct CalibrationSplit: Sendable, Equatable {
         case name
         /// The first (primary) keyword: whole keywords leave training, as in dev-unseen.
         case keyword
+        /// Half the fraction by name, half by primary keyword: names with seen and with unseen keywords, as
+        /// served (a list grows with keywords the encoder never saw).
+        case both
     }
 
     public var fraction: Double
     public var key: Key
 
-    public init(fraction: Double = 0.1, key: Key = .name) {
+    public init(fraction: Double = 0.1, key: Key = .both) {
         self.fraction = fraction
         self.key = key
     }
 
     public func isCalibration(_ item: LabelledName) -> Bool {
         guard fraction > 0 else { return false }
-        let text = key == .name ? item.name : (item.keywords.first ?? "")
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
-        return Double(hash % 1_000_000) < fraction * 1_000_000
+        func below(_ text: String, _ share: Double) -> Bool {
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+            return Double(hash % 1_000_000) < share * 1_000_000
+        }
+        let keyword = item.keywords.first ?? ""
+        switch key {
+        case .name: return below(item.name, fraction)
+        case .keyword: return below(keyword, fraction)
+        case .both: return below(item.name, fraction / 2) || below(keyword, fraction / 2)
+        }
     }
 
     /// (training names, calibration names), each in input order.
@@ -40,7 +50,10 @@ public struct CalibrationSplit: Sendable, Equatable {
         return (training, calibration)
     }
 
-    public var description: String { "64-bit FNV-1a of the \(key == .name ? "name" : "primary keyword"), fraction \(fraction)" }
+    public var description: String {
+        let what = ["name": "the name", "keyword": "the primary keyword", "both": "the name (half) or the primary keyword (half)"][key.rawValue] ?? ""
+        return "64-bit FNV-1a of \(what), fraction \(fraction)"
+    }
 }
 
 /// Everything one training run needs.
@@ -80,7 +93,9 @@ public enum TrainingJob {
         }
         let (training, held) = plan.calibration.split(all)
         let devData = try plan.dev.map { try LabelledData.load(path: $0) }
-        let components = try ModelDirectory.load(path: plan.base, requireEncoder: false)
+        // The base is read, not served: its files are copied and re-checksummed into the new directory, so
+        // one edited on purpose (a new keyword list, say) is fine.
+        let components = try ModelDirectory.load(path: plan.base, requireEncoder: false, verify: false)
         let options = plan.options
         let config = ModelConfig(inputDimension: components.vectors.dimension, hiddenDimension: plan.hidden,
                                  sharedEncoder: plan.sharedEncoder)
@@ -93,19 +108,19 @@ public enum TrainingJob {
             if let devData {
                 let metrics = run.evaluate(weights, on: devData, scoring: scoring)
                 lastDev = metrics
-                line += "  dev Acc@1 \(format(metrics.accuracyAt1))  Acc@5 \(format(metrics.accuracyAt5))  MRR \(format(metrics.mrr))"
+                line += "  dev Acc@1 \(format(metrics.accuracyAt1))  Acc@5 \(format(metrics.accuracyAt5))  MRR \(format(metrics.mrr))  primary Acc@1 \(format(metrics.primaryAccuracyAt1))"
             }
             log(line)
         }
         var evidenceScale: Float = 1
         if let devData {
             let chosen = run.chooseEvidenceScale(weights, on: devData) { scale, metrics in
-                log("evidence ×\(scale): dev Acc@1 \(format(metrics.accuracyAt1))  Acc@5 \(format(metrics.accuracyAt5))  MRR \(format(metrics.mrr))")
+                log("evidence ×\(scale): dev Acc@1 \(format(metrics.accuracyAt1))  Acc@5 \(format(metrics.accuracyAt5))  MRR \(format(metrics.mrr))  primary MRR \(format(metrics.primaryMRR))")
             }
             weights = chosen.weights
             evidenceScale = chosen.scale
             lastDev = run.evaluate(weights, on: devData, scoring: scoring)
-            log("chose evidence ×\(evidenceScale) (best dev MRR), folded into the saved weights")
+            log("chose evidence ×\(evidenceScale) (best dev mean of MRR and primary MRR), folded into the saved weights")
         }
         let weightsDigest = SHA256.hex(Array(Checkpoint.valuesData(weights)))
         var calibration: ModelCalibration?
@@ -176,6 +191,7 @@ public enum TrainingJob {
         manifest.setCalibration(calibration, fraction: nil, baseVersion: base)
         let file = (directory as NSString).appendingPathComponent(ModelCalibration.fileName)
         try calibration.save(path: file)
+        manifest.fileSHA256 = try ModelDirectory.checksums(directory: directory)
         try manifest.save(path: (directory as NSString).appendingPathComponent(ModelDirectory.manifestName))
         log("wrote \(file)")
         return manifest

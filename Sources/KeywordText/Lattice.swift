@@ -15,6 +15,24 @@ struct PathNode: Sendable, Equatable {
 /// fallback, and afterwards the joining of short or unknown katakana words and of digit runs.
 struct Lattice {
     let lexicon: Lexicon
+    /// Bitmap over lexicon entries (empty: none) of preferred words, whose cost is lowered by `preferredBonus`
+    /// per character (up to eight): the words of the keyword list, so that a name is not split into a rarer word
+    /// plus a stray kana where a keyword's word covers the same span (みょうがたけ, not みょう / が / たけ), and a longer
+    /// keyword word beats a shorter one inside it (えごま油, not え / ごま油).
+    let preferred: [UInt64]
+    static let preferredBonus: Int32 = 1000
+
+    init(lexicon: Lexicon, preferred: [UInt64] = []) {
+        self.lexicon = lexicon
+        self.preferred = preferred
+    }
+
+    @inline(__always)
+    func cost(_ entry: Int, packed: UInt64, length: Int) -> Int16 {
+        let cost = Int16(bitPattern: UInt16(truncatingIfNeeded: packed >> 16))
+        guard !preferred.isEmpty, preferred[entry >> 6] & (1 << UInt64(entry & 63)) != 0 else { return cost }
+        return Int16(clamping: Int32(cost) - Lattice.preferredBonus * Int32(min(length, 8)))
+    }
 
     fileprivate struct Node {
         var start: Int32
@@ -184,7 +202,7 @@ struct Lattice {
                         for entry in first ..< first + latticeEntries {
                             let packed = lexicon.entryPacked[entry]
                             state.add(start, end, entry: Int32(entry), paramClass: UInt16(truncatingIfNeeded: packed),
-                                      cost: Int16(bitPattern: UInt16(truncatingIfNeeded: packed >> 16)))
+                                      cost: cost(entry, packed: packed, length: end - start))
                         }
                         longestWord = end - start
                     }

@@ -4,6 +4,8 @@
 public final class TextPipeline: Sendable {
     public static let lexiconFileName = "lexicon.kwlex"
     public static let stopPhrasesFileName = "stop-phrases.txt"
+    /// The model directory's keyword list; optional here (see `preferring`).
+    public static let keywordsFileName = "keywords.txt"
 
     public let lexicon: Lexicon
     public let stopPhrases: StopPhrases
@@ -15,13 +17,54 @@ public final class TextPipeline: Sendable {
         lattice = Lattice(lexicon: lexicon)
     }
 
+    private init(lexicon: Lexicon, stopPhrases: StopPhrases, preferred: [UInt64]) {
+        self.lexicon = lexicon
+        self.stopPhrases = stopPhrases
+        lattice = Lattice(lexicon: lexicon, preferred: preferred)
+    }
+
+    /// The same pipeline with `words` preferred by the lattice: their noun entries (the word itself or its hiragana ↔
+    /// katakana folding, three characters or more) cost `Lattice.preferredBonus` less per character (3000 for three,
+    /// as the kana food words get in the lexicon build). Given the keyword list, a name is not split into a rarer word plus a stray
+    /// kana where a keyword's word covers the span. Shorter words are left alone: ます or いか would split
+    /// マスカット or スイカ.
+    /// - Complexity: O(words) lookups.
+    public func preferring(words: [String]) -> TextPipeline {
+        var bitmap = [UInt64](repeating: 0, count: (lexicon.entryCount + 63) / 64)
+        var any = false
+        for word in words {
+            let scalars = Normalizer.normalize(word).scalars
+            guard scalars.count >= 3 else { continue }
+            var seen: Set<Int> = []
+            for form in [scalars, scalars.map(Self.toHiragana), scalars.map(Self.toKatakana)] {
+                guard let key = key(form[...]), seen.insert(key).inserted else { continue }
+                for entry in Int(lexicon.entryStart[key]) ..< Int(lexicon.entryStart[key + 1]) {
+                    let paramClass = lexicon.entryClass[entry]
+                    guard paramClass != Lexicon.rowOnlyClass,
+                          lexicon.partsOfSpeech[Int(lexicon.classPOS[Int(paramClass)])].hasPrefix("名詞") else { continue }
+                    bitmap[entry >> 6] |= 1 << UInt64(entry & 63)
+                    any = true
+                }
+            }
+        }
+        return TextPipeline(lexicon: lexicon, stopPhrases: stopPhrases, preferred: any ? bitmap : [])
+    }
+
     /// Loads `lexicon.kwlex` and `stop-phrases.txt` from a model directory.
     /// - Throws: `TextFileError` naming the file and the byte offset or line.
     public static func load(directory: String) throws -> TextPipeline {
         let base = directory.hasSuffix("/") ? directory : directory + "/"
         let lexicon = try Lexicon.load(path: base + lexiconFileName)
         let stopPhrases = try StopPhrases.load(path: base + stopPhrasesFileName)
-        return TextPipeline(lexicon: lexicon, stopPhrases: stopPhrases)
+        let pipeline = TextPipeline(lexicon: lexicon, stopPhrases: stopPhrases)
+        // The lattice prefers the words of the directory's keyword list (see `preferring`), so names, keywords,
+        // `kwsuggest tokenize` and the model all segment alike.
+        // A missing or unreadable keyword list leaves the lattice as the lexicon has it (the model loader reports
+        // keyword-file errors itself).
+        guard let bytes = try? ByteReader.readFile(base + keywordsFileName) else { return pipeline }
+        let words = bytes.split(separator: UInt8(ascii: "\n")).compactMap { String(validating: $0, as: UTF8.self) }
+            .map { String($0.filter { $0 != "\r" }).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        return pipeline.preferring(words: words)
     }
 
     // MARK: Public API
@@ -61,6 +104,54 @@ public final class TextPipeline: Sendable {
             return Int(lexicon.entryRow[entry])
         }
         return resolve(scalars[...]).row
+    }
+
+    /// The vector row of `word` as one whole lexicon word (itself, else its hiragana ↔ katakana folding), with no
+    /// sub-word fallback: しめさば → the row of its normalised form 締め鯖, even where the lattice splits it in a
+    /// text (しめ / さば). Nil when the whole word is not in the lexicon or has no row.
+    public func wholeWordRow(_ word: String) -> Int? {
+        let scalars = Normalizer.normalize(word).scalars
+        guard !scalars.isEmpty else { return nil }
+        if let found = rowEntry(scalars[...]) { return found.row }
+        for folded in [scalars.map(Self.toHiragana), scalars.map(Self.toKatakana)] where folded != scalars {
+            if let found = rowEntry(folded[...]) { return found.row }
+        }
+        return nil
+    }
+
+    /// Every lexicon key (surface or row-only spelling) by the normalised form of its noun and row-only entries:
+    /// 締め鯖 → [しめさば, しめ鯖, 〆鯖, 締めさば, 締め鯖, …]. Verb and other forms are left out (あさり is also a form
+    /// of the verb 漁る). For consistency checks; it walks the whole lexicon.
+    /// - Complexity: O(entries).
+    public func spellingsByNormalizedForm() -> [String: [String]] {
+        var result: [String: [String]] = [:]
+        for key in 0..<lexicon.keyCount {
+            let surface = lexicon.string(key: key)
+            var seen: Set<String> = []
+            for entry in Int(lexicon.entryStart[key]) ..< Int(lexicon.entryStart[key + 1]) {
+                let paramClass = lexicon.entryClass[entry]
+                if paramClass != Lexicon.rowOnlyClass,
+                   !lexicon.partsOfSpeech[Int(lexicon.classPOS[Int(paramClass)])].hasPrefix("名詞") { continue }
+                let normalizedKey = lexicon.entryNormalized[entry]
+                let normalized = normalizedKey == Lexicon.sameAsSurface ? surface : lexicon.string(key: Int(normalizedKey))
+                if seen.insert(normalized).inserted { result[normalized, default: []].append(surface) }
+            }
+        }
+        return result
+    }
+
+    /// The normalised form of `word` as the tokenizer reads it when it is one token, else as one whole lexicon
+    /// word (the entry `wholeWordRow` uses); nil when neither applies.
+    public func normalizedForm(_ word: String) -> String? {
+        let tokens = tokenizeKeyword(word)
+        if tokens.count == 1 { return tokens[0].normalized }
+        let scalars = Normalizer.normalize(word).scalars
+        guard !scalars.isEmpty else { return nil }
+        if let found = rowEntry(scalars[...]) { return found.normalized }
+        for folded in [scalars.map(Self.toHiragana), scalars.map(Self.toKatakana)] where folded != scalars {
+            if let found = rowEntry(folded[...]) { return found.normalized }
+        }
+        return nil
     }
 
     // MARK: Preparation

@@ -21,6 +21,8 @@ enum SharedOptions {
                                       defaultText: "$KWSUGGEST_MODEL or models/default")
     static let store = Option<String>("--store", value: "store", help: "file:PATH or postgres://user@host:5432/db.",
                                       defaultText: "$KWSUGGEST_STORE or file:<model dir>/keywords.overlay.json")
+    static let noVerify = Flag("--no-verify",
+                               help: "Skip checking the model files against the SHA-256 checksums in manifest.json.")
 }
 
 /// Where the default model lives: `--model`, else `KWSUGGEST_MODEL`, else `models/default`.

@@ -19,22 +19,47 @@ private func forEachInputChunk(_ body: (ArraySlice<UInt8>) throws -> Void) throw
     }
 }
 
-/// Calls `body` with each line of standard input. A line ends at "\n" or "\r\n" (the break is not
-/// passed on); a last line without a break is passed on as it is. Invalid UTF-8 is replaced.
-func forEachInputLine(_ body: (String) throws -> Void) throws {
+/// Calls `body` with each line of standard input and its number (from 1). A line ends at "\n" or "\r\n"
+/// (the break is not passed on); a last line without a break is passed on as it is. Invalid UTF-8 is replaced.
+/// A line longer than `maxLineBytes` is an error naming it, found before more than that is buffered.
+func forEachInputLine(maxLineBytes: Int = Int.max, _ body: (Int, String) throws -> Void) throws {
     var line: [UInt8] = []
+    var number = 1
     try forEachInputChunk { chunk in
         for byte in chunk {
             if byte == 0x0A {
                 if line.last == 0x0D { line.removeLast() }
-                try body(String(decoding: line, as: UTF8.self))
+                try body(number, String(decoding: line, as: UTF8.self))
                 line.removeAll(keepingCapacity: true)
+                number += 1
             } else {
+                guard line.count < maxLineBytes else {
+                    throw CommandError.failure("standard input line \(number) is longer than \(maxLineBytes) bytes")
+                }
                 line.append(byte)
             }
         }
     }
-    if !line.isEmpty { try body(String(decoding: line, as: UTF8.self)) }
+    if !line.isEmpty { try body(number, String(decoding: line, as: UTF8.self)) }
+}
+
+/// `text` with control characters (C0, DEL and C1, which terminals read as escape sequences) shown as
+/// `\u{…}`, so echoing untrusted input cannot drive the terminal. Tabs stay.
+func terminalSafe(_ text: String) -> String {
+    guard text.unicodeScalars.contains(where: isTerminalControl) else { return text }
+    var out = ""
+    for scalar in text.unicodeScalars {
+        if isTerminalControl(scalar) {
+            out += "\\u{" + String(scalar.value, radix: 16) + "}"
+        } else {
+            out.unicodeScalars.append(scalar)
+        }
+    }
+    return out
+}
+
+private func isTerminalControl(_ scalar: Unicode.Scalar) -> Bool {
+    (scalar.value < 0x20 && scalar != "\t") || (0x7F...0x9F).contains(scalar.value)
 }
 
 /// Calls `body` with every word of standard input, splitting at ASCII white space as fastText's
@@ -94,8 +119,8 @@ func writeStandardOutput(_ bytes: [UInt8]) {
     }
 }
 
-/// A JSON string literal (RFC 8259): quotes, backslashes and control characters (U+0000-U+001F
-/// and U+007F) are escaped; everything else is written as it is.
+/// A JSON string literal (RFC 8259): quotes, backslashes and control characters (U+0000-U+001F, and
+/// U+007F-U+009F, which terminals read as escapes) are escaped; everything else is written as it is.
 func jsonQuote(_ text: String) -> String {
     var out = "\""
     for scalar in text.unicodeScalars {
@@ -106,7 +131,7 @@ func jsonQuote(_ text: String) -> String {
         case "\r": out += "\\r"
         case "\t": out += "\\t"
         default:
-            if scalar.value < 0x20 || scalar.value == 0x7F {
+            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
                 let hex = String(scalar.value, radix: 16)
                 out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
             } else {

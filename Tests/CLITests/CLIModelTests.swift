@@ -22,6 +22,21 @@ final class CLIModelTests: ScratchTestCase {
         XCTAssertEqual((second?["suggestions"] as? [[String: Any]])?.first?["keyword"] as? String, "玉ねぎ")
     }
 
+    func testDamagedModelFileIsAChecksumErrorAndExitOne() throws {
+        try XCTSkipUnless(hasShippedModel, "models/default has no trained encoder yet")
+        let copy = scratch + "/damaged"
+        try FileManager.default.copyItem(atPath: CLITests.packageRoot.appendingPathComponent("models/default").path, toPath: copy)
+        let encoder = URL(fileURLWithPath: copy + "/encoder.bin")
+        var data = try Data(contentsOf: encoder)
+        data.replaceSubrange(1000..<1200, with: [UInt8](repeating: 0x5A, count: 200))
+        try data.write(to: encoder)
+        let outcome = try CLITests.run(["suggest", "--model", copy, "にんじん"])
+        XCTAssertEqual(outcome.status, 1)
+        XCTAssertTrue(outcome.stderr.contains("encoder.bin: SHA-256 is "), outcome.stderr)
+        XCTAssertTrue(outcome.stderr.contains("the file is damaged or was replaced"), outcome.stderr)
+        XCTAssertEqual(outcome.stdout, "")
+    }
+
     func testSuggestReadsStdinAndExplains() throws {
         try XCTSkipUnless(hasShippedModel, "models/default has no trained encoder yet")
         let outcome = try CLITests.run(["suggest", "--json", "--explain", "-k", "1"], stdin: "じゃがいも 男爵 5kg\n\n")
@@ -57,15 +72,17 @@ final class CLIModelTests: ScratchTestCase {
             XCTAssertEqual(outcome.status, 0, outcome.stderr)
             let last = try XCTUnwrap(outcome.stdout.split(separator: "\n").last)
             let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any])
-            XCTAssertEqual(Set(object.keys), ["n", "accuracy_at_1", "accuracy_at_5", "mrr", "calibration"])
+            XCTAssertEqual(Set(object.keys), ["n", "accuracy_at_1", "accuracy_at_5", "mrr", "primary_accuracy_at_1", "primary_mrr",
+                                              "calibration"])
             XCTAssertEqual(object["n"] as? Int, 2)
-            for key in ["accuracy_at_1", "accuracy_at_5", "mrr"] {
+            for key in ["accuracy_at_1", "accuracy_at_5", "mrr", "primary_accuracy_at_1", "primary_mrr"] {
                 let value = try XCTUnwrap(object[key] as? Double)
                 XCTAssertTrue((0...1).contains(value), "\(ablation) \(key) = \(value)")
             }
         }
         let full = try CLITests.run(["eval", "--data", data])
         XCTAssertTrue(full.stdout.hasPrefix("n: 2\nAccuracy@1: "), full.stdout)
+        XCTAssertTrue(full.stdout.contains("\nPrimary Accuracy@1: "), full.stdout)
     }
 
     func testEvalDataErrorsNameFileAndLine() throws {

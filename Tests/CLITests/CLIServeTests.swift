@@ -9,7 +9,8 @@ final class CLIServeTests: XCTestCase {
     override func setUpWithError() throws {
         directory = NSTemporaryDirectory() + "cli-serve-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        // A model directory of its own: the shipped model's files linked in, with a short keyword list.
+        // A model directory of its own: the shipped model's files linked in, with a short keyword list (so the
+        // servers below run with --no-verify: keywords.txt differs from the manifest's checksum on purpose).
         let shipped = CLITests.packageRoot.appendingPathComponent("models/default").path
         for file in try FileManager.default.contentsOfDirectory(atPath: shipped)
         where file != "keywords.txt" && !file.hasPrefix("keywords.overlay") {
@@ -112,7 +113,7 @@ final class CLIServeTests: XCTestCase {
     }
 
     func testServeAnswersPersistsKeywordsAndExitsZeroOnSIGTERM() throws {
-        let server = try Server(arguments: ["--model", directory])
+        let server = try Server(arguments: ["--model", directory, "--no-verify"])
         try waitUntilReady(server.port)
         let (status, body) = try request(server.port, "POST", "/v1/suggest", body: #"{"name":"新物 にんじん 3本","k":1}"#)
         XCTAssertEqual(status, 200)
@@ -124,7 +125,7 @@ final class CLIServeTests: XCTestCase {
         XCTAssertTrue(log.contains(#""event":"draining""#), log)
 
         // The addition survives a restart.
-        let again = try Server(arguments: ["--model", directory])
+        let again = try Server(arguments: ["--model", directory, "--no-verify"])
         try waitUntilReady(again.port)
         XCTAssertTrue(try request(again.port, "GET", "/v1/keywords").1.contains("ごぼう"))
         XCTAssertEqual(again.stop(), 0)
@@ -132,7 +133,7 @@ final class CLIServeTests: XCTestCase {
 
     func testOverlayChangedByAnotherReplicaIsReloadedOnSIGHUP() throws {
         let overlay = directory + "/shared.overlay.json"
-        let server = try Server(arguments: ["--model", directory, "--overlay", overlay])
+        let server = try Server(arguments: ["--model", directory, "--overlay", overlay, "--no-verify"])
         try waitUntilReady(server.port)
         try #"{"added":["れんこん"],"removed":[]}"#.write(toFile: overlay, atomically: true, encoding: .utf8)
         kill(server.process.processIdentifier, SIGHUP)
@@ -191,7 +192,7 @@ final class CLIServeTests: XCTestCase {
     /// in the file and, within a few seconds, on every process.
     func testThreeProcessesOnOneFileStoreLoseNoWrite() throws {
         let store = "file:" + directory + "/shared.overlay.json"
-        let servers = try (0..<3).map { _ in try Server(arguments: ["--model", directory, "--store", store], keepLog: false) }
+        let servers = try (0..<3).map { _ in try Server(arguments: ["--model", directory, "--store", store, "--no-verify"], keepLog: false) }
         defer { for server in servers { _ = server.stop() } }
         for server in servers { try waitUntilReady(server.port) }
         let statuses = StatusList()
@@ -221,7 +222,7 @@ final class CLIServeTests: XCTestCase {
         let store = "file:" + directory + "/feedback.overlay.json"
         var acknowledged: [String] = []
         for round in 0..<3 {
-            let server = try Server(arguments: ["--model", directory, "--store", store], keepLog: false)
+            let server = try Server(arguments: ["--model", directory, "--store", store, "--no-verify"], keepLog: false)
             try waitUntilReady(server.port)
             let killAt = Date().addingTimeInterval(Double.random(in: 0.2...0.6))
             var number = 0
@@ -237,7 +238,7 @@ final class CLIServeTests: XCTestCase {
             kill(server.process.processIdentifier, SIGKILL)
             server.process.waitUntilExit()
         }
-        let server = try Server(arguments: ["--model", directory, "--store", store], keepLog: false)
+        let server = try Server(arguments: ["--model", directory, "--store", store, "--no-verify"], keepLog: false)
         defer { _ = server.stop() }
         try waitUntilReady(server.port)
         let export = try request(server.port, "GET", "/v1/feedback/export?format=raw").1
@@ -278,8 +279,8 @@ final class CLIServeTests: XCTestCase {
             environment["PGPASSWORD"] = String(url[url.index(after: colon)..<at])
             bareURL = String(url[..<colon]) + String(url[at...])
         }
-        let servers = [try Server(arguments: ["--model", directory, "--store", url]),
-                       try Server(arguments: ["--model", directory, "--store", bareURL], environment: environment)]
+        let servers = [try Server(arguments: ["--model", directory, "--store", url, "--no-verify"]),
+                       try Server(arguments: ["--model", directory, "--store", bareURL, "--no-verify"], environment: environment)]
         defer { for server in servers { _ = server.stop() } }
         for server in servers { try waitUntilReady(server.port) }
         XCTAssertTrue(try request(servers[1].port, "GET", "/readyz").1.contains(#""store":"ok","store_kind":"postgres""#))

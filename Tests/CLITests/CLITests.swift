@@ -113,7 +113,8 @@ final class CLIHelpTests: XCTestCase {
             OVERVIEW: Serves the suggestion API and the admin page over HTTP.
 
             Listens first and prints 'listening on http://HOST:PORT', then opens the store and loads the model in
-            the background; /readyz answers 503 until both are done. Keyword changes (POST /v1/keywords) and
+            the background; /readyz answers 503 until both are done (a model file whose SHA-256 differs from
+            manifest.json stops it with exit 1). Keyword changes (POST /v1/keywords) and
             feedback (POST /v1/feedback) are durable in the store before they are acknowledged. The file store
             locks a file beside the overlay, so processes on one machine may share it; changes by other
             processes are picked up within 1 s (SIGHUP reloads at once). For replicas on several machines use
@@ -122,9 +123,12 @@ final class CLIHelpTests: XCTestCase {
             Environment: PORT, KWSUGGEST_MODEL, KWSUGGEST_STORE, KWSUGGEST_CORS_ORIGINS, KWSUGGEST_ADMIN_TOKEN
             (when set, keyword changes and feedback need 'Authorization: Bearer <token>'; surrounding white space
             is trimmed). Without a token writes are open: a warning on a loopback address, and a refusal to start
-            on any other address unless --allow-open-writes is given.
+            on any other address unless --allow-open-writes is given. With a calibrated model (calibration.json)
+            every suggestion carries its confidence, and an answer is marked auto_accept when the top one clears
+            the threshold the calibration curve gives for --auto-accept-precision; a precision the curve never
+            reaches auto-accepts nothing.
 
-            USAGE: kwsuggest serve [--host <host>] [--port <port>] [--model <dir>] [--store <store>] [--threads <n>] [--cors-origin <origin> ...] [--overlay <file>] [--allow-open-writes]
+            USAGE: kwsuggest serve [--host <host>] [--port <port>] [--model <dir>] [--store <store>] [--threads <n>] [--cors-origin <origin> ...] [--overlay <file>] [--access-log <mode>] [--no-verify] [--auto-accept-precision <p>] [--allow-open-writes]
 
             OPTIONS:
               --host <host>           Address to bind; '::' for IPv4+IPv6 (default: 127.0.0.1).
@@ -134,6 +138,10 @@ final class CLIHelpTests: XCTestCase {
               --threads <n>           Event-loop threads (default: one per CPU).
               --cors-origin <origin>  Origin allowed to call the API from a browser; repeatable, '*' for any (default: $KWSUGGEST_CORS_ORIGINS).
               --overlay <file>        Same as --store file:<file>.
+              --access-log <mode>     Access-log lines on stderr: on for every request, errors for status 400 and above, or off (default: on).
+              --no-verify             Skip checking the model files against the SHA-256 checksums in manifest.json.
+              --auto-accept-precision <p>
+                                      Top-1 precision the auto-accept threshold is read for from the model's calibration curve (default: 0.98).
               --allow-open-writes     Serve keyword writes without KWSUGGEST_ADMIN_TOKEN on a non-loopback address.
               -h, --help              Show help information.
 

@@ -28,4 +28,14 @@ final class MetricsTests: XCTestCase {
         XCTAssertEqual(series.count, ServerMetrics.maxSeriesPerShard + 1)
         XCTAssertEqual(metrics.count(route: "(other)", status: 0), 5_000 - ServerMetrics.maxSeriesPerShard)
     }
+
+    func testQueueWaitIsAHistogramOfItsOwn() {
+        let metrics = ServerMetrics(shards: 2)
+        metrics.recordQueueWait(shard: 0, seconds: 0.0003)
+        metrics.recordQueueWait(shard: 1, seconds: 0.004)
+        let text = metrics.render()
+        XCTAssertTrue(text.contains(#"kwsuggest_http_request_queue_seconds_bucket{le="0.0005"} 1"#), text)
+        XCTAssertTrue(text.contains(#"kwsuggest_http_request_queue_seconds_bucket{le="0.005"} 2"#), text)
+        XCTAssertTrue(text.contains("kwsuggest_http_request_queue_seconds_count 2"), text)
+    }
 }

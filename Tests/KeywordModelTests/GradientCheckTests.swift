@@ -41,9 +41,10 @@ final class GradientCheckTests: XCTestCase {
         return (BatchObjective.self, weights, vectors, keywords, examples)
     }
 
-    func check(shared: Bool, attention: Bool, threads: Int, subsets: [[Int]]? = nil) {
+    func check(shared: Bool, attention: Bool, threads: Int, subsets: [[Int]]? = nil, primaryFirst: Bool = false) {
         let (_, weights, vectors, keywords, examples) = makeProblem(shared: shared, seed: 42)
-        let objective = BatchObjective(vectors: vectors, keywords: keywords, attention: attention, threads: threads)
+        let objective = BatchObjective(vectors: vectors, keywords: keywords, attention: attention, threads: threads,
+                                       primaryFirst: primaryFirst)
         let candidates = Array(0..<6)
         let (_, analytic) = objective.evaluate(weights, batch: examples, candidates: candidates, subsets: subsets)
         for block in weights.layout.blocks {
@@ -66,6 +67,26 @@ final class GradientCheckTests: XCTestCase {
     func testGradientsSeparateEncodersWithAttention() { check(shared: false, attention: true, threads: 1) }
     func testGradientsSharedEncoderWithAttention() { check(shared: true, attention: true, threads: 2) }
     func testGradientsWithoutAttention() { check(shared: false, attention: false, threads: 2) }
+    func testGradientsWhenAlternativesCompeteWithThePrimary() {
+        check(shared: true, attention: true, threads: 2, primaryFirst: true)
+    }
+
+    func testPrimaryFirstPutsTheAlternativeInTheLoss() {
+        // Example 1 lists [1, 4]: masked, keyword 4 is left out of its softmax; with primaryFirst it competes,
+        // so the loss can only grow.
+        let (_, weights, vectors, keywords, examples) = makeProblem(shared: true, seed: 42)
+        let masked = BatchObjective(vectors: vectors, keywords: keywords)
+            .evaluate(weights, batch: [examples[1]], candidates: Array(0..<6))
+        let ranked = BatchObjective(vectors: vectors, keywords: keywords, primaryFirst: true)
+            .evaluate(weights, batch: [examples[1]], candidates: Array(0..<6))
+        XCTAssertGreaterThan(ranked.loss, masked.loss)
+        let single = BatchObjective(vectors: vectors, keywords: keywords, primaryFirst: true)
+            .evaluate(weights, batch: [examples[0]], candidates: Array(0..<6))
+        let singleMasked = BatchObjective(vectors: vectors, keywords: keywords)
+            .evaluate(weights, batch: [examples[0]], candidates: Array(0..<6))
+        XCTAssertEqual(single.loss, singleMasked.loss, accuracy: 1e-12, "one keyword: nothing to unmask")
+    }
+
     func testGradientsWithPerExampleCandidateSubsets() {
         check(shared: false, attention: true, threads: 2, subsets: [[0, 1, 5], [1, 2, 4], [2, 3, 0, 1]])
     }

@@ -182,7 +182,7 @@ final class FloatKernelTests: XCTestCase {
             n: n, hidden: hidden, blocks: blocks, singleBlocks: singleBlocks, temperature: 7, attention: attention,
             states: buffers[0].elements, units: buffers[1].elements, gram: buffers[2].elements,
             unitMeans: buffers[3].elements, directions: buffers[4].elements, out: out.mutableElements)
-        FloatKernels.score(kernel: kernel, arguments, blocks: blocks, threads: threads, work: work.mutableElements)
+        FloatKernels.score(kernel: kernel, arguments, threads: threads, work: work.mutableElements)
         return out.prefix(out.count)
     }
 

@@ -37,6 +37,37 @@ final class LexicalMatcherTests: XCTestCase {
         XCTAssertEqual(feature(found, 1, .overlap), 1)
     }
 
+    func testKeywordWithParticleNoMatchesWithoutIt() {
+        // さばの水煮缶 is stated in 「さば水煮缶」 without の, and then outranks the shorter さば as a maximal match.
+        let keywords = [LexicalText(text: "さばの水煮缶", rows: [4, 0, 5]), LexicalText(text: "さば", rows: [4]),
+                        LexicalText(text: "たけのこ水煮", rows: [8, 5]), LexicalText(text: "たけのこの水煮", rows: [8, 0, 5])]
+        let matcher = LexicalMatcher(keywords: keywords)
+        let found = matcher.features(of: LexicalText(text: "さば水煮缶 190g", rows: [4, 5]))
+        XCTAssertEqual(feature(found, 0, .text), 1)
+        XCTAssertEqual(feature(found, 0, .maximal), 1)
+        XCTAssertEqual(feature(found, 1, .maximal), 0, "さば lies inside さば水煮缶")
+        // たけのこの水煮 without its second の is the keyword たけのこ水煮: that spelling stays たけのこ水煮's alone.
+        let bamboo = matcher.features(of: LexicalText(text: "たけのこ水煮", rows: [8, 5]))
+        XCTAssertEqual(feature(bamboo, 2, .text), 1)
+        XCTAssertEqual(feature(bamboo, 3, .text), 0)
+        XCTAssertEqual(LexicalMatcher.withoutParticle(LexicalText.fold("きのこ")), [])
+    }
+
+    func testAlternativeRowsMatchAWordTheNameKeepsWhole() {
+        // The keyword しめさば tokenizes as しめ / さば (content row 4 only); as one lexicon word it has row 9, the row
+        // of 締め鯖, which a name keeps whole. An alternative equal to another keyword's rows is not added.
+        var shime = LexicalText(text: "しめさば", rows: [4])
+        shime.alternativeRows = [[9]]
+        var other = LexicalText(text: "あじ", rows: [6])
+        other.alternativeRows = [[4]]
+        let matcher = LexicalMatcher(keywords: [shime, LexicalText(text: "さば", rows: [4]), other])
+        let found = matcher.features(of: LexicalText(text: "締め鯖 2枚入", rows: [9]))
+        XCTAssertGreaterThan(feature(found, 0, .rows), 0)
+        XCTAssertEqual(feature(found, 1, .rows), 0)
+        let mackerel = matcher.features(of: LexicalText(text: "さば", rows: [4]))
+        XCTAssertEqual(feature(mackerel, 2, .rows), 0, "[4] is さば's own row sequence")
+    }
+
     func testPartialRowOverlap() {
         let keywords = [LexicalText(text: "豚バラ肉", rows: [10, 11, 12])]
         let found = LexicalMatcher(keywords: keywords).features(of: LexicalText(text: "豚バラ", rows: [10, 11]))

@@ -8,13 +8,16 @@ final class AdmissionTests: XCTestCase {
     func testUnauthorisedWriteGets401InsteadOf100Continue() throws {
         let live = try LiveServer(token: "secret")
         defer { live.stop() }
-        let client = try live.client()
-        client.send("POST /v1/keywords HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 20\r\nExpect: 100-continue\r\n\r\n")
-        let response = client.readResponse()
-        XCTAssertEqual(response?.status, 401)
-        XCTAssertEqual(response?.errorCode, "unauthorized")
-        XCTAssertEqual(response?.header("Connection"), "close")
-        XCTAssertTrue(client.isClosed())
+        // Every route that needs the token: keyword changes, feedback, and its export.
+        for (method, path) in [("POST", "/v1/keywords"), ("POST", "/v1/feedback"), ("GET", "/v1/feedback/export")] {
+            let client = try live.client()
+            client.send("\(method) \(path) HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 20\r\nExpect: 100-continue\r\n\r\n")
+            let response = client.readResponse()
+            XCTAssertEqual(response?.status, 401, path)
+            XCTAssertEqual(response?.errorCode, "unauthorized", path)
+            XCTAssertEqual(response?.header("Connection"), "close", path)
+            XCTAssertTrue(client.isClosed(), path)
+        }
     }
 
     func testAuthorisedWriteStillGets100Continue() throws {

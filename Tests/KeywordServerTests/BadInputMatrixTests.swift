@@ -4,7 +4,7 @@ import Foundation
 import StrictJSON
 import XCTest
 
-/// The hardening issue's bad-input matrix on a raw socket against a live server: each case gets its documented
+/// The bad-input matrix on a raw socket against a live server: each case gets its documented
 /// status and a JSON error (or, for the lone-LF client, a normal answer), and the server keeps answering.
 /// tools/hardening/bad_input.py runs the same matrix against a release binary.
 final class BadInputMatrixTests: XCTestCase {

@@ -71,3 +71,53 @@ final class LimitTests: XCTestCase {
         XCTAssertEqual(api.match(makeRequest(.post, "/v1/suggest/batch", body: "{}")).lane, .shared)
     }
 }
+
+/// A suggest body longer than any valid one is refused before the event loop parses it.
+final class SuggestBodyLimitTests: XCTestCase {
+    func testOversizedSuggestBodyIs413OnItsHead() throws {
+        let live = try LiveServer()
+        defer { live.stop() }
+        let client = try live.client()
+        client.send("POST /v1/suggest HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: 100000\r\nExpect: 100-continue\r\n\r\n")
+        let response = client.readResponse()
+        XCTAssertEqual(response?.status, 413)
+        XCTAssertEqual(response?.errorCode, "body_too_large")
+    }
+
+    func testPaddedBodyIs413AndTheLargestValidNameIsNot() {
+        let api = makeAPI()
+        let padded = #"{"name":"にんじん"}"# + String(repeating: " ", count: 70_000)
+        let response = api.respond(to: makeRequest(.post, "/v1/suggest", body: padded))
+        XCTAssertEqual(response.status.code, 413)
+        // 1000 astral code points written as JSON surrogate-pair escapes: 12,000 bytes of name.
+        let escaped = #"{"name":""# + String(repeating: #"\ud83e\udd55"#, count: 1000) + #""}"#
+        XCTAssertEqual(api.respond(to: makeRequest(.post, "/v1/suggest", body: escaped)).status.code, 200)
+    }
+}
+
+/// An engine whose scores are not numbers (a damaged model that passed its checks).
+final class NaNEngine: SuggestionEngine {
+    let inner = FakeEngine()
+    var modelVersion: String { "nan-1" }
+    func suggest(_ name: String, k: Int, explain: Bool) -> SuggestionResult {
+        var result = inner.suggest(name, k: k, explain: explain)
+        if let first = result.suggestions.indices.first { result.suggestions[first].score = .nan }
+        return result
+    }
+    func keywordList() -> KeywordListSnapshot { inner.keywordList() }
+    func updateKeywords(_ change: KeywordChange) throws -> KeywordListSnapshot { try inner.updateKeywords(change) }
+    func reloadKeywords() throws -> KeywordListSnapshot { try inner.reloadKeywords() }
+}
+
+final class NonFiniteScoreTests: XCTestCase {
+    func testNaNScoresAre500NotNull() {
+        let api = makeAPI(engine: NaNEngine())
+        for request in [makeRequest(.post, "/v1/suggest", body: #"{"name":"にんじん"}"#), makeRequest(.get, "/v1/suggest?name=x"),
+                        makeRequest(.post, "/v1/suggest/batch", body: #"{"names":["a","b"]}"#)] {
+            let response = api.respond(to: request)
+            XCTAssertEqual(response.status.code, 500, request.target)
+            XCTAssertEqual(errorCode(response), "internal_error")
+            XCTAssertFalse(response.bodyText.contains("null"))
+        }
+    }
+}

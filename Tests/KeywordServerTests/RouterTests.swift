@@ -193,7 +193,9 @@ final class RouterTests: XCTestCase {
         let keywords = try XCTUnwrap(jsonObject(updated)["keywords"] as? [String])
         XCTAssertTrue(keywords.contains("ごぼう"))
         XCTAssertFalse(keywords.contains("豚肉"))
-        XCTAssertEqual(errorCode(api.respond(to: makeRequest(.post, "/v1/keywords", body: #"{}"#))), "empty_change")
+        let unchanged = api.respond(to: makeRequest(.post, "/v1/keywords", body: #"{"add":[],"remove":null}"#))
+        XCTAssertEqual(unchanged.status, .ok, "an empty change is a no-op")
+        XCTAssertEqual(jsonObject(unchanged)["keywords"] as? [String], keywords)
         XCTAssertEqual(errorCode(api.respond(to: makeRequest(.post, "/v1/keywords", body: #"{"add":[""]}"#))), "invalid_keyword")
         XCTAssertEqual(errorCode(api.respond(to: makeRequest(.post, "/v1/keywords", body: #"{"add":"x"}"#))), "invalid_add")
     }
@@ -281,6 +283,25 @@ final class RouterTests: XCTestCase {
         XCTAssertTrue(text.contains("kwsuggest_http_requests_in_flight 0"), text)
         XCTAssertTrue(text.contains(#"kwsuggest_model_info{version="fake-1"} 1"#), text)
         XCTAssertTrue(text.contains("kwsuggest_model_ready 1"), text)
+    }
+
+    /// Every code declared anywhere in the sources (`static let … = ErrorCode("…")`) is in the catalogue the
+    /// document lists, and nothing else is: a code declared but left out of `apiCodes` fails here.
+    func testTheCatalogueHoldsEveryDeclaredCode() throws {
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources")
+        let pattern = try NSRegularExpression(pattern: #"static let \w+ = ErrorCode\("([a-z0-9_]+)"\)"#)
+        var declared: [String] = []
+        let walker = try XCTUnwrap(FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil))
+        for case let file as URL in walker where file.pathExtension == "swift" {
+            let text = try String(contentsOf: file, encoding: .utf8)
+            for match in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                if let range = Range(match.range(at: 1), in: text) { declared.append(String(text[range])) }
+            }
+        }
+        XCTAssertGreaterThan(declared.count, 20, "the scan found too few declarations")
+        XCTAssertEqual(Set(declared).count, declared.count, "a code is declared twice")
+        XCTAssertEqual(declared.sorted(), ErrorCode.all.map(\.rawValue).sorted())
     }
 
     func testOpenAPIErrorCodesAreTheCatalogue() throws {

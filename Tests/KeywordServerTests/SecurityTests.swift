@@ -4,7 +4,7 @@ import Foundation
 import StrictJSON
 import XCTest
 
-/// The hardening issue's security checks that other test files do not already cover: keyword-change limits,
+/// Security checks that other test files do not already cover: keyword-change limits,
 /// no request path reaching the file system, and the admin token check not depending on where tokens differ.
 final class SecurityTests: XCTestCase {
     func testKeywordChangeLimitsHold() {

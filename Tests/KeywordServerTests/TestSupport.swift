@@ -1,5 +1,6 @@
 import Foundation
 import KeywordService
+import Locking
 @testable import HTTPCore
 @testable import KeywordServer
 import StrictJSON
@@ -9,7 +10,7 @@ import XCTest
 /// A deterministic engine: keywords containing a character of the name rank first; records calls.
 final class FakeEngine: SuggestionEngine {
     let modelVersion: String
-    private let keywords: Mutex<[String]>
+    private let keywords: Locked<[String]>
     private let failUpdates: Bool
     let reloads = Atomic<Int>(0)
     /// When set, each suggest call signals `entered` and then waits for `gate`: a test holds a request in flight
@@ -19,7 +20,7 @@ final class FakeEngine: SuggestionEngine {
 
     init(keywords: [String] = ["にんじん", "たまねぎ", "じゃがいも", "豚肉", "牛肉", "キャベツ", "トマト"],
          version: String = "fake-1", failUpdates: Bool = false, gated: Bool = false) {
-        self.keywords = Mutex(keywords)
+        self.keywords = Locked(keywords)
         modelVersion = version
         self.failUpdates = failUpdates
         gate = gated ? DispatchSemaphore(value: 0) : nil

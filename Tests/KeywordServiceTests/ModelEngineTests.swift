@@ -146,6 +146,28 @@ final class ModelEngineTests: XCTestCase {
         let lexical = Evaluator.ranks(data, index: index, analyzer: components.analyzer, mode: .containment)
         XCTAssertEqual(lexical[0], 1)
     }
+
+    func testPrimaryMetricsCountOnlyTheFirstKeyword() throws {
+        let components = makeComponents()
+        let index = try components.makeIndex(keywords: components.keywords)
+        // "w1" is in the name and ranks first; "w2" is listed first but not in the name.
+        let data = [LabelledName(name: "w1 w9", keywords: ["w2", "w1"], source: "a"),
+                    LabelledName(name: "w1 w9", keywords: ["w1", "w2"], source: "a"),
+                    LabelledName(name: "w1", keywords: ["not-a-candidate", "w1"], source: "b")]
+        let rankings = Evaluator.rankings(data, index: index, analyzer: components.analyzer)
+        XCTAssertEqual(rankings.map(\.best), Evaluator.ranks(data, index: index, analyzer: components.analyzer))
+        XCTAssertEqual(rankings[0].best, 1)
+        XCTAssertEqual(rankings[0].primary.map { $0 > 1 }, true)
+        XCTAssertEqual(rankings[1], NameRank(best: 1, primary: 1))
+        XCTAssertEqual(rankings[2], NameRank(best: 1, primary: nil))
+        let (all, bySource) = Evaluator.metrics(data, rankings: rankings)
+        XCTAssertEqual(all.accuracyAt1, 1, accuracy: 1e-12)
+        XCTAssertEqual(all.primaryAccuracyAt1, 1.0 / 3.0, accuracy: 1e-12)
+        let r0 = Double(try XCTUnwrap(rankings[0].primary))
+        XCTAssertEqual(all.primaryMRR, (1 / r0 + 1) / 3, accuracy: 1e-12)
+        XCTAssertEqual(bySource["a"]?.primaryHitsAt1, 1)
+        XCTAssertEqual(bySource["b"]?.primaryHitsAt1, 0)
+    }
 }
 
 final class ModelFilesTests: XCTestCase {

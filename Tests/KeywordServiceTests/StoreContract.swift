@@ -1,5 +1,6 @@
 import Foundation
 @testable import KeywordService
+import Locking
 import XCTest
 
 /// Checks every KeywordStore must pass, run against the file store and against a real PostgreSQL.
@@ -111,17 +112,8 @@ struct StoreContract {
 }
 
 /// Strings collected from many threads.
-final class Failures: @unchecked Sendable {
-    private let lock = NSLock()
-    private var items: [String] = []
-    func add(_ item: String) {
-        lock.lock()
-        items.append(item)
-        lock.unlock()
-    }
-    var all: [String] {
-        lock.lock()
-        defer { lock.unlock() }
-        return items
-    }
+final class Failures: Sendable {
+    private let items = Locked<[String]>([])
+    func add(_ item: String) { items.withLock { $0.append(item) } }
+    var all: [String] { items.withLock { $0 } }
 }

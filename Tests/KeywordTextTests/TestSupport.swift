@@ -7,7 +7,10 @@ enum Shipped {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
     static let modelDirectory = packageRoot.appendingPathComponent("models/default").path
-    static let pipeline: TextPipeline = {
+    /// The lexicon's own lattice (what the Sudachi-parity tests measure), without the keyword preference.
+    static let pipeline: TextPipeline = TextPipeline(lexicon: modelPipeline.lexicon, stopPhrases: modelPipeline.stopPhrases)
+    /// The pipeline as the model loads it: the lattice prefers the words of the directory's keywords.txt.
+    static let modelPipeline: TextPipeline = {
         do {
             return try TextPipeline.load(directory: modelDirectory)
         } catch {

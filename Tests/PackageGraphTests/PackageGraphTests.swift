@@ -36,17 +36,19 @@ final class PackageGraphTests: XCTestCase {
         return result
     }
 
-    /// The modules a folder's Swift files import (only `import X` lines, `@testable` included).
+    /// The modules a folder's Swift files import: `import X`, with any attributes (`@testable`,
+    /// `@preconcurrency`) and access level (`public import X`) in front, at any indentation.
     private func imports(in folder: String) throws -> Set<String> {
+        let pattern = try NSRegularExpression(
+            pattern: #"^[ \t]*(?:@\w+[ \t]+)*(?:(?:public|package|internal|fileprivate|private)[ \t]+)?import[ \t]+(\w+)"#,
+            options: [.anchorsMatchLines])
         var found: Set<String> = []
         let base = root.appendingPathComponent(folder)
         guard let walker = FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil) else { return [] }
         for case let file as URL in walker where file.pathExtension == "swift" {
-            for line in try String(contentsOf: file, encoding: .utf8).split(separator: "\n") {
-                let words = line.split(separator: " ")
-                guard let index = words.firstIndex(of: "import"), words.count == index + 2,
-                      words[..<index].allSatisfy({ $0.hasPrefix("@") }) else { continue }
-                found.insert(String(words[index + 1]))
+            let text = try String(contentsOf: file, encoding: .utf8)
+            for match in pattern.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+                if let range = Range(match.range(at: 1), in: text) { found.insert(String(text[range])) }
             }
         }
         return found

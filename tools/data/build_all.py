@@ -19,9 +19,11 @@ import common
 import fc_rules
 import generate
 import relations
+import specificity
 
 HOLDOUT = 130
-DEV_SHARE = {"handwritten": 0.35, "food-composition": 0.10, "generated": 0.10}
+RELABELLED = 0
+DEV_SHARE = {"handwritten": 0.35, "food-composition": 0.10, "generated": 0.10, "packaged": 0.40}
 
 
 def food_composition_records():
@@ -42,6 +44,54 @@ def handwritten_records(keywords):
                 raise SystemExit(f"{p}: keyword {k!r} of {name!r} is not in keywords.txt")
         out.append({"name": name.strip(), "keywords": ks, "source": "handwritten"})
     return out
+
+
+def packaged_records(keywords):
+    out = []
+    p = common.path("data", "packaged.tsv")
+    for name, kws in common.read_tsv(p, 2):
+        ks = kws.split("|")
+        for k in ks:
+            if k not in keywords:
+                raise SystemExit(f"{p}: keyword {k!r} of {name!r} is not in keywords.txt")
+        out.append({"name": name.strip(), "keywords": ks, "source": "packaged"})
+    return out
+
+
+def split_packaged(records, seen, holdout, seed):
+    """The packaged-goods names, split after (and apart from) the other sources with their own seeded RNG, so
+    the earlier sources' splits and the held-out keywords stay exactly as they were."""
+    rng = random.Random(seed + 1)
+    train, dev, unseen, dropped = [], [], [], 0
+    for r in records:
+        if r["name"] in seen:
+            continue
+        seen.add(r["name"])
+        ks = set(r["keywords"])
+        if ks & holdout:
+            if ks <= holdout:
+                unseen.append(r)
+            else:
+                dropped += 1
+            continue
+        (dev if rng.random() < DEV_SHARE["packaged"] else train).append(r)
+    return train, dev, unseen, dropped
+
+
+def most_specific_first(splits, keywords, holdout):
+    """Rewrites labels to put the most specific stated keyword first (specificity.py); a split only gains keywords
+    it may hold (train and dev never a held-out one, dev-unseen only held-out ones)."""
+    convention = specificity.Convention(keywords)
+    others = set(keywords) - holdout
+    changed = 0
+    for name, rs in splits.items():
+        allowed = holdout if name == "dev-unseen" else others
+        for r in rs:
+            ks = convention.apply(r["name"], r["keywords"], allowed)
+            if ks != r["keywords"]:
+                r["keywords"] = ks
+                changed += 1
+    return changed
 
 
 def dedupe(records):
@@ -82,6 +132,16 @@ def build(seed):
                 dropped += 1
             continue
         (dev if rng.random() < DEV_SHARE[r["source"]] else train).append(r)
+    packaged = packaged_records(keywords)
+    p_train, p_dev, p_unseen, p_dropped = split_packaged(packaged, {r["name"] for r in records}, holdout, seed)
+    train += p_train
+    dev += p_dev
+    unseen += p_unseen
+    dropped += p_dropped
+    global RELABELLED
+    relabelled = RELABELLED = most_specific_first({"train": train, "dev": dev, "dev-unseen": unseen}, sorted(keywords), holdout)
+    print(f"most specific keyword first: {relabelled} labels rewritten", file=sys.stderr)
+    records = records + p_train + p_dev + p_unseen
     by_source = collections.defaultdict(list)
     for r in records:
         by_source[r["source"]].append(r)
@@ -96,13 +156,14 @@ def build(seed):
 
 
 def render_readme(cats, records, splits, dropped, holdout, rng):
-    lines = ["| split | lines | food-composition | generated | handwritten |", "|---|---:|---:|---:|---:|"]
+    lines = ["| split | lines | food-composition | generated | handwritten | packaged |", "|---|---:|---:|---:|---:|---:|"]
     for name, rs in splits.items():
         c = collections.Counter(r["source"] for r in rs)
-        lines.append(f"| {name} | {len(rs)} | {c['food-composition']} | {c['generated']} | {c['handwritten']} |")
+        lines.append(f"| {name} | {len(rs)} | {c['food-composition']} | {c['generated']} | {c['handwritten']} "
+                     f"| {c['packaged']} |")
     total = collections.Counter(r["source"] for r in records)
     lines.append(f"| all (before the split) | {len(records)} | {total['food-composition']} | {total['generated']} "
-                 f"| {total['handwritten']} |")
+                 f"| {total['handwritten']} | {total['packaged']} |")
     split_table = "\n".join(lines)
     kc = collections.Counter(cats.values())
     rc = collections.Counter(cats.get(r["keywords"][0], "?") for r in records)
@@ -122,7 +183,7 @@ def render_readme(cats, records, splits, dropped, holdout, rng):
     t = (t.replace("{{KEYWORDS}}", str(len(cats))).replace("{{VARIETIES}}", str(len(var)))
          .replace("{{VARIETY_TABLE}}", var_table).replace("{{SPLIT_TABLE}}", split_table)
          .replace("{{CATEGORY_TABLE}}", "\n".join(cat_lines)).replace("{{DROPPED}}", str(dropped))
-         .replace("{{HOLDOUT}}", str(len(holdout))).replace("{{EXAMPLES}}", "\n".join(ex)))
+         .replace("{{HOLDOUT}}", str(len(holdout))).replace("{{RELABELLED}}", str(RELABELLED)).replace("{{EXAMPLES}}", "\n".join(ex)))
     with open(common.path("data", "README.md"), "w", encoding="utf-8", newline="\n") as f:
         f.write(t)
 

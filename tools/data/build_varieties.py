@@ -7,6 +7,9 @@ Sources, highest priority first (a name keeps the row of the first source that g
   jmdict            data/src/varieties-jmdict.tsv (extract_jmdict.py: JMdict glosses "variety of …")
   chive             data/src/varieties-chive.tsv (picked by eye from chiVe row-sharing candidates)
   sudachi           Sudachi synonym groups that contain exactly one keyword: the other members → that keyword
+  brand             data/src/brands.tsv: national brands and product lines → keyword, written by hand
+  abbreviation      data/src/abbreviations.tsv: receipt and flyer abbreviations, katakana spellings, written by hand
+  spelling          data/src/spellings.tsv: lexicon spellings of keywords that tokenize apart from them (SudachiDict)
 A row is dropped when its name is itself a keyword, is shorter than two characters, or (sudachi only)
 is plain ASCII or would map to two different keywords.
 """
@@ -31,6 +34,13 @@ SUDACHI_SKIP = {"肉", "魚", "野菜", "果物", "フルーツ", "卵", "玉", 
 SUDACHI_SKIP_KEYWORDS = {"水", "かえる", "ライム", "レバー", "ハム"}
 ASCII = re.compile(r"^[\x00-\x7f]+$")
 
+
+# Sources written by hand: a keyword missing from the list is an error, not a row to drop.
+HAND_SOURCES = {"hand", "brand", "abbreviation", "spelling"}
+# Sources the name generator does not draw on: brand names occur only in the hand-written packaged-goods names.
+NOT_GENERATED = {"brand", "abbreviation", "spelling"}
+# Sources whose row is added next to an earlier source's row for the same name.
+SECOND_ROW = {"spelling"}
 
 HEAD_OVERRIDE = {"ながいも": "長芋"}
 
@@ -139,14 +149,20 @@ def build():
         ("jmdict", [(n, k) for n, k, _ in common.read_tsv(common.path("data", "src", "varieties-jmdict.tsv"), 3)]),
         ("chive", from_chive()),
         ("sudachi", from_sudachi(keywords)),
+        # Last, so that they only add names: the rows of the sources above (and the names generated from them)
+        # stay as they were.
+        ("brand", [tuple(r) for r in common.read_tsv(common.path("data", "src", "brands.tsv"), 2)]),
+        ("abbreviation", [tuple(r) for r in common.read_tsv(common.path("data", "src", "abbreviations.tsv"), 2)]),
+        ("spelling", [tuple(r) for r in common.read_tsv(common.path("data", "src", "spellings.tsv"), 2)]),
     ]
     chosen = {}
+    extra = {}
     dropped = collections.Counter()
     for src, pairs in sources:
         for name, kw in pairs:
             if kw not in keywords:
-                if src == "hand":
-                    raise SystemExit(f"varieties-hand.tsv: keyword {kw!r} (for {name}) is not in keywords.txt")
+                if src in HAND_SOURCES:
+                    raise SystemExit(f"{src}: keyword {kw!r} (for {name}) is not in keywords.txt")
                 dropped[src + ": keyword not in list"] += 1
                 continue
             if name in keywords or len(name) < 2:
@@ -154,7 +170,11 @@ def build():
                 continue
             if name not in chosen:
                 chosen[name] = (kw, src)
-    rows = sorted(chosen.items())
+            elif src in SECOND_ROW and chosen[name][0] != kw and (name, kw) not in extra:
+                # A lexicon spelling of a keyword that an earlier source maps elsewhere (サクラマス → 鮭 by hand,
+                # yet a spelling of the keyword 桜ます) gets a second row; the earlier row stays as it was.
+                extra[(name, kw)] = src
+    rows = sorted(list(chosen.items()) + [(n, (k, s)) for (n, k), s in extra.items()])
     lines = ["name\tkeyword\tsource"] + [f"{n}\t{k}\t{s}" for n, (k, s) in rows]
     common.write_lines(common.path("data", "varieties.tsv"), lines)
     common.write_lines(common.path("models", "default", "varieties.tsv"), lines)

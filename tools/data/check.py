@@ -1,4 +1,4 @@
-"""Check data/ and the keyword files against issue 4's "How this will be checked" (and a few more).
+"""Check data/ and the keyword files: splits, licences, sources, and that no dev-unseen keyword reaches training.
 
     python3 tools/data/check.py      # exit status 0 when every check passes; prints one line per check
 """
@@ -7,6 +7,7 @@ import os
 import sys
 
 import common
+import specificity
 
 FAILURES = []
 
@@ -71,6 +72,13 @@ def main():
     unseen_kw = {k for r in splits["dev-unseen"] for k in r["keywords"]}
     check(not (train_kw & unseen_kw), f"dev-unseen shares no keyword with train ({len(unseen_kw)} dev-unseen "
                                       f"keywords, {len(train_kw & unseen_kw)} shared)")
+    convention = specificity.Convention(sorted(keywords))
+    for s, rs in splits.items():
+        bad = [(r["name"], r["keywords"], convention.violation(r["name"], r["keywords"])) for r in rs
+               if convention.violation(r["name"], r["keywords"]) is not None]
+        for name, ks, k in bad[:5]:
+            print(f"     {s}: {name!r} {ks}: {k} is stated and more specific than {ks[0]}")
+        check(not bad, f"{s}: the most specific keyword the name states comes first ({len(bad)} labels do not)")
     used = {k for rs in splits.values() for r in rs for k in r["keywords"]}
     check(used <= keywords, f"every labelled keyword is in keywords.txt ({len(used - keywords)} missing)")
     for s, rs in splits.items():

@@ -116,6 +116,8 @@ class Generator:
         self.spellings = collections.defaultdict(list)
         self.varieties = collections.defaultdict(list)
         for name, kw, src in build_varieties.load():
+            if src in build_varieties.NOT_GENERATED:
+                continue
             (self.spellings if src == "sudachi" else self.varieties)[kw].append(name)
 
     # -- pieces -------------------------------------------------------------------------------------

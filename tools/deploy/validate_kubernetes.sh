@@ -14,8 +14,12 @@
 # ~/.cache/kwsuggest/deploy-venv); about 80 s the first time, then about 10 s per run.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-CHECKOV_VERSION=3.3.30
-KUBERNETES_VALIDATE_VERSION=1.37.0
+# The pinned versions live in tools/requirements.txt.
+CHECKOV_VERSION=$(sed -n 's/^checkov==\([^ ]*\).*/\1/p' tools/requirements.txt)
+KUBERNETES_VALIDATE_VERSION=$(sed -n 's/^kubernetes-validate==\([^ ]*\).*/\1/p' tools/requirements.txt)
+if [ -z "$CHECKOV_VERSION" ] || [ -z "$KUBERNETES_VALIDATE_VERSION" ]; then
+    echo "validate_kubernetes.sh: tools/requirements.txt pins no checkov or kubernetes-validate" >&2; exit 1
+fi
 KUBERNETES_VERSIONS=(1.37.0 1.33.0)   # the newest schemas kubernetes-validate bundles, and an older supported release
 VENV=${VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/kwsuggest/deploy-venv}
 PYTHON=${PYTHON:-python3}

@@ -54,31 +54,32 @@ run_swift_tests() {
   add_results $((executed - failed)) "$failed"
 }
 
+# run_counted_suite LABEL COMMAND...: runs a suite whose closing line is "N passed, N failed" (its output shown)
+# and adds those totals; a suite that ends without that line counts as one failure.
+run_counted_suite() {
+  local label=$1
+  shift
+  local log
+  log=$(mktemp)
+  local status=0
+  "$@" 2>&1 | tee "$log" || status=$?
+  local summary
+  summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | tail -1 || true)
+  rm -f "$log"
+  if [ -z "$summary" ]; then
+    echo "$label: no closing 'N passed, N failed' line (exit $status)" >&2
+    add_results 0 1
+    return 0
+  fi
+  local passed failed
+  passed=$(sed -E 's/^([0-9]+) passed.*/\1/' <<<"$summary")
+  failed=$(sed -E 's/.* ([0-9]+) failed$/\1/' <<<"$summary")
+  [ "$status" -ne 0 ] && [ "$failed" -eq 0 ] && failed=1
+  add_results "$passed" "$failed"
+}
+
 # finish_tests: the closing line, and the exit status.
 finish_tests() {
   echo "$TOTAL_PASSED passed, $TOTAL_FAILED failed"
   [ "$TOTAL_FAILED" -eq 0 ]
-}
-
-# run_suite NAME COMMAND...: runs a suite whose last line is "N passed, N failed" and adds its totals; a suite
-# that ends without that line, or exits non-zero with no failure counted, counts as one failure.
-run_suite() {
-  local name=$1
-  shift
-  local log status=0
-  log=$(mktemp)
-  echo "== $name" >&2
-  "$@" 2>&1 | tee "$log" || status=$?
-  local summary passed failed
-  summary=$(grep -E '^[[:space:]]*(\w+: )?[0-9]+ passed, [0-9]+ failed' "$log" | tail -1 || true)
-  rm -f "$log"
-  if [ -z "$summary" ]; then
-    echo "$name: no 'N passed, N failed' line (exit $status)" >&2
-    add_results 0 1
-    return 0
-  fi
-  passed=$(grep -oE '[0-9]+ passed' <<<"$summary" | grep -oE '[0-9]+')
-  failed=$(grep -oE '[0-9]+ failed' <<<"$summary" | grep -oE '[0-9]+')
-  [ "$status" -ne 0 ] && [ "$failed" -eq 0 ] && failed=1
-  add_results "$passed" "$failed"
 }

@@ -11,6 +11,8 @@
 /// `unit_means`, `directions`: blocks × hidden × 8 (keyword matrices, 8 keywords per block);
 /// `out`: blocks × 8 scores.
 typedef struct ckernels_score_args {
+    /// Keyword blocks in the matrices and in `out`; a kernel scores a sub-range of [0, blocks).
+    ptrdiff_t blocks;
     ptrdiff_t single_blocks;
     ptrdiff_t n;
     ptrdiff_t hidden;

@@ -22,6 +22,16 @@ public struct HTTPLimits: Sendable, Equatable {
     public init() {}
 }
 
+/// Which requests the access log records.
+public enum AccessLogMode: String, Sendable, CaseIterable {
+    /// Every request.
+    case on
+    /// None.
+    case off
+    /// Only answers with status 400 or more (client and server errors, timeouts, refusals).
+    case errors
+}
+
 /// How the server listens, how long it waits, and how much it accepts.
 public struct ServerConfiguration: Sendable {
     /// Host to bind: a name or numeric address. `0.0.0.0` is IPv4 only, `::` is IPv4+IPv6 (dual stack),
@@ -31,7 +41,7 @@ public struct ServerConfiguration: Sendable {
     public var port: Int = 8080
     /// Event-loop threads. Each owns an epoll set and runs quick handlers inline. Default: one per CPU.
     public var eventLoops: Int = max(1, System.processorCount)
-    /// Threads for handlers that may block (keyword writes fsync, batches). Default 2.
+    /// Threads for handlers that may block on the shared lane (batches). Default 2.
     public var blockingWorkers: Int = 2
     /// Threads for blocking handlers on the reserved lane (keyword writes), which never queue behind the
     /// shared lane's batches. Default 1.
@@ -54,8 +64,13 @@ public struct ServerConfiguration: Sendable {
     public var drainTimeout: Double = 10
     /// Listen backlog. Default 1024.
     public var backlog: Int32 = 1024
-    /// One JSON line per request on stderr. Default on.
-    public var accessLog: Bool = true
+    /// Which requests get an access-log line. Default `.on` (every request).
+    public var accessLogMode = AccessLogMode.on
+    /// One JSON line per request on stderr (`accessLogMode` `.on` or `.off`).
+    public var accessLog: Bool {
+        get { accessLogMode != .off }
+        set { accessLogMode = newValue ? .on : .off }
+    }
     /// Where access-log lines go. Default 2 (stderr).
     public var accessLogFD: Int32 = 2
 

@@ -7,21 +7,30 @@ import StrictJSON
 /// Collects access-log lines for one event loop. Not thread-safe: each loop owns one.
 struct AccessLog {
     let fd: Int32
-    let enabled: Bool
+    let mode: AccessLogMode
     private var buffer: [UInt8] = []
     private var cachedSecond = -1
     private var cachedPrefix: [UInt8] = []
 
-    init(fd: Int32, enabled: Bool) {
+    init(fd: Int32, mode: AccessLogMode) {
         self.fd = fd
-        self.enabled = enabled
-        buffer.reserveCapacity(enabled ? 8192 : 0)
+        self.mode = mode
+        buffer.reserveCapacity(mode == .off ? 0 : 8192)
+    }
+
+    /// Whether a response with `status` gets a line.
+    func records(status: Int) -> Bool {
+        switch mode {
+        case .on: return true
+        case .off: return false
+        case .errors: return status >= 400
+        }
     }
 
     /// Appends `{"time":…,"method":…,"path":…,"status":…,"duration_ms":…,"request_id":…}`.
     /// Client-supplied strings go through the JSON writer, which escapes quotes and control characters.
     mutating func record(method: String, path: String, status: Int, seconds: Double, requestID: String) {
-        guard enabled else { return }
+        guard records(status: status) else { return }
         let now = Syscall.wallTime()
         var json = JSONWriter(capacity: 160 + path.utf8.count)
         let time = timestamp(now.sec) + [UInt8(ascii: ".")] + threeDigits(now.nsec / 1_000_000) + [UInt8(ascii: "Z")]

@@ -64,8 +64,8 @@ final class EventLoop: @unchecked Sendable {
     private let wakeFD: Int32
     private let inbox = Locked<[Message]>([])
     /// Loops to hand accepted connections to (set once before the threads start; only loop 0 accepts).
-    nonisolated(unsafe) var peers: [EventLoop] = []
-    nonisolated(unsafe) var listeners: [Int32] = []
+    var peers: [EventLoop] = []
+    var listeners: [Int32] = []
 
     private var connections: [Int32: HTTPConnection] = [:]
     private var writer = ResponseWriter()
@@ -94,7 +94,7 @@ final class EventLoop: @unchecked Sendable {
             Syscall.close(epoll)
             throw error
         }
-        log = AccessLog(fd: core.configuration.accessLogFD, enabled: core.configuration.accessLog)
+        log = AccessLog(fd: core.configuration.accessLogFD, mode: core.configuration.accessLogMode)
         readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
         resolution = UInt64(core.configuration.timerResolution * 1e9)
     }
@@ -150,8 +150,8 @@ final class EventLoop: @unchecked Sendable {
             log.flush()
             // Under load epoll_wait returns at once, so a busy loop never sleeps and keeps its CPU until the
             // scheduler tick (4 ms at HZ=250). Yielding after each batch lets threads woken meanwhile run now:
-            // the other loop, the worker pool, and clients on the same host. Measured with wrk on the same 2 cores
-            // (bench/README.md): suggest p99 at 32 connections fell by 1-1.5 ms; /healthz throughput unchanged.
+            // the other loop, the worker pool, and clients on the same host (its effect on the tail latency is
+            // measured in bench/README.md).
             if count > 0 { Syscall.yieldProcessor() }
             if draining {
                 if connections.isEmpty { break }
@@ -243,13 +243,10 @@ final class EventLoop: @unchecked Sendable {
         connections[fd] = connection
         core.metrics.connectionOpened()
         if rejected || draining {
-            let response = core.responder.respond(to: HTTPParseError(
+            answerAndClose(connection, HTTPParseError(
                 status: .serviceUnavailable, code: rejected ? .serverFull : .shuttingDown,
-                message: rejected ? "too many open connections; retry later" : "the server is shutting down"))
-            writer.write(response, omitBody: false, close: true, into: &connection.outbound)
-            connection.state = .closingAfterFlush
-            log.record(method: "-", path: "-", status: response.status.code, seconds: 0, requestID: core.makeRequestID())
-            core.metrics.record(shard: index, route: "(rejected)", method: "-", status: response.status.code, seconds: 0)
+                message: rejected ? "too many open connections; retry later" : "the server is shutting down"),
+                route: "(rejected)", seconds: 0)
             flush(connection)
         }
     }
@@ -294,15 +291,8 @@ final class EventLoop: @unchecked Sendable {
                 flush(connection)
                 return
             case .failure(let error):
-                var response = core.responder.respond(to: error)
-                core.responder.decorate(&response, for: nil)
-                let requestID = core.makeRequestID()
-                response.headers.add("X-Request-Id", requestID)
-                writer.write(response, omitBody: false, close: true, into: &connection.outbound)
-                connection.state = .closingAfterFlush
                 let seconds = Double(Syscall.monotonicNanoseconds() - connection.requestStartedAt) / 1e9
-                log.record(method: "-", path: "-", status: response.status.code, seconds: seconds, requestID: requestID)
-                core.metrics.record(shard: index, route: "(invalid)", method: "-", status: response.status.code, seconds: seconds)
+                answerAndClose(connection, error, route: "(invalid)", seconds: seconds)
             case .request(let request, _):
                 dispatch(request, on: connection, admitted: connection.lastRequestAdmitted)
             }
@@ -323,6 +313,7 @@ final class EventLoop: @unchecked Sendable {
 
     private func dispatch(_ request: HTTPRequest, on connection: HTTPConnection, admitted: Bool) {
         let started = Syscall.monotonicNanoseconds()
+        core.metrics.recordQueueWait(shard: index, seconds: Double(started - min(started, now)) / 1e9)
         if !admitted, let refusal = core.responder.admit(request) {
             core.metrics.requestStarted()
             let requestID = Self.validRequestID(request.headers["X-Request-Id"]) ?? core.makeRequestID()
@@ -460,17 +451,23 @@ final class EventLoop: @unchecked Sendable {
     }
 
     private func timeOut(_ connection: HTTPConnection, _ message: String) {
-        let response = core.responder.respond(to: HTTPParseError(status: .requestTimeout, code: .requestTimeout,
-                                                                 message: message))
-        let requestID = core.makeRequestID()
-        var decorated = response
-        decorated.headers.add("X-Request-Id", requestID)
-        writer.write(decorated, omitBody: false, close: true, into: &connection.outbound)
-        connection.state = .closingAfterFlush
-        log.record(method: "-", path: "-", status: 408, seconds: Double(now - connection.requestStartedAt) / 1e9,
-                   requestID: requestID)
-        core.metrics.record(shard: index, route: "(timeout)", method: "-", status: 408, seconds: 0)
+        answerAndClose(connection, HTTPParseError(status: .requestTimeout, code: .requestTimeout, message: message),
+                       route: "(timeout)", seconds: Double(now - connection.requestStartedAt) / 1e9)
         flush(connection)
+    }
+
+    /// The one way the server itself answers and closes (a request it could not parse, a timeout, a connection
+    /// refused when full or draining): rendered by the responder, decorated like every other response (CORS,
+    /// cache headers), with a request id, logged and counted, then the connection closes once it is sent.
+    private func answerAndClose(_ connection: HTTPConnection, _ error: HTTPParseError, route: String, seconds: Double) {
+        var response = core.responder.respond(to: error)
+        core.responder.decorate(&response, for: nil)
+        let requestID = core.makeRequestID()
+        response.headers.add("X-Request-Id", requestID)
+        writer.write(response, omitBody: false, close: true, into: &connection.outbound)
+        connection.state = .closingAfterFlush
+        log.record(method: "-", path: "-", status: response.status.code, seconds: seconds, requestID: requestID)
+        core.metrics.record(shard: index, route: route, method: "-", status: response.status.code, seconds: seconds)
     }
 
     private func beginDrain() {

@@ -21,6 +21,9 @@ public final class ServerMetrics: Sendable {
         var buckets = [Int](repeating: 0, count: ServerMetrics.latencyBuckets.count + 1)
         var latencySum: Double = 0
         var latencyCount = 0
+        /// Time complete requests waited on their loop (from the loop's wake-up to the handler's start).
+        var queueBuckets = [Int](repeating: 0, count: ServerMetrics.latencyBuckets.count + 1)
+        var queueSum: Double = 0
     }
 
     final class Box: Sendable {
@@ -63,6 +66,15 @@ public final class ServerMetrics: Sendable {
         }
     }
 
+    /// Records how long a complete request waited on its event loop before its handler started.
+    func recordQueueWait(shard: Int, seconds: Double) {
+        let bucket = Self.latencyBuckets.firstIndex { seconds <= $0 } ?? Self.latencyBuckets.count
+        shards[shard % shards.count].state.withLock { state in
+            state.queueBuckets[bucket] += 1
+            state.queueSum += seconds
+        }
+    }
+
     func requestStarted() { inFlight.add(1, ordering: .relaxed) }
     func requestFinished() { inFlight.subtract(1, ordering: .relaxed) }
     func connectionOpened() { openConnections.add(1, ordering: .relaxed) }
@@ -90,10 +102,14 @@ public final class ServerMetrics: Sendable {
         var buckets = [Int](repeating: 0, count: Self.latencyBuckets.count + 1)
         var sum: Double = 0
         var count = 0
+        var queueBuckets = [Int](repeating: 0, count: Self.latencyBuckets.count + 1)
+        var queueSum: Double = 0
         for box in shards {
             box.state.withLock { state in
                 requests.merge(state.requests, uniquingKeysWith: +)
                 for index in buckets.indices { buckets[index] += state.buckets[index] }
+                for index in queueBuckets.indices { queueBuckets[index] += state.queueBuckets[index] }
+                queueSum += state.queueSum
                 sum += state.latencySum
                 count += state.latencyCount
             }
@@ -115,6 +131,17 @@ public final class ServerMetrics: Sendable {
         text += "kwsuggest_http_request_duration_seconds_bucket{le=\"+Inf\"} \(cumulative)\n"
         text += "kwsuggest_http_request_duration_seconds_sum \(sum)\n"
         text += "kwsuggest_http_request_duration_seconds_count \(count)\n"
+        text += "# HELP kwsuggest_http_request_queue_seconds Time a complete request waited on its event loop (behind the other ready connections) before its handler started.\n"
+        text += "# TYPE kwsuggest_http_request_queue_seconds histogram\n"
+        var queued = 0
+        for (index, bound) in Self.latencyBuckets.enumerated() {
+            queued += queueBuckets[index]
+            text += "kwsuggest_http_request_queue_seconds_bucket{le=\"\(bound)\"} \(queued)\n"
+        }
+        queued += queueBuckets[Self.latencyBuckets.count]
+        text += "kwsuggest_http_request_queue_seconds_bucket{le=\"+Inf\"} \(queued)\n"
+        text += "kwsuggest_http_request_queue_seconds_sum \(queueSum)\n"
+        text += "kwsuggest_http_request_queue_seconds_count \(queued)\n"
         text += "# HELP kwsuggest_http_requests_in_flight Requests being handled.\n"
         text += "# TYPE kwsuggest_http_requests_in_flight gauge\n"
         text += "kwsuggest_http_requests_in_flight \(requestsInFlight)\n"

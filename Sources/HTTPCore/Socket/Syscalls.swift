@@ -2,7 +2,8 @@
 // limits, clocks) is wrapped here. A failure the caller can act on becomes a `SocketError` naming the call, at
 // the place it failed; an errno that can only mean a bug in this process (EBADF, EFAULT, EINVAL: a wrong
 // descriptor, pointer or argument) stops the process with the call's name, as swift-nio does, instead of being
-// mistaken for a peer that went away. Other files use only libc's pure helpers (gmtime_r).
+// mistaken for a peer that went away. Elsewhere the HTTP core calls only libc helpers that report failure in
+// their return value (gmtime_r, and getaddrinfo in Listener.swift).
 import CSystem
 #if canImport(Glibc)
 import Glibc
@@ -71,7 +72,8 @@ public enum Syscall {
             switch csystem_errno() {
             case EINTR: continue
             case EAGAIN, EWOULDBLOCK: return nil
-            // The peer left before we accepted, or we ran out of descriptors for now: skip this one.
+            // The peer left before we accepted it, or a firewall refused it: skip this one. Running out of
+            // descriptors (EMFILE, ENFILE) throws; the event loop then pauses accepting for a while.
             case ECONNABORTED, EPROTO, EPERM: continue
             default: throw SocketError.last("accept4")
             }

@@ -7,7 +7,6 @@ extension ErrorCode {
     public static let batchTooLarge = ErrorCode("batch_too_large")
     public static let corsOriginNotAllowed = ErrorCode("cors_origin_not_allowed")
     public static let duplicateField = ErrorCode("duplicate_field")
-    public static let emptyChange = ErrorCode("empty_change")
     public static let emptyName = ErrorCode("empty_name")
     public static let internalError = ErrorCode("internal_error")
     public static let invalidAdd = ErrorCode("invalid_add")
@@ -18,6 +17,8 @@ extension ErrorCode {
     public static let invalidKeyword = ErrorCode("invalid_keyword")
     public static let invalidName = ErrorCode("invalid_name")
     public static let invalidUtf8 = ErrorCode("invalid_utf8")
+    public static let invalidPage = ErrorCode("invalid_page")
+    public static let keywordListFull = ErrorCode("keyword_list_full")
     public static let keywordUpdateFailed = ErrorCode("keyword_update_failed")
     public static let malformedJson = ErrorCode("malformed_json")
     public static let methodNotAllowed = ErrorCode("method_not_allowed")
@@ -56,7 +57,6 @@ extension ErrorCode {
         .batchTooLarge,
         .corsOriginNotAllowed,
         .duplicateField,
-        .emptyChange,
         .emptyName,
         .internalError,
         .invalidAdd,
@@ -67,6 +67,8 @@ extension ErrorCode {
         .invalidKeyword,
         .invalidName,
         .invalidUtf8,
+        .invalidPage,
+        .keywordListFull,
         .keywordUpdateFailed,
         .malformedJson,
         .methodNotAllowed,

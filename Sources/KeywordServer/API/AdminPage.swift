@@ -1,117 +1,622 @@
-// The admin page served at GET /: plain HTML and JS, no build step, no external assets.
+// The annotation workbench served at GET /: plain HTML and JS, no build step, no external assets.
 import HTTPCore
 import StrictJSON
 
 enum AdminPage {
-    /// Type a product name, get the top 5 keywords as buttons; a click fills the keyword field.
-    /// With `?selftest=<name>` the page drives itself (types the name, clicks the first button) and reports
-    /// `SELFTEST PASS`/`SELFTEST FAIL` in the title and in `#selftest`, for the headless-browser check.
+    /// Keyboard first. Suggestions follow the name as it is typed (debounced); Enter in the name field accepts the
+    /// top suggestion for the text as it is now (waiting for fresh suggestions when the shown ones are for an older
+    /// text); keys 1–5 choose a suggestion whenever focus is not in a text field; a keyword typed into the keyword
+    /// field that is not among the five is recorded as a correction. Every decision is posted to /v1/feedback with a
+    /// client id, so a retried post stores one record; unsent decisions are retried. Queue mode steps through
+    /// pasted or loaded names, keeps a table of decisions (CSV and JSON-lines export) and survives a reload
+    /// (localStorage). Keyword management lists, adds and removes keywords with the admin token.
     static let html = #"""
 <!doctype html>
 <html lang="ja">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>kwsuggest admin</title>
+<title>kwsuggest workbench</title>
 <style>
-  body { font-family: system-ui, "Noto Sans CJK JP", sans-serif; max-width: 44rem; margin: 2rem auto; padding: 0 1rem; color: #1d2327; }
-  h1 { font-size: 1.3rem; }
-  label { display: block; margin-top: 1.2rem; font-weight: 600; }
-  input[type=text] { width: 100%; box-sizing: border-box; font-size: 1.05rem; padding: .5rem; margin-top: .3rem; }
-  #suggestions { display: flex; flex-wrap: wrap; gap: .5rem; margin-top: .6rem; min-height: 2.4rem; }
-  #suggestions button { font-size: 1rem; padding: .45rem .8rem; border: 1px solid #8c8f94; border-radius: 1rem; background: #f6f7f7; cursor: pointer; }
-  #suggestions button:hover { background: #e0f0ff; }
-  #suggestions button small { color: #646970; margin-left: .35rem; }
-  #status { color: #646970; font-size: .9rem; margin-top: .4rem; min-height: 1.2rem; }
-  #selftest { font-weight: 700; white-space: pre-wrap; }
+  * { box-sizing: border-box; }
+  body { font-family: system-ui, "Noto Sans CJK JP", sans-serif; max-width: 52rem; margin: 1rem auto; padding: 0 .8rem; color: #1d2327; line-height: 1.4; }
+  h1 { font-size: 1.25rem; margin: .4rem 0 .8rem; }
+  h2 { font-size: 1.05rem; margin: 1.6rem 0 .4rem; border-bottom: 1px solid #dcdcde; padding-bottom: .2rem; }
+  label { display: block; margin-top: .8rem; font-weight: 600; }
+  input[type=text], input[type=password], textarea { width: 100%; font-size: 1.05rem; padding: .45rem; margin-top: .25rem; border: 1px solid #8c8f94; border-radius: 4px; }
+  textarea { min-height: 5rem; font-size: .95rem; }
+  button { font-size: .95rem; padding: .4rem .75rem; border: 1px solid #8c8f94; border-radius: 4px; background: #f6f7f7; cursor: pointer; }
+  button:hover, button:focus-visible { background: #e0f0ff; }
+  :focus-visible { outline: 3px solid #2271b1; outline-offset: 1px; }
+  .row { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; margin-top: .5rem; }
+  #suggestions { list-style: none; padding: 0; margin: .6rem 0 0; display: flex; flex-direction: column; gap: .35rem; min-height: 2.4rem; }
+  #suggestions button { width: 100%; display: flex; align-items: center; gap: .6rem; text-align: left; font-size: 1rem; border-radius: 6px; }
+  #suggestions button.highlighted { border-color: #2271b1; box-shadow: inset 0 0 0 1px #2271b1; }
+  #suggestions kbd { font: .8rem ui-monospace, monospace; border: 1px solid #8c8f94; border-radius: 3px; padding: 0 .3rem; background: #fff; }
+  #suggestions .keyword { flex: 1; font-weight: 600; }
+  #suggestions .confidence { font-variant-numeric: tabular-nums; color: #1d2327; min-width: 3.2rem; text-align: right; }
+  #suggestions .bar[hidden] { visibility: hidden; display: block; }
+  #suggestions .bar { width: 4rem; height: .45rem; background: #dcdcde; border-radius: 2px; overflow: hidden; }
+  #suggestions .bar span { display: block; height: 100%; background: #2271b1; }
+  #suggestions .score { color: #50575e; font-size: .85rem; min-width: 3rem; text-align: right; }
+  #tokens { margin-top: .5rem; min-height: 1.6rem; }
+  #tokens span { display: inline-block; padding: .05rem .25rem; margin: 0 .15rem .15rem 0; border-radius: 3px; border: 1px solid #c3c4c7; }
+  .badge { display: inline-block; font-size: .85rem; padding: .1rem .5rem; border-radius: 1rem; }
+  #auto-accept.on { background: #00a32a; color: #fff; }
+  #auto-accept.off { background: #f0f0f1; color: #50575e; }
+  .status { color: #50575e; font-size: .9rem; margin-top: .4rem; min-height: 1.2rem; }
+  .error { color: #b32d2e; }
+  .table-wrap { overflow-x: auto; margin-top: .6rem; }
+  table { border-collapse: collapse; width: 100%; font-size: .9rem; }
+  th, td { border-bottom: 1px solid #dcdcde; padding: .25rem .4rem; text-align: left; vertical-align: top; }
+  #kw-list { list-style: none; padding: 0; margin: .4rem 0 0; display: flex; flex-wrap: wrap; gap: .3rem; max-height: 14rem; overflow-y: auto; }
+  #kw-list li { display: flex; align-items: center; gap: .2rem; border: 1px solid #c3c4c7; border-radius: 1rem; padding: 0 .2rem 0 .6rem; }
+  #kw-list button { border: none; background: none; padding: .1rem .35rem; font-size: 1rem; }
+  .hint { color: #50575e; font-size: .85rem; }
+  @media (max-width: 30rem) {
+    body { padding: 0 .5rem; }
+    #suggestions .bar { display: none; }
+  }
 </style>
 </head>
 <body>
-<h1>kwsuggest — ingredient keyword</h1>
-<form id="form" onsubmit="return false">
+<h1>kwsuggest workbench</h1>
+<main>
+<section aria-labelledby="annotate-title">
+  <h2 id="annotate-title">Annotate</h2>
   <label for="name">Product name</label>
-  <input id="name" type="text" autocomplete="off" placeholder="淡路島産 カラーにんじん 3本">
-  <div id="suggestions" aria-live="polite"></div>
-  <div id="status"></div>
+  <input id="name" type="text" autocomplete="off" placeholder="淡路島産 カラーにんじん 3本" aria-describedby="name-hint">
+  <p id="name-hint" class="hint">Enter takes the top suggestion. Esc leaves the field; then 1–5 choose a suggestion, x rejects the highlighted one.</p>
+  <div class="row"><span id="auto-accept" class="badge off" role="status">no suggestions yet</span><span id="model" class="hint"></span></div>
+  <ol id="suggestions" aria-label="Suggestions" tabindex="-1"></ol>
+  <div id="tokens" aria-label="Name tokens, shaded by the highlighted suggestion's attention"></div>
   <label for="keyword">Keyword</label>
-  <input id="keyword" type="text" autocomplete="off">
-</form>
-<pre id="selftest"></pre>
+  <input id="keyword" type="text" autocomplete="off" aria-describedby="keyword-hint">
+  <p id="keyword-hint" class="hint">Enter records it: one of the suggestions is an accept, any other keyword a correction (the list itself does not change).</p>
+  <div class="row"><button id="reject" type="button" aria-keyshortcuts="x">Reject highlighted</button></div>
+  <div id="status" class="status" role="status" aria-live="polite"></div>
+</section>
+
+<section aria-labelledby="queue-title">
+  <h2 id="queue-title">Queue</h2>
+  <label for="queue-text">Names, one per line</label>
+  <textarea id="queue-text" autocomplete="off"></textarea>
+  <label for="queue-file">Or load a text or CSV file (first column; a header row named "name" is skipped)</label>
+  <input id="queue-file" type="file" accept=".txt,.csv,text/plain,text/csv">
+  <div class="row">
+    <button id="queue-start" type="button">Start queue</button>
+    <button id="queue-skip" type="button">Skip name</button>
+    <button id="queue-stop" type="button">Stop queue</button>
+    <span id="queue-progress" class="hint" role="status" aria-live="polite"></span>
+  </div>
+  <h2 id="decisions-title">Decisions</h2>
+  <div class="row">
+    <button id="export-csv" type="button">Export CSV</button>
+    <button id="export-jsonl" type="button">Export JSON lines</button>
+    <button id="decisions-clear" type="button">Clear decisions</button>
+    <span id="decisions-count" class="hint"></span>
+  </div>
+  <div class="table-wrap">
+    <table id="decisions" aria-labelledby="decisions-title">
+      <thead><tr><th scope="col">#</th><th scope="col">Name</th><th scope="col">Keyword</th><th scope="col">Action</th><th scope="col">Rank</th><th scope="col">Confidence</th><th scope="col">Saved</th></tr></thead>
+      <tbody></tbody>
+    </table>
+  </div>
+</section>
+
+<section aria-labelledby="keywords-title">
+  <h2 id="keywords-title">Keywords</h2>
+  <label for="kw-filter">Filter</label>
+  <input id="kw-filter" type="text" autocomplete="off">
+  <p id="kw-count" class="hint"></p>
+  <ul id="kw-list" aria-label="Keywords"></ul>
+  <label for="kw-new">New keyword</label>
+  <div class="row"><input id="kw-new" type="text" autocomplete="off"><button id="kw-add" type="button">Add keyword</button></div>
+  <div id="kw-status" class="status" role="status" aria-live="polite"></div>
+</section>
+
+<section aria-labelledby="settings-title">
+  <h2 id="settings-title">Settings</h2>
+  <label for="annotator">Annotator</label>
+  <input id="annotator" type="text" autocomplete="username">
+  <label for="token">Admin token (keyword changes and feedback, when the server has one)</label>
+  <input id="token" type="password" autocomplete="off">
+</section>
+</main>
 <script>
 "use strict";
-const nameField = document.getElementById("name");
-const keywordField = document.getElementById("keyword");
-const box = document.getElementById("suggestions");
-const statusLine = document.getElementById("status");
-let timer = null;
-let generation = 0;
+const $ = function (id) { return document.getElementById(id); };
+const nameField = $("name"), keywordField = $("keyword"), box = $("suggestions"), tokensBox = $("tokens");
+const STORE = "kwsuggest.workbench.v1";
+const state = {
+  text: null,          // the name text the shown suggestions are for
+  body: null,          // the /v1/suggest answer for state.text
+  highlighted: 0,
+  generation: 0,
+  pendingAccept: null, // Enter was pressed for this text; accept when its suggestions arrive
+  queue: { items: [], position: -1 },
+  decisions: [],
+  keywords: []
+};
+let debounce = null;
 
-async function suggest(name) {
-  const mine = ++generation;
-  if (name.trim() === "") { box.replaceChildren(); statusLine.textContent = ""; return; }
-  statusLine.textContent = "…";
+function setStatus(element, text, isError) {
+  element.textContent = text;
+  element.classList.toggle("error", !!isError);
+}
+
+function errorText(response, body) {
+  return (body && body.error && body.error.message) || ("HTTP " + response.status);
+}
+
+function headers(json) {
+  const result = {};
+  if (json) result["Content-Type"] = "application/json";
+  const token = $("token").value.trim();
+  if (token) result["Authorization"] = "Bearer " + token;
+  return result;
+}
+
+// A random RFC 4122 version-4 id (crypto.randomUUID needs a secure context; getRandomValues does not).
+function newId() {
+  const b = crypto.getRandomValues(new Uint8Array(16));
+  b[6] = (b[6] & 0x0f) | 0x40;
+  b[8] = (b[8] & 0x3f) | 0x80;
+  const h = Array.from(b, function (x) { return x.toString(16).padStart(2, "0"); }).join("");
+  return h.slice(0, 8) + "-" + h.slice(8, 12) + "-" + h.slice(12, 16) + "-" + h.slice(16, 20) + "-" + h.slice(20);
+}
+
+function inTextField(element) {
+  if (!element) return false;
+  const tag = element.tagName;
+  return tag === "TEXTAREA" || tag === "SELECT" || element.isContentEditable ||
+    (tag === "INPUT" && !["button", "checkbox", "radio", "file", "submit", "reset"].includes(element.type));
+}
+
+// MARK: suggestions
+
+async function fetchSuggestions(text) {
+  const mine = ++state.generation;
+  const name = text.trim();
+  if (name === "") { show(null, text); setStatus($("status"), ""); return; }
+  setStatus($("status"), "…");
   try {
     const response = await fetch("/v1/suggest", {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ name: name, k: 5 })
+      method: "POST", headers: headers(true), body: JSON.stringify({ name: name, k: 5, explain: true })
     });
     const body = await response.json();
-    if (mine !== generation) return;
+    if (mine !== state.generation) return;  // a newer text was asked for meanwhile
     if (!response.ok) {
-      box.replaceChildren();
-      statusLine.textContent = (body.error && body.error.message) || ("HTTP " + response.status);
+      show(null, text);
+      if (state.pendingAccept === text) state.pendingAccept = null;
+      setStatus($("status"), errorText(response, body), true);
       return;
     }
-    const buttons = body.suggestions.map(function (s) {
-      const button = document.createElement("button");
-      button.type = "button";
-      button.dataset.keyword = s.keyword;
-      button.append(document.createTextNode(s.keyword));
-      const score = document.createElement("small");
-      score.textContent = s.score.toFixed(2);
-      button.append(score);
-      button.addEventListener("click", function () { keywordField.value = s.keyword; keywordField.focus(); });
-      return button;
-    });
-    box.replaceChildren.apply(box, buttons);
-    statusLine.textContent = "model " + body.model;
+    show(body, text);
+    setStatus($("status"), "");
+    if (state.pendingAccept !== null && state.pendingAccept === nameField.value) {
+      state.pendingAccept = null;
+      choose(0);
+    }
   } catch (error) {
-    if (mine === generation) statusLine.textContent = "request failed: " + error;
+    if (mine === state.generation) setStatus($("status"), "request failed: " + error, true);
   }
 }
+
+function show(body, text) {
+  state.body = body;
+  state.text = text;
+  state.highlighted = 0;
+  const badge = $("auto-accept");
+  if (!body) {
+    box.replaceChildren();
+    tokensBox.replaceChildren();
+    badge.textContent = "no suggestions yet";
+    badge.className = "badge off";
+    return;
+  }
+  $("model").textContent = "model " + body.model;
+  if (body.suggestions.length === 0) {
+    badge.textContent = body.reason === "no_content_tokens" ? "nothing to suggest: no content words in the name" : "no suggestions";
+    badge.className = "badge off";
+  } else if (body.auto_accept) {
+    badge.textContent = "auto-accept: top suggestion is confident";
+    badge.className = "badge on";
+  } else {
+    badge.textContent = "review";
+    badge.className = "badge off";
+  }
+  const items = body.suggestions.map(function (s, i) {
+    const li = document.createElement("li");
+    const button = document.createElement("button");
+    button.type = "button";
+    button.dataset.keyword = s.keyword;
+    button.dataset.rank = String(i + 1);
+    button.setAttribute("aria-keyshortcuts", String(i + 1));
+    const key = document.createElement("kbd");
+    key.textContent = String(i + 1);
+    const keyword = document.createElement("span");
+    keyword.className = "keyword";
+    keyword.textContent = s.keyword;
+    const confidence = document.createElement("span");
+    confidence.className = "confidence";
+    const bar = document.createElement("span");
+    bar.className = "bar";
+    const fill = document.createElement("span");
+    bar.append(fill);
+    if (typeof s.confidence === "number") {
+      confidence.textContent = Math.round(s.confidence * 100) + "%";
+      fill.style.width = Math.round(s.confidence * 100) + "%";
+      button.setAttribute("aria-label", (i + 1) + ": " + s.keyword + ", confidence " + Math.round(s.confidence * 100) + " percent");
+    } else {
+      confidence.textContent = "–";
+      bar.hidden = true;
+      button.setAttribute("aria-label", (i + 1) + ": " + s.keyword);
+    }
+    const score = document.createElement("span");
+    score.className = "score";
+    score.textContent = s.score.toFixed(2);
+    button.append(key, keyword, confidence, bar, score);
+    button.addEventListener("click", function () { choose(i); });
+    button.addEventListener("mouseenter", function () { highlight(i); });
+    button.addEventListener("focus", function () { highlight(i); });
+    li.append(button);
+    return li;
+  });
+  box.replaceChildren.apply(box, items);
+  highlight(0);
+}
+
+// Shades the name's tokens by the attention weights of suggestion i (from explain).
+function highlight(i) {
+  const body = state.body;
+  if (!body || !body.suggestions[i]) return;
+  state.highlighted = i;
+  box.querySelectorAll("button").forEach(function (b, j) { b.classList.toggle("highlighted", j === i); });
+  const weights = body.suggestions[i].weights || [];
+  const largest = weights.reduce(function (m, w) { return Math.max(m, w.weight); }, 0) || 1;
+  tokensBox.replaceChildren.apply(tokensBox, weights.map(function (w) {
+    const span = document.createElement("span");
+    span.textContent = w.token;
+    span.title = "attention " + w.weight.toFixed(3) + " for " + body.suggestions[i].keyword;
+    span.style.background = "rgba(34, 113, 177, " + (0.08 + 0.6 * w.weight / largest).toFixed(3) + ")";
+    return span;
+  }));
+}
+
+// MARK: decisions
+
+function choose(rank) {
+  const body = state.body;
+  if (!body || !body.suggestions[rank]) return;
+  keywordField.value = body.suggestions[rank].keyword;
+  record("accept", body.suggestions[rank].keyword, rank + 1, body.suggestions[rank].confidence);
+}
+
+function recordTypedKeyword() {
+  const keyword = keywordField.value.trim();
+  if (keyword === "") return;
+  if (!state.body || state.text !== nameField.value) {
+    setStatus($("status"), "wait for the suggestions of this name first", true);
+    return;
+  }
+  const shown = state.body.suggestions.map(function (s) { return s.keyword; });
+  const rank = shown.indexOf(keyword);
+  if (rank >= 0) record("accept", keyword, rank + 1, state.body.suggestions[rank].confidence);
+  else record("correct", keyword, null, null);
+}
+
+function rejectHighlighted() {
+  const body = state.body;
+  if (!body || !body.suggestions[state.highlighted]) return;
+  const s = body.suggestions[state.highlighted];
+  record("reject", s.keyword, state.highlighted + 1, s.confidence);
+}
+
+function record(action, keyword, rank, confidence) {
+  const body = state.body;
+  const decision = {
+    id: newId(), name: body.name, keyword: keyword, action: action, rank: rank,
+    confidence: typeof confidence === "number" ? confidence : null,
+    shown: body.suggestions.map(function (s) { return s.keyword; }), model: body.model,
+    annotator: $("annotator").value.trim(), time: new Date().toISOString(), saved: false, serverId: null, problem: ""
+  };
+  state.decisions.push(decision);
+  save();
+  renderDecisions();
+  const verb = { accept: "accepted", correct: "corrected to", reject: "rejected" }[action];
+  setStatus($("status"), verb + " " + keyword + " for " + body.name);
+  send(decision);
+  if (state.queue.position >= 0 && action !== "reject") advance();
+}
+
+async function send(decision) {
+  const item = { id: decision.id, name: decision.name, keyword: decision.keyword, action: decision.action,
+                 shown: decision.shown, model: decision.model };
+  if (decision.annotator) item.annotator = decision.annotator;
+  try {
+    const response = await fetch("/v1/feedback", { method: "POST", headers: headers(true), body: JSON.stringify(item) });
+    const body = await response.json().catch(function () { return null; });
+    if (response.ok) {
+      decision.saved = true;
+      decision.serverId = body && body.id !== undefined ? body.id : null;
+      decision.problem = "";
+    } else {
+      decision.problem = errorText(response, body);
+    }
+  } catch (error) {
+    decision.problem = "not sent: " + error;
+  }
+  save();
+  renderDecisions();
+}
+
+// Unsaved decisions go again with their ids, so the server stores each once.
+function retryUnsaved() {
+  state.decisions.filter(function (d) { return !d.saved; }).forEach(send);
+}
+
+function renderDecisions() {
+  const rows = state.decisions.map(function (d, i) {
+    const tr = document.createElement("tr");
+    const cells = [String(i + 1), d.name, d.keyword, d.action, d.rank === null ? "" : String(d.rank),
+                   d.confidence === null ? "" : Math.round(d.confidence * 100) + "%",
+                   d.saved ? "saved" + (d.serverId !== null ? " #" + d.serverId : "") : (d.problem || "sending…")];
+    cells.forEach(function (text, j) {
+      const td = document.createElement("td");
+      td.textContent = text;
+      if (j === 6 && !d.saved) td.className = "error";
+      tr.append(td);
+    });
+    return tr;
+  });
+  const tbody = $("decisions").tBodies[0];
+  tbody.replaceChildren.apply(tbody, rows);
+  const unsaved = state.decisions.filter(function (d) { return !d.saved; }).length;
+  $("decisions-count").textContent = state.decisions.length + " decisions" + (unsaved ? ", " + unsaved + " not saved yet" : "");
+}
+
+function csvField(value) {
+  const text = value === null || value === undefined ? "" : String(value);
+  return /[",\r\n]/.test(text) ? '"' + text.replace(/"/g, '""') + '"' : text;
+}
+
+function download(filename, type, text) {
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(new Blob([text], { type: type }));
+  link.download = filename;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(function () { URL.revokeObjectURL(link.href); }, 10000);
+}
+
+function exportCSV() {
+  const columns = ["name", "keyword", "action", "rank", "confidence", "shown", "model", "annotator", "time", "id"];
+  const lines = [columns.join(",")].concat(state.decisions.map(function (d) {
+    return columns.map(function (c) { return csvField(c === "shown" ? d.shown.join("|") : d[c]); }).join(",");
+  }));
+  download("decisions.csv", "text/csv;charset=utf-8", lines.join("\r\n") + "\r\n");
+}
+
+function exportJSONLines() {
+  const lines = state.decisions.map(function (d) {
+    return JSON.stringify({ id: d.id, name: d.name, keyword: d.keyword, action: d.action, rank: d.rank,
+                            confidence: d.confidence, shown: d.shown, model: d.model, annotator: d.annotator, time: d.time });
+  });
+  download("decisions.jsonl", "application/x-ndjson", lines.join("\n") + (lines.length ? "\n" : ""));
+}
+
+// MARK: queue
+
+function parseNames(text, isCSV) {
+  const names = [];
+  text.split(/\r?\n/).forEach(function (line, index) {
+    let name = line;
+    if (isCSV) {
+      const match = /^\s*"((?:[^"]|"")*)"/.exec(line);
+      name = match ? match[1].replace(/""/g, '"') : line.split(",")[0];
+    }
+    name = name.trim();
+    if (name === "" || (index === 0 && isCSV && name.toLowerCase() === "name")) return;
+    names.push(name);
+  });
+  return names;
+}
+
+function startQueue(names) {
+  if (names.length === 0) { setStatus($("status"), "the queue is empty: paste names or load a file", true); return; }
+  state.queue = { items: names, position: 0 };
+  save();
+  loadQueueItem();
+}
+
+function loadQueueItem() {
+  const q = state.queue;
+  if (q.position < 0) { $("queue-progress").textContent = ""; return; }
+  if (q.position >= q.items.length) {
+    $("queue-progress").textContent = "queue done: " + q.items.length + " names";
+    state.queue = { items: [], position: -1 };
+    save();
+    return;
+  }
+  $("queue-progress").textContent = "name " + (q.position + 1) + " of " + q.items.length;
+  nameField.value = q.items[q.position];
+  keywordField.value = "";
+  clearTimeout(debounce);
+  state.pendingAccept = null;
+  fetchSuggestions(nameField.value);
+  box.focus();
+}
+
+function advance() {
+  state.queue.position += 1;
+  save();
+  loadQueueItem();
+}
+
+// MARK: keywords
+
+async function loadKeywords() {
+  try {
+    const response = await fetch("/v1/keywords");
+    const body = await response.json();
+    if (!response.ok) { setStatus($("kw-status"), errorText(response, body), true); return; }
+    state.keywords = body.keywords;
+    renderKeywords();
+  } catch (error) {
+    setStatus($("kw-status"), "request failed: " + error, true);
+  }
+}
+
+function renderKeywords() {
+  const filter = $("kw-filter").value.trim();
+  const matching = filter === "" ? state.keywords : state.keywords.filter(function (k) { return k.includes(filter); });
+  const shown = matching.slice(0, 100);
+  $("kw-count").textContent = state.keywords.length + " keywords" + (filter ? ", " + matching.length + " matching" : "") +
+    (matching.length > shown.length ? " (first " + shown.length + " shown)" : "");
+  const list = $("kw-list");
+  list.replaceChildren.apply(list, shown.map(function (keyword) {
+    const li = document.createElement("li");
+    const text = document.createElement("span");
+    text.textContent = keyword;
+    const remove = document.createElement("button");
+    remove.type = "button";
+    remove.textContent = "×";
+    remove.setAttribute("aria-label", "Remove " + keyword);
+    remove.addEventListener("click", function () { changeKeywords({ remove: [keyword] }, "removed " + keyword); });
+    li.append(text, remove);
+    return li;
+  }));
+}
+
+async function changeKeywords(change, done) {
+  try {
+    const response = await fetch("/v1/keywords", { method: "POST", headers: headers(true), body: JSON.stringify(change) });
+    const body = await response.json();
+    if (!response.ok) {
+      setStatus($("kw-status"), errorText(response, body) + (response.status === 401 ? " (enter the admin token under Settings)" : ""), true);
+      return false;
+    }
+    state.keywords = body.keywords;
+    renderKeywords();
+    setStatus($("kw-status"), done + "; " + body.count + " keywords");
+    return true;
+  } catch (error) {
+    setStatus($("kw-status"), "request failed: " + error, true);
+    return false;
+  }
+}
+
+// MARK: persistence
+
+function save() {
+  try {
+    localStorage.setItem(STORE, JSON.stringify({ queue: state.queue, decisions: state.decisions }));
+  } catch (error) { /* storage full or disabled: the page still works */ }
+}
+
+function restore() {
+  try {
+    const saved = JSON.parse(localStorage.getItem(STORE) || "null");
+    if (saved) {
+      state.decisions = Array.isArray(saved.decisions) ? saved.decisions : [];
+      if (saved.queue && Array.isArray(saved.queue.items)) state.queue = saved.queue;
+    }
+  } catch (error) { state.decisions = []; }
+  $("annotator").value = localStorage.getItem("kwsuggest.annotator") || "";
+  $("token").value = sessionStorage.getItem("kwsuggest.token") || "";
+}
+
+// MARK: events
 
 nameField.addEventListener("input", function () {
-  clearTimeout(timer);
-  timer = setTimeout(function () { suggest(nameField.value); }, 150);
+  state.pendingAccept = null;
+  clearTimeout(debounce);
+  const text = nameField.value;
+  debounce = setTimeout(function () { fetchSuggestions(text); }, 150);
 });
 
-async function selfTest(name) {
-  const report = document.getElementById("selftest");
-  function finish(ok, detail) {
-    const text = (ok ? "SELFTEST PASS: " : "SELFTEST FAIL: ") + detail;
-    report.textContent = text;
-    document.title = text;
+nameField.addEventListener("keydown", function (event) {
+  if (event.key === "Enter" && !event.isComposing && event.keyCode !== 229) {
+    event.preventDefault();
+    const text = nameField.value;
+    if (state.body && state.text === text) { choose(0); return; }
+    // The shown suggestions are for an older text: wait for this one's.
+    state.pendingAccept = text;
+    clearTimeout(debounce);
+    fetchSuggestions(text);
+  } else if (event.key === "Escape") {
+    box.focus();
   }
-  nameField.focus();
-  nameField.value = name;
-  nameField.dispatchEvent(new Event("input", { bubbles: true }));
-  for (let waited = 0; waited < 5000; waited += 50) {
-    const buttons = box.querySelectorAll("button");
-    if (buttons.length > 0) {
-      if (buttons.length !== 5) return finish(false, "expected 5 buttons, saw " + buttons.length);
-      buttons[0].click();
-      const expected = buttons[0].dataset.keyword;
-      if (keywordField.value !== expected) return finish(false, "keyword field holds '" + keywordField.value + "'");
-      return finish(true, "5 buttons [" + Array.from(buttons, function (b) { return b.dataset.keyword; }).join(", ") + "]; clicked '" + expected + "', keyword field = '" + keywordField.value + "'");
-    }
-    await new Promise(function (resolve) { setTimeout(resolve, 50); });
-  }
-  finish(false, "no suggestions after 5 s (" + statusLine.textContent + ")");
-}
+});
 
-const params = new URLSearchParams(location.search);
-if (params.has("selftest")) selfTest(params.get("selftest"));
+keywordField.addEventListener("keydown", function (event) {
+  if (event.key === "Enter" && !event.isComposing && event.keyCode !== 229) {
+    event.preventDefault();
+    recordTypedKeyword();
+  } else if (event.key === "Escape") {
+    box.focus();
+  }
+});
+
+document.addEventListener("keydown", function (event) {
+  if (inTextField(document.activeElement) || event.altKey || event.ctrlKey || event.metaKey) return;
+  if (/^[1-5]$/.test(event.key)) {
+    event.preventDefault();
+    choose(Number(event.key) - 1);
+  } else if (event.key === "x") {
+    event.preventDefault();
+    rejectHighlighted();
+  } else if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+    const count = state.body ? state.body.suggestions.length : 0;
+    if (count === 0) return;
+    event.preventDefault();
+    highlight((state.highlighted + (event.key === "ArrowDown" ? 1 : count - 1)) % count);
+  } else if (event.key === "/") {
+    event.preventDefault();
+    nameField.focus();
+  }
+});
+
+$("reject").addEventListener("click", rejectHighlighted);
+$("queue-start").addEventListener("click", function () { startQueue(parseNames($("queue-text").value, false)); });
+$("queue-skip").addEventListener("click", function () { if (state.queue.position >= 0) advance(); });
+$("queue-stop").addEventListener("click", function () { state.queue = { items: [], position: -1 }; save(); loadQueueItem(); });
+$("queue-file").addEventListener("change", function () {
+  const file = $("queue-file").files[0];
+  if (!file) return;
+  file.text().then(function (text) {
+    const names = parseNames(text, /\.csv$/i.test(file.name) || file.type === "text/csv");
+    $("queue-text").value = names.join("\n");
+    startQueue(names);
+  });
+});
+$("export-csv").addEventListener("click", exportCSV);
+$("export-jsonl").addEventListener("click", exportJSONLines);
+$("decisions-clear").addEventListener("click", function () {
+  if (state.decisions.some(function (d) { return !d.saved; }) && !confirm("Some decisions are not saved on the server yet. Clear anyway?")) return;
+  state.decisions = [];
+  save();
+  renderDecisions();
+});
+$("kw-filter").addEventListener("input", renderKeywords);
+$("kw-add").addEventListener("click", function () {
+  const keyword = $("kw-new").value.trim();
+  if (keyword === "") return;
+  changeKeywords({ add: [keyword] }, "added " + keyword).then(function (ok) { if (ok) $("kw-new").value = ""; });
+});
+$("kw-new").addEventListener("keydown", function (event) {
+  if (event.key === "Enter" && !event.isComposing) { event.preventDefault(); $("kw-add").click(); }
+});
+$("annotator").addEventListener("change", function () { localStorage.setItem("kwsuggest.annotator", $("annotator").value.trim()); });
+$("token").addEventListener("change", function () { sessionStorage.setItem("kwsuggest.token", $("token").value.trim()); retryUnsaved(); });
+
+restore();
+renderDecisions();
+loadKeywords();
+if (state.queue.position >= 0) loadQueueItem();
+retryUnsaved();
 </script>
 </body>
 </html>

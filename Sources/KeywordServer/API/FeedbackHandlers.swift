@@ -161,7 +161,7 @@ enum FeedbackDecoding {
         guard case .string(let raw) = value else { throw .badRequest(.invalidKeyword, "'\(field)' must be a string") }
         let text = RequestDecoding.trimWhitespace(raw)
         guard !text.isEmpty else { throw .badRequest(.invalidKeyword, "'\(field)' is empty") }
-        guard text.count <= limits.maxKeywordCharacters else {
+        guard text.unicodeScalars.count <= limits.maxKeywordCharacters else {
             throw .badRequest(.invalidKeyword, "'\(field)' is longer than \(limits.maxKeywordCharacters) characters")
         }
         guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
@@ -174,7 +174,7 @@ enum FeedbackDecoding {
     private static func label(_ value: JSONValue?, field: String, code: ErrorCode) throws(APIError) -> String? {
         guard let value, value != .null else { return nil }
         guard case .string(let text) = value else { throw .badRequest(code, "'\(field)' must be a string") }
-        guard !text.isEmpty, text.count <= maxLabelCharacters else {
+        guard !text.isEmpty, text.unicodeScalars.count <= maxLabelCharacters else {
             throw .badRequest(code, "'\(field)' must be 1 to \(maxLabelCharacters) characters")
         }
         guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {

@@ -101,7 +101,13 @@ final class Handlers: Sendable {
     /// The fields of a suggestion request in text form (a query string or a form body).
     private static let textFields: Set<String> = ["name", "k", "explain"]
 
+    static func suggestBodyTooLarge(_ limits: APILimits) -> APIError {
+        APIError(.contentTooLarge, .bodyTooLarge,
+                 "a suggest body is at most \(limits.maxSuggestBodyBytes) bytes; send long lists to /v1/suggest/batch")
+    }
+
     func suggestFromBody(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+        guard request.body.count <= limits.maxSuggestBodyBytes else { throw Self.suggestBodyTooLarge(limits) }
         if try RequestDecoding.bodyFormat(request, form: true) == .form {
             let fields = try RequestDecoding.form(request, allowed: Self.textFields)
             return try suggest(try textInput(fields, missingName: "add name=<product name> to the form"))
@@ -139,9 +145,17 @@ final class Handlers: Sendable {
         return SuggestInput(name: try RequestDecoding.name(rawName, limits: limits), k: k, explain: explain)
     }
 
+    /// A score that is not a number means a damaged model, never an answer: 500, and the log says why.
+    static func checkFinite(_ result: SuggestionResult) throws(APIError) {
+        guard result.suggestions.contains(where: { !$0.score.isFinite }) else { return }
+        Syscall.writeAll(2, Array("{\"event\":\"non_finite_score\",\"name\":\(quoted(String(result.name.prefix(200))))}\n".utf8))
+        throw APIError(.internalServerError, .internalError, "the model produced a score that is not a number; see the server log")
+    }
+
     private func suggest(_ input: SuggestInput) throws(APIError) -> HTTPResponse {
         let engine = try engine()
         let result = engine.suggest(input.name, k: input.k, explain: input.explain)
+        try Self.checkFinite(result)
         var json = JSONWriter(capacity: 256 + input.name.utf8.count)
         json.object { json in
             json.field("name", string: input.name)
@@ -208,15 +222,20 @@ final class Handlers: Sendable {
         let engine = try engine()
         var json = JSONWriter(capacity: 64 + names.count * 200)
         var overflow = false
+        var failure: APIError?
         json.object { json in
             json.field("results") { json in
                 json.array { json in
-                    for name in names where !overflow {
+                    for name in names where !overflow && failure == nil {
                         if json.bytes.count > limits.maxBatchResponseBytes {
                             overflow = true
                             break
                         }
                         let result = engine.suggest(name, k: k, explain: explain)
+                        do throws(APIError) { try Self.checkFinite(result) } catch {
+                            failure = error
+                            break
+                        }
                         json.object { json in
                             json.field("name", string: name)
                             if explain, let tokens = result.tokens {
@@ -230,6 +249,7 @@ final class Handlers: Sendable {
             }
             json.field("model", string: engine.modelVersion)
         }
+        if let failure { throw failure }
         guard !overflow && json.bytes.count <= limits.maxBatchResponseBytes else {
             throw APIError(.contentTooLarge, .responseTooLarge,
                            "the answer would exceed \(limits.maxBatchResponseBytes) bytes; send fewer names or a smaller k")
@@ -239,8 +259,35 @@ final class Handlers: Sendable {
 
     // MARK: Keywords
 
-    func keywords() throws(APIError) -> HTTPResponse {
-        keywordResponse(try engine().keywordList())
+    /// The whole list, or with `offset`, `limit` or `prefix` one page of the keywords that start with `prefix`
+    /// (in list order); `count` is always the whole list's length, `matched` the number with the prefix.
+    func keywords(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+        let query = try RequestDecoding.query(request.query, allowed: ["offset", "limit", "prefix"])
+        let list = try engine().keywordList()
+        guard !query.isEmpty else { return keywordResponse(list) }
+        func integer(_ name: String, default value: Int, range: ClosedRange<Int>) throws(APIError) -> Int {
+            guard let text = query[name] else { return value }
+            guard let number = RequestDecoding.number(text), case .number(let double) = number, double == double.rounded(),
+                  double >= Double(range.lowerBound), double <= Double(range.upperBound) else {
+                throw .badRequest(.invalidPage, "'\(name)' must be an integer from \(range.lowerBound) to \(range.upperBound)")
+            }
+            return Int(double)
+        }
+        let offset = try integer("offset", default: 0, range: 0...Int(Int32.max))
+        let limit = try integer("limit", default: min(1000, limits.maxKeywordPage), range: 1...limits.maxKeywordPage)
+        let prefix = query["prefix"] ?? ""
+        let matching = prefix.isEmpty ? list.keywords : list.keywords.filter { $0.hasPrefix(prefix) }
+        let page = matching.dropFirst(offset).prefix(limit)
+        var json = JSONWriter(capacity: 128 + page.count * 16)
+        json.object { json in
+            json.field("keywords") { json in json.array { json in for keyword in page { json.string(keyword) } } }
+            json.field("count", int: list.keywords.count)
+            json.field("version", string: list.version)
+            json.field("matched", int: matching.count)
+            json.field("offset", int: offset)
+            json.field("limit", int: limit)
+        }
+        return .json(.ok, json.bytes)
     }
 
     /// The list, with its version as a strong ETag (`"<version>"`) for `If-Match` on the next change.
@@ -275,15 +322,24 @@ final class Handlers: Sendable {
         try RequestDecoding.onlyFields(fields, ["add", "remove"])
         let add = try cleanKeywords(try RequestDecoding.strings(fields["add"], field: "add", code: .invalidAdd), field: "add")
         let remove = try cleanKeywords(try RequestDecoding.strings(fields["remove"], field: "remove", code: .invalidRemove), field: "remove")
-        guard !add.isEmpty || !remove.isEmpty else {
-            throw .badRequest(.emptyChange, "give at least one keyword in 'add' or 'remove'")
-        }
         guard add.count + remove.count <= limits.maxKeywordChanges else {
             throw .badRequest(.tooManyKeywords, "at most \(limits.maxKeywordChanges) keywords per change")
         }
         let change = KeywordChange(add: add, remove: remove, expectedVersion: try Self.expectedVersion(request),
                                    requestID: request.headers["X-Request-Id"].map { String($0.prefix(200)) })
         let engine = try engine()
+        // An empty change changes nothing: the answer is the current list, and nothing is written.
+        if add.isEmpty && remove.isEmpty { return keywordResponse(engine.keywordList()) }
+        // Writes run on their own lane (one worker unless configured otherwise), so the list does not grow
+        // between this check and the write.
+        let current = engine.keywordList().keywords
+        let present = Set(current)
+        let removing = Set(remove).intersection(present)
+        let adding = Set(add).subtracting(present).subtracting(Set(remove))
+        let resulting = current.count - removing.count + adding.count
+        guard resulting <= limits.maxKeywords || resulting <= current.count else {
+            throw .badRequest(.keywordListFull, "the list would hold \(resulting) keywords; at most \(limits.maxKeywords) are served (remove some first)")
+        }
         do {
             return keywordResponse(try engine.updateKeywords(change))
         } catch KeywordStoreError.versionMismatch(let current) {

@@ -27,6 +27,9 @@ public final class KeywordAPI: HTTPResponder {
     public let state: EngineState
     public let metrics: ServerMetrics
     private let routes: [String: Route]
+    /// "METHOD path" of every route that needs the admin token when one is set; `admit` checks these on the
+    /// request head, before `100 Continue` and before any body is read.
+    private let guardedRoutes: Set<String>
     let handlers: Handlers
 
     public init(configuration: APIConfiguration, state: EngineState, metrics: ServerMetrics) {
@@ -36,9 +39,11 @@ public final class KeywordAPI: HTTPResponder {
         let handlers = Handlers(configuration: configuration, state: state, metrics: metrics)
         self.handlers = handlers
         var table: [String: [HTTPMethod: (handler: Handler, blocking: Bool, lane: WorkLane)]] = [:]
+        var guarded: Set<String> = []
         func add(_ method: HTTPMethod, _ path: String, blocking: Bool = false, lane: WorkLane = .shared,
-                 _ handler: @escaping Handler) {
+                 needsToken: Bool = false, _ handler: @escaping Handler) {
             table[path, default: [:]][method] = (handler, blocking, lane)
+            if needsToken { guarded.insert("\(method.rawValue) \(path)") }
         }
         add(.get, "/") { _ throws(APIError) in handlers.adminPage() }
         add(.get, "/healthz") { _ throws(APIError) in handlers.health() }
@@ -48,11 +53,18 @@ public final class KeywordAPI: HTTPResponder {
         add(.get, "/v1/suggest") { request throws(APIError) in try handlers.suggestFromQuery(request) }
         add(.post, "/v1/suggest") { request throws(APIError) in try handlers.suggestFromBody(request) }
         add(.post, "/v1/suggest/batch", blocking: true) { request throws(APIError) in try handlers.batch(request) }
-        add(.get, "/v1/keywords") { _ throws(APIError) in try handlers.keywords() }
+        add(.get, "/v1/keywords") { request throws(APIError) in try handlers.keywords(request) }
         // Writes have a worker lane of their own, so they never wait behind queued batches.
-        add(.post, "/v1/keywords", blocking: true, lane: .reserved) { request throws(APIError) in try handlers.updateKeywords(request) }
-        add(.post, "/v1/feedback", blocking: true, lane: .reserved) { request throws(APIError) in try handlers.postFeedback(request) }
-        add(.get, "/v1/feedback/export", blocking: true) { request throws(APIError) in try handlers.exportFeedback(request) }
+        // Keyword changes, feedback and its export (annotator names) need the token when one is set.
+        add(.post, "/v1/keywords", blocking: true, lane: .reserved, needsToken: true) { request throws(APIError) in
+            try handlers.updateKeywords(request)
+        }
+        add(.post, "/v1/feedback", blocking: true, lane: .reserved, needsToken: true) { request throws(APIError) in
+            try handlers.postFeedback(request)
+        }
+        add(.get, "/v1/feedback/export", blocking: true, needsToken: true) { request throws(APIError) in
+            try handlers.exportFeedback(request)
+        }
         var routes: [String: Route] = [:]
         for (path, methods) in table {
             var allowed = methods.keys.sorted { $0.rawValue < $1.rawValue }
@@ -61,6 +73,7 @@ public final class KeywordAPI: HTTPResponder {
             routes[path] = Route(path: path, methods: methods, allowed: allowed)
         }
         self.routes = routes
+        guardedRoutes = guarded
     }
 
     /// Every path the router serves, with the methods it has handlers for (HEAD and OPTIONS, which the router
@@ -106,11 +119,17 @@ public final class KeywordAPI: HTTPResponder {
         }
     }
 
-    /// Keyword writes are refused on their head when the credentials are wrong, so a client that sent
+    /// Requests to the token-guarded routes are refused on their head when the credentials are wrong, so a client that sent
     /// `Expect: 100-continue` gets 401 instead of `100 Continue`, and no unauthorised body is read.
     /// The handler checks again, for requests answered in-process through `respond(to:)`.
     public func admit(_ head: HTTPRequest) -> HTTPResponse? {
-        guard head.method == .post, head.path == "/v1/keywords" else { return nil }
+        if head.method == .post, head.path == "/v1/suggest" {
+            // Suggest runs on the event loop: a body longer than any valid one is refused before it is read.
+            guard let declared = head.headers["Content-Length"].flatMap({ Int(Substring($0).trimmingSpaces()) }),
+                  declared > configuration.limits.maxSuggestBodyBytes else { return nil }
+            return Handlers.suggestBodyTooLarge(configuration.limits).response
+        }
+        guard guardedRoutes.contains("\(head.method.rawValue) \(head.path)") else { return nil }
         do throws(APIError) {
             try RequestDecoding.authorize(head, token: configuration.adminToken)
             return nil

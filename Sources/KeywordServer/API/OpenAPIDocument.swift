@@ -25,7 +25,7 @@ enum OpenAPIDocument {
     "/v1/suggest": {
       "post": {
         "summary": "Top-k keywords for one product name",
-        "description": "JSON, or a form body (curl -d 'name=...&k=3' sends application/x-www-form-urlencoded, Annif's convention). Any other Content-Type is 415 with a message naming the header to send.",
+        "description": "JSON, or a form body (curl -d 'name=...&k=3' sends application/x-www-form-urlencoded, Annif's convention). Any other Content-Type is 415 with a message naming the header to send. A body over 65536 bytes is 413 body_too_large (before it is read when Content-Length says so).",
         "requestBody": {"required": true, "content": {
           "application/json": {"schema": {"$ref": "#/components/schemas/SuggestRequest"}},
           "application/x-www-form-urlencoded": {"schema": {"$ref": "#/components/schemas/SuggestForm"}}
@@ -69,17 +69,23 @@ enum OpenAPIDocument {
     },
     "/v1/keywords": {
       "get": {
-        "summary": "The current keyword list; its version is also the ETag",
+        "summary": "The current keyword list, or one page of it; the list version is also the ETag",
+        "description": "Without parameters, the whole list. With offset, limit or prefix, one page of the keywords that start with prefix, in list order; matched counts them. Other parameter names are 400 unknown_field (names starting with _ are ignored).",
+        "parameters": [
+          {"name": "offset", "in": "query", "schema": {"type": "integer", "minimum": 0, "maximum": 2147483647, "default": 0}},
+          {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 10000, "default": 1000}},
+          {"name": "prefix", "in": "query", "schema": {"type": "string"}}
+        ],
         "responses": {
           "200": {"description": "Keywords", "headers": {"ETag": {"$ref": "#/components/headers/ETag"}}, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/KeywordList"}}}},
-          "503": {"$ref": "#/components/responses/Error"}
+          "400": {"$ref": "#/components/responses/Error"}, "503": {"$ref": "#/components/responses/Error"}
         }
       },
       "post": {
         "summary": "Add and remove keywords; durable in the store before the answer, served by this replica at once",
         "security": [{}, {"bearer": []}],
         "parameters": [
-          {"name": "If-Match", "in": "header", "description": "The list version (ETag of GET /v1/keywords) the change is made against; a stale one gets 412", "schema": {"type": "string"}}
+          {"name": "If-Match", "in": "header", "description": "The list version (ETag of GET /v1/keywords) the change is made against, quoted or bare, W/ allowed; a stale one gets 412; * or an empty value means no check; a list of several tags is 400 invalid_if_match", "schema": {"type": "string", "pattern": "^[ \\t]*(\\*|(W/)?\"[^\",]+\"|W/[^\",]+|(?!W/)[^\",]+)?[ \\t]*$"}}
         ],
         "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/KeywordChange"}}}},
         "responses": {
@@ -206,30 +212,27 @@ enum OpenAPIDocument {
       },
       "KeywordList": {
         "type": "object", "required": ["keywords", "count", "version"],
-        "properties": {"keywords": {"type": "array", "items": {"type": "string"}}, "count": {"type": "integer"}, "version": {"type": "string"}}
+        "properties": {"keywords": {"type": "array", "items": {"type": "string"}}, "count": {"type": "integer", "description": "Keywords in the whole list (at most 50000)"}, "version": {"type": "string"},
+                       "matched": {"type": "integer", "description": "Only for a page: keywords with the prefix"}, "offset": {"type": "integer", "description": "Only for a page"}, "limit": {"type": "integer", "description": "Only for a page"}}
       },
       "KeywordChange": {
         "type": "object", "additionalProperties": false,
-        "description": "At least one keyword in add or remove; at most 10000 in add and remove together (400 too_many_keywords); each 1-100 Unicode code points after trimming, no control characters. null is the same as an empty list.",
+        "description": "At least one keyword in add or remove; at most 10000 in add and remove together (400 too_many_keywords); the list holds at most 50000 keywords (400 keyword_list_full); each 1-100 Unicode code points after trimming, no control characters. null is the same as an empty list.",
         "properties": {
           "add": {"type": ["array", "null"], "maxItems": 10000, "items": {"$ref": "#/components/schemas/Keyword"}},
           "remove": {"type": ["array", "null"], "maxItems": 10000, "items": {"$ref": "#/components/schemas/Keyword"}}
-        },
-        "anyOf": [
-          {"required": ["add"], "properties": {"add": {"type": "array", "minItems": 1}}},
-          {"required": ["remove"], "properties": {"remove": {"type": "array", "minItems": 1}}}
-        ]
+        }
       },
       "FeedbackItem": {
         "type": "object", "required": ["name", "keyword", "action"], "additionalProperties": false,
         "properties": {
-          "id": {"type": ["string", "null"], "minLength": 1, "maxLength": 200, "description": "Client-chosen; a second item with the same id is not stored again and gets the first one's id"},
-          "name": {"type": "string", "minLength": 1, "maxLength": 1000, "description": "The product name, 1-1000 characters after trimming"},
-          "keyword": {"type": "string", "minLength": 1, "maxLength": 100, "description": "The keyword accepted, typed (correct) or rejected; 1-100 characters after trimming"},
+          "id": {"type": ["string", "null"], "minLength": 1, "maxLength": 200, "pattern": "^[^\\x00-\\x1f\\x7f-\\x9f]*$", "description": "Client-chosen, 1-200 code points without control characters; a second item with the same id is not stored again and gets the first one's id"},
+          "name": {"$ref": "#/components/schemas/Name"},
+          "keyword": {"$ref": "#/components/schemas/Keyword"},
           "action": {"enum": ["accept", "correct", "reject"]},
-          "shown": {"type": ["array", "null"], "maxItems": 50, "items": {"type": "string", "minLength": 1, "maxLength": 100}, "description": "The keywords shown, best first"},
-          "model": {"type": ["string", "null"], "minLength": 1, "maxLength": 200, "description": "Model version that made the suggestions"},
-          "annotator": {"type": ["string", "null"], "minLength": 1, "maxLength": 200}
+          "shown": {"type": ["array", "null"], "maxItems": 50, "items": {"$ref": "#/components/schemas/Keyword"}, "description": "The keywords shown, best first"},
+          "model": {"type": ["string", "null"], "minLength": 1, "maxLength": 200, "pattern": "^[^\\x00-\\x1f\\x7f-\\x9f]*$", "description": "Model version that made the suggestions"},
+          "annotator": {"type": ["string", "null"], "minLength": 1, "maxLength": 200, "pattern": "^[^\\x00-\\x1f\\x7f-\\x9f]*$"}
         }
       },
       "FeedbackBatch": {

@@ -20,6 +20,10 @@ public struct APILimits: Sendable, Equatable {
     public var maxK = 50
     /// `k` when not given. Default 5.
     public var defaultK = 5
+    /// Bytes of a `POST /v1/suggest` body. One name of 1000 code points is at most 12 KB even as JSON `\u`
+    /// escapes, so anything past this is padding; it is refused (413) on the request head when the length is
+    /// declared, so the loop never parses it. Default 64 KiB.
+    public var maxSuggestBodyBytes = 64 * 1024
     /// Names in one batch. Default 1000.
     public var maxBatchNames = 1000
     /// Names × `k` in one batch, which bounds its work and response. Default 10,000.
@@ -30,12 +34,27 @@ public struct APILimits: Sendable, Equatable {
     public var maxBatchResponseBytes = 8 * 1024 * 1024
     /// Keywords added plus removed in one `POST /v1/keywords`. Default 10,000.
     public var maxKeywordChanges = 10_000
+    /// Keywords in the served list (the model's list with the overlay applied). A change that would make the
+    /// list longer is refused with 400 `keyword_list_full`. Default 50,000.
+    public var maxKeywords = 50_000
+    /// Keywords in one page of `GET /v1/keywords?limit=` (default page size 1,000). Default 10,000.
+    public var maxKeywordPage = 10_000
     /// Unicode code points in one keyword. Default 100.
     public var maxKeywordCharacters = 100
     /// Feedback objects in one `POST /v1/feedback` (`{"items": [...]}`). Default 1000.
     public var maxFeedbackItems = 1000
 
     public init() {}
+
+    /// A product name as the API accepts it (trimmed; not empty, no NUL, at most `maxNameCharacters` code
+    /// points), or the API's error, so other front ends (the CLI) apply exactly the server's rules.
+    public func checkedName(_ raw: String) -> Result<String, APIError> {
+        do throws(APIError) {
+            return .success(try RequestDecoding.name(raw, limits: self))
+        } catch {
+            return .failure(error)
+        }
+    }
 }
 
 enum RequestDecoding {

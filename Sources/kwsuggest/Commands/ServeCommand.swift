@@ -7,13 +7,16 @@ import Glibc
 
 /// `kwsuggest serve`: the HTTP API and the admin page.
 struct ServeCommand: Command {
-    /// Builds the engine for a model directory on an opened store. Runs on a background thread after the
-    /// server listens; until it returns, /readyz answers 503.
-    typealias EngineFactory = @Sendable (_ modelDirectory: String, _ store: any KeywordStore) throws -> any SuggestionEngine
+    /// Builds the engine for a model directory on an opened store; `verify` checks the model files against
+    /// their manifest checksums, and the auto-accept threshold is read from the calibration curve for the given
+    /// precision. Runs on a background thread after the server listens; until it returns, /readyz answers 503.
+    typealias EngineFactory = @Sendable (_ modelDirectory: String, _ store: any KeywordStore, _ verify: Bool,
+                                         _ autoAcceptPrecision: Double) throws -> any SuggestionEngine
 
     /// The engine `serve` uses: the trained model of the model directory, with the store's keyword changes applied.
-    static let engineFactory: EngineFactory = { directory, store in
-        try ModelEngine(components: ModelDirectory.load(path: directory), store: store)
+    static let engineFactory: EngineFactory = { directory, store, verify, precision in
+        try ModelEngine(components: ModelDirectory.load(path: directory, verify: verify), store: store,
+                        autoAcceptPrecision: precision)
     }
 
     static let host = Option<String>("--host", value: "host", help: "Address to bind; '::' for IPv4+IPv6.",
@@ -28,6 +31,14 @@ struct ServeCommand: Command {
                                            defaultText: "$KWSUGGEST_CORS_ORIGINS", repeatable: true)
     static let store = SharedOptions.store
     static let overlay = Option<String>("--overlay", value: "file", help: "Same as --store file:<file>.")
+    static let accessLog = Option<AccessLogMode>("--access-log", value: "mode",
+                                                 help: "Access-log lines on stderr: on for every request, errors for status 400 and above, or off.",
+                                                 default: .on)
+    static let noVerify = SharedOptions.noVerify
+    static let autoAcceptPrecision = Option<Double>(
+        "--auto-accept-precision", value: "p",
+        help: "Top-1 precision the auto-accept threshold is read for from the model's calibration curve.",
+        default: ModelCalibration.defaultPrecision, range: 0.5...1)
     static let allowOpenWrites = Flag("--allow-open-writes",
                                       help: "Serve keyword writes without KWSUGGEST_ADMIN_TOKEN on a non-loopback address.")
 
@@ -35,10 +46,11 @@ struct ServeCommand: Command {
         name: "serve",
         abstract: "Serves the suggestion API and the admin page over HTTP.",
         options: [host.spec, port.spec, model.spec, store.spec, threads.spec, corsOrigin.spec, overlay.spec,
-                  allowOpenWrites.spec],
+                  accessLog.spec, noVerify.spec, autoAcceptPrecision.spec, allowOpenWrites.spec],
         discussion: """
             Listens first and prints 'listening on http://HOST:PORT', then opens the store and loads the model in
-            the background; /readyz answers 503 until both are done. Keyword changes (POST /v1/keywords) and
+            the background; /readyz answers 503 until both are done (a model file whose SHA-256 differs from
+            manifest.json stops it with exit 1). Keyword changes (POST /v1/keywords) and
             feedback (POST /v1/feedback) are durable in the store before they are acknowledged. The file store
             locks a file beside the overlay, so processes on one machine may share it; changes by other
             processes are picked up within 1 s (SIGHUP reloads at once). For replicas on several machines use
@@ -47,7 +59,10 @@ struct ServeCommand: Command {
             Environment: PORT, KWSUGGEST_MODEL, KWSUGGEST_STORE, KWSUGGEST_CORS_ORIGINS, KWSUGGEST_ADMIN_TOKEN
             (when set, keyword changes and feedback need 'Authorization: Bearer <token>'; surrounding white space
             is trimmed). Without a token writes are open: a warning on a loopback address, and a refusal to start
-            on any other address unless --allow-open-writes is given.
+            on any other address unless --allow-open-writes is given. With a calibrated model (calibration.json)
+            every suggestion carries its confidence, and an answer is marked auto_accept when the top one clears
+            the threshold the calibration curve gives for --auto-accept-precision; a precision the curve never
+            reaches auto-accepts nothing.
             """
     )
 
@@ -58,6 +73,9 @@ struct ServeCommand: Command {
     var corsOrigins: [String]
     var storeLocation: StoreLocation
     var allowOpenWrites: Bool
+    var verify: Bool
+    var accessLogMode: AccessLogMode
+    var autoAcceptPrecision: Double
 
     init(arguments: ParsedArguments) throws {
         try arguments.expectNoPositionals()
@@ -79,6 +97,9 @@ struct ServeCommand: Command {
         storeLocation = try resolveStore(store: arguments.get(Self.store), overlay: arguments.get(Self.overlay),
                                          modelDirectory: modelDirectory)
         allowOpenWrites = arguments.get(Self.allowOpenWrites)
+        verify = !arguments.get(Self.noVerify)
+        accessLogMode = try arguments.require(Self.accessLog)
+        autoAcceptPrecision = try arguments.require(Self.autoAcceptPrecision)
     }
 
     func run() throws {
@@ -89,6 +110,7 @@ struct ServeCommand: Command {
         options.server.host = host
         options.server.port = port
         if let threads { options.server.eventLoops = threads }
+        options.server.accessLogMode = accessLogMode
         options.api.cors = CORSPolicy(allowedOrigins: corsOrigins)
         options.store = storeLocation
         options.allowOpenWrites = allowOpenWrites
@@ -98,8 +120,9 @@ struct ServeCommand: Command {
             throw CommandError.failure(error.message)
         }
         let factory = Self.engineFactory
-        let directory = modelDirectory
-        let runner = ServiceRunner(options: options, loader: { store in try factory(directory, store) }, announce: { line in
+        let (directory, verify, precision) = (modelDirectory, verify, autoAcceptPrecision)
+        let runner = ServiceRunner(options: options, loader: { store in try factory(directory, store, verify, precision) },
+                                   announce: { line in
             // Unbuffered, so a supervisor reading stdout sees the address at once.
             writeStandardOutput(Array((line + "\n").utf8))
         })
@@ -112,3 +135,5 @@ struct ServeCommand: Command {
         }
     }
 }
+
+extension AccessLogMode: ArgumentChoice {}

@@ -1,4 +1,6 @@
 import Foundation
+import HTTPCore
+import KeywordServer
 import KeywordService
 
 /// `kwsuggest suggest`: the top-k keywords for each product name (arguments, or stdin lines).
@@ -9,12 +11,13 @@ struct SuggestCommand: Command {
                                          help: "Rank these keywords (one per line) instead of the model's list.")
     static let json = Flag("--json", help: "One JSON object per name.")
     static let explain = Flag("--explain", help: "Add each token's attention weight for each suggestion.")
+    static let noVerify = SharedOptions.noVerify
 
     static let configuration = CommandConfiguration(
         name: "suggest",
         abstract: "Suggests keywords for product names.",
         arguments: [ArgumentSpec(name: "<name>", help: "Product names; read one per line from standard input when none.", isList: true)],
-        options: [model.spec, k.spec, keywords.spec, json.spec, explain.spec],
+        options: [model.spec, k.spec, keywords.spec, json.spec, explain.spec, noVerify.spec],
         discussion: """
             The model's list is keywords.txt with the keyword overlay (keywords.overlay.json) applied. With a
             calibrated model each suggestion carries its confidence (the calibrated probability that it is an
@@ -28,6 +31,7 @@ struct SuggestCommand: Command {
     var keywordsFile: String?
     var json: Bool
     var explain: Bool
+    var verify: Bool
     var names: [String]
 
     init(arguments: ParsedArguments) throws {
@@ -36,31 +40,43 @@ struct SuggestCommand: Command {
         keywordsFile = try arguments.get(Self.keywords)
         json = arguments.get(Self.json)
         explain = arguments.get(Self.explain)
+        verify = !arguments.get(Self.noVerify)
         names = arguments.positionals
     }
 
+    /// The server's limits: a name as `POST /v1/suggest` accepts it, and a line no longer than its body limit.
+    static let limits = APILimits()
+    static let maxLineBytes = HTTPLimits().maxBodyBytes
+
     func run() throws {
-        let engine = try loadEngine(model: model, keywordsFile: keywordsFile)
+        let engine = try loadEngine(model: model, keywordsFile: keywordsFile, verify: verify)
         let output = OutputBuffer()
-        func answer(_ name: String) {
-            let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
-            if trimmed.isEmpty { return }
-            let result = engine.suggest(trimmed, k: k, explain: explain)
-            output.write(json ? SuggestionFormat.json(result) : SuggestionFormat.text(result))
+        defer { output.flush() }
+        func answer(_ name: String, _ place: String) throws {
+            if name.allSatisfy({ $0.isWhitespace }) { return }
+            switch Self.limits.checkedName(name) {
+            case .success(let trimmed):
+                let result = engine.suggest(trimmed, k: k, explain: explain)
+                output.write(json ? SuggestionFormat.json(result) : SuggestionFormat.text(result))
+            case .failure(let error):
+                output.flush()
+                throw CommandError.failure("\(place): \(error.message)")
+            }
         }
         if names.isEmpty {
-            try forEachInputLine(answer)
+            try forEachInputLine(maxLineBytes: Self.maxLineBytes) { number, line in
+                try answer(line, "standard input line \(number)")
+            }
         } else {
-            names.forEach(answer)
+            for (index, name) in names.enumerated() { try answer(name, "argument \(index + 1)") }
         }
-        output.flush()
     }
 }
 
 /// Loads the model directory into an engine; `keywordsFile` replaces the keyword list (overlay ignored).
-func loadEngine(model: String, keywordsFile: String?) throws -> ModelEngine {
+func loadEngine(model: String, keywordsFile: String?, verify: Bool = true) throws -> ModelEngine {
     do {
-        var components = try ModelDirectory.load(path: model)
+        var components = try ModelDirectory.load(path: model, verify: verify)
         if let keywordsFile {
             components.keywords = try ModelFiles.keywords(path: keywordsFile)
             guard !components.keywords.isEmpty else { throw CommandError.failure("\(keywordsFile): no keywords") }
@@ -76,13 +92,13 @@ func loadEngine(model: String, keywordsFile: String?) throws -> ModelEngine {
 /// Text and JSON renderings of a suggestion result.
 enum SuggestionFormat {
     static func text(_ result: SuggestionResult) -> String {
-        var out = result.name + (result.autoAccept ? "\t(auto-accept)" : "") + "\n"
+        var out = terminalSafe(result.name) + (result.autoAccept ? "\t(auto-accept)" : "") + "\n"
         if let reason = result.reason { out += "  no suggestions: \(reason.rawValue)\n" }
         for (rank, suggestion) in result.suggestions.enumerated() {
             let confidence = suggestion.confidence.map { "\tconfidence " + String(format: "%.3f", $0) } ?? ""
-            out += "  \(rank + 1). \(suggestion.keyword)\t\(formatFloat(suggestion.score, significantDigits: 4))\(confidence)\n"
+            out += "  \(rank + 1). \(terminalSafe(suggestion.keyword))\t\(formatFloat(suggestion.score, significantDigits: 4))\(confidence)\n"
             if let weights = suggestion.weights {
-                let parts = weights.map { "\($0.token) \(formatFloat($0.weight, significantDigits: 3))" }
+                let parts = weights.map { "\(terminalSafe($0.token)) \(formatFloat($0.weight, significantDigits: 3))" }
                 out += "       attention: " + parts.joined(separator: ", ") + "\n"
             }
         }

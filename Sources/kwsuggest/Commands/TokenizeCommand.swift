@@ -71,7 +71,7 @@ struct TokenizeCommand: Command {
             }
         }
         if texts.isEmpty {
-            try forEachInputLine { line in
+            try forEachInputLine { _, line in
                 handle(line.hasSuffix("\r") ? String(line.dropLast()) : line)
             }
         } else {

@@ -11,24 +11,28 @@ struct TrainCommand: Command {
     static let out = Option<String>("--out", value: "dir",
                                     help: "Output model directory (other files are copied from --model).", required: true)
     static let epochs = Option<Int>("--epochs", value: "n", help: "Epochs.", default: TrainingOptions().epochs, range: 1...1000)
-    static let seed = Option<Int>("--seed", value: "s", help: "Random seed.", default: 1,
+    static let seed = Option<Int>("--seed", value: "s", help: "Random seed.", default: Int(TrainingOptions().seed),
                                   check: { $0 >= 0 ? nil : "a non-negative integer" })
     static let model = Option<String>("--model", value: "dir", help: "Base model directory: vectors, lexicon, keywords.",
                                       defaultText: SharedOptions.model.spec.defaultText)
-    static let hidden = Option<Int>("--hidden", value: "h", help: "Encoder state width.", default: 64, range: 2...1024)
+    static let hidden = Option<Int>("--hidden", value: "h", help: "Encoder state width.",
+                                    default: ModelConfig.defaultHiddenDimension, range: 2...1024)
     static let separate = Flag("--separate", help: "One encoder each for names and keywords (default: one shared).")
     static let hardNegatives = Option<Int>("--hard-negatives", value: "n", help: "Hard negatives per name, re-mined every epoch.",
                                            default: TrainingOptions().hardNegatives, range: 0...256)
     static let randomNegatives = Option<Int>("--random-negatives", value: "n", help: "Random negatives per batch.",
                                              default: TrainingOptions().randomNegatives, range: 0...4096)
     static let noAttention = Flag("--no-attention", help: "Train with uniform weights over name words.")
-    static let threads = Option<Int>("--threads", value: "n", help: "Worker threads.", default: 2, range: 1...64)
+    static let threads = Option<Int>("--threads", value: "n", help: "Worker threads.", default: TrainingOptions().threads,
+                                     range: 1...64)
+    static let maskAlternatives = Flag("--mask-alternatives",
+                                       help: "Leave a name's other keywords out of its loss (ablation; default: they must rank below the first).")
     static let calibrationFraction = Option<Double>(
         "--calibration-fraction", value: "f",
         help: "Share of the training names held out of encoder training to fit the confidence calibration; 0 fits none.",
         default: CalibrationSplit().fraction, range: 0...0.5)
     static let calibrationSplit = Option<CalibrationSplit.Key>(
-        "--calibration-split", value: "key", help: "What the hash that picks the calibration names reads: name or keyword (the primary one).",
+        "--calibration-split", value: "key", help: "What the hash that picks the calibration names reads: name, keyword (the primary one) or both (half each).",
         default: CalibrationSplit().key)
 
     static let configuration = CommandConfiguration(
@@ -36,7 +40,7 @@ struct TrainCommand: Command {
         abstract: "Trains the encoder and writes a model directory.",
         options: [data.spec, dev.spec, out.spec, epochs.spec, seed.spec, model.spec, hidden.spec, separate.spec,
                   hardNegatives.spec, randomNegatives.spec, noAttention.spec, threads.spec, calibrationFraction.spec,
-                  calibrationSplit.spec],
+                  calibrationSplit.spec, maskAlternatives.spec],
         discussion: """
             Deterministic for a seed and a thread count. Prints epoch, loss, seconds and dev Accuracy@5. The
             calibration names are chosen by a 64-bit FNV-1a hash, so the split is the same on every run; the
@@ -59,6 +63,7 @@ struct TrainCommand: Command {
         plan.options.threads = try arguments.require(Self.threads)
         plan.options.hardNegatives = try arguments.require(Self.hardNegatives)
         plan.options.randomNegatives = try arguments.require(Self.randomNegatives)
+        plan.options.primaryFirst = !arguments.get(Self.maskAlternatives)
         plan.calibration = CalibrationSplit(fraction: try arguments.require(Self.calibrationFraction),
                                             key: try arguments.require(Self.calibrationSplit))
         plan.command = (["kwsuggest"] + CommandLine.arguments.dropFirst()).joined(separator: " ")

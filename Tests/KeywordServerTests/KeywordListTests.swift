@@ -1,0 +1,50 @@
+import Foundation
+@testable import HTTPCore
+@testable import KeywordServer
+import XCTest
+
+/// The served keyword list: a total cap, and pages for large lists.
+final class KeywordListTests: XCTestCase {
+    private func makeLimitedAPI(_ keywords: [String], maxKeywords: Int) -> KeywordAPI {
+        var configuration = APIConfiguration()
+        configuration.limits.maxKeywords = maxKeywords
+        return KeywordAPI(configuration: configuration, state: EngineState(engine: FakeEngine(keywords: keywords)),
+                          metrics: ServerMetrics())
+    }
+
+    func testTheListHasACapWithAClearError() {
+        let api = makeLimitedAPI(["a", "b", "c"], maxKeywords: 4)
+        XCTAssertEqual(api.respond(to: makeRequest(.post, "/v1/keywords", body: #"{"add":["d"]}"#)).status.code, 200)
+        let full = api.respond(to: makeRequest(.post, "/v1/keywords", body: #"{"add":["e"]}"#))
+        XCTAssertEqual(full.status.code, 400)
+        XCTAssertEqual(errorCode(full), "keyword_list_full")
+        // Swapping one for another, or re-adding one present, stays within the cap.
+        XCTAssertEqual(api.respond(to: makeRequest(.post, "/v1/keywords", body: #"{"add":["e"],"remove":["a"]}"#)).status.code, 200)
+        XCTAssertEqual(api.respond(to: makeRequest(.post, "/v1/keywords", body: #"{"add":["b"]}"#)).status.code, 200)
+        XCTAssertEqual(APILimits().maxKeywords, 50_000)
+    }
+
+    func testPagesWithOffsetLimitAndPrefix() throws {
+        let keywords = (0..<30).map { String(format: "k%02d", $0) } + ["にんじん", "にんにく", "トマト"]
+        let api = makeLimitedAPI(keywords, maxKeywords: 100)
+        let whole = jsonObject(api.respond(to: makeRequest(.get, "/v1/keywords")))
+        XCTAssertEqual((whole["keywords"] as? [String])?.count, 33)
+        XCTAssertNil(whole["matched"])
+        let page = jsonObject(api.respond(to: makeRequest(.get, "/v1/keywords?offset=10&limit=5")))
+        XCTAssertEqual(page["keywords"] as? [String], ["k10", "k11", "k12", "k13", "k14"])
+        XCTAssertEqual(page["count"] as? Int, 33)
+        XCTAssertEqual(page["matched"] as? Int, 33)
+        let prefixed = jsonObject(api.respond(to: makeRequest(.get, "/v1/keywords?prefix=%E3%81%AB")))
+        XCTAssertEqual(prefixed["keywords"] as? [String], ["にんじん", "にんにく"])
+        XCTAssertEqual(prefixed["matched"] as? Int, 2)
+        XCTAssertEqual(prefixed["limit"] as? Int, 1000)
+        let beyond = jsonObject(api.respond(to: makeRequest(.get, "/v1/keywords?offset=100")))
+        XCTAssertEqual(beyond["keywords"] as? [String], [])
+        for bad in ["limit=0", "limit=10001", "offset=-1", "limit=2.5", "limit=x", "page=2", "limit=1&limit=2"] {
+            let response = api.respond(to: makeRequest(.get, "/v1/keywords?" + bad))
+            XCTAssertEqual(response.status.code, 400, bad)
+        }
+        XCTAssertEqual(errorCode(api.respond(to: makeRequest(.get, "/v1/keywords?page=2"))), "unknown_field")
+        XCTAssertEqual(errorCode(api.respond(to: makeRequest(.get, "/v1/keywords?limit=0"))), "invalid_page")
+    }
+}
