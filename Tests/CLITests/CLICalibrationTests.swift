@@ -6,14 +6,22 @@ import XCTest
 final class CLICalibrationTests: ScratchTestCase {
     override var scratchPrefix: String { "cli-calibration" }
 
-    /// A model directory with the shipped model's files linked and its manifest copied, without calibration.json.
+    /// A model directory with the shipped model's files linked and its manifest copied, without calibration.json:
+    /// the directory a model had before calibration existed (its manifest's checksums no longer list the file).
     private func modelCopy() throws -> String {
         let source = CLITests.packageRoot.appendingPathComponent("models/default").path
         let target = scratch + "/model"
         try FileManager.default.createDirectory(atPath: target, withIntermediateDirectories: true)
         for name in try FileManager.default.contentsOfDirectory(atPath: source) where name != "calibration.json" {
             if name == "manifest.json" {
-                try FileManager.default.copyItem(atPath: source + "/" + name, toPath: target + "/" + name)
+                let data = try Data(contentsOf: URL(fileURLWithPath: source + "/" + name))
+                var manifest = try XCTUnwrap(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+                if var sums = manifest["file_sha256"] as? [String: Any] {
+                    sums["calibration.json"] = nil
+                    manifest["file_sha256"] = sums
+                }
+                try JSONSerialization.data(withJSONObject: manifest, options: [.prettyPrinted, .sortedKeys])
+                    .write(to: URL(fileURLWithPath: target + "/" + name))
             } else {
                 try FileManager.default.createSymbolicLink(atPath: target + "/" + name, withDestinationPath: source + "/" + name)
             }
@@ -37,6 +45,7 @@ final class CLICalibrationTests: ScratchTestCase {
         let plain = try CLITests.run(["suggest", "--model", model, "--json", "-k", "2", "北海道産 玉ねぎ 10kg", "送料無料"])
         XCTAssertEqual(plain.status, 0, plain.stderr)
         let plainLines = plain.stdout.split(separator: "\n").map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        guard plainLines.count == 2 else { return XCTFail("expected two answers: \(plain.stdout)") }
         XCTAssertNil((plainLines[0]?["suggestions"] as? [[String: Any]])?.first?["confidence"], "no calibration, no confidence")
         XCTAssertEqual(plainLines[0]?["auto_accept"] as? Bool, false)
         XCTAssertEqual(plainLines[1]?["reason"] as? String, "no_content_tokens")
