@@ -6,8 +6,8 @@ import XCTest
 final class CLICalibrationTests: ScratchTestCase {
     override var scratchPrefix: String { "cli-calibration" }
 
-    /// A model directory with the shipped model's files linked and its manifest copied, without calibration.json
-    /// (and without its checksum and record in the manifest): a model made before calibration existed.
+    /// A model directory with the shipped model's files linked and its manifest copied, without calibration.json:
+    /// the directory a model had before calibration existed (its manifest's checksums no longer list the file).
     private func modelCopy() throws -> String {
         let source = CLITests.packageRoot.appendingPathComponent("models/default").path
         let target = scratch + "/model"
@@ -21,7 +21,8 @@ final class CLICalibrationTests: ScratchTestCase {
                     sums["calibration.json"] = nil
                     manifest["file_sha256"] = sums
                 }
-                try JSONSerialization.data(withJSONObject: manifest).write(to: URL(fileURLWithPath: target + "/" + name))
+                try JSONSerialization.data(withJSONObject: manifest, options: [.prettyPrinted, .sortedKeys])
+                    .write(to: URL(fileURLWithPath: target + "/" + name))
             } else {
                 try FileManager.default.createSymbolicLink(atPath: target + "/" + name, withDestinationPath: source + "/" + name)
             }
@@ -45,7 +46,7 @@ final class CLICalibrationTests: ScratchTestCase {
         let plain = try CLITests.run(["suggest", "--model", model, "--json", "-k", "2", "北海道産 玉ねぎ 10kg", "送料無料"])
         XCTAssertEqual(plain.status, 0, plain.stderr)
         let plainLines = plain.stdout.split(separator: "\n").map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-        guard plainLines.count == 2 else { return XCTFail("expected two lines: \(plain.stdout)") }
+        guard plainLines.count == 2 else { return XCTFail("expected two answers: \(plain.stdout)") }
         XCTAssertNil((plainLines[0]?["suggestions"] as? [[String: Any]])?.first?["confidence"], "no calibration, no confidence")
         XCTAssertEqual(plainLines[0]?["auto_accept"] as? Bool, false)
         XCTAssertEqual(plainLines[1]?["reason"] as? String, "no_content_tokens")

@@ -30,14 +30,16 @@ final class CLIServeTests: XCTestCase {
         let errors = Pipe()
         var port = 0
 
-        init(arguments: [String], environment: [String: String] = [:]) throws {
+        /// - Parameter keepLog: false sends stderr (the access log) to /dev/null, for tests that make so many
+        ///   requests that an unread pipe would fill and stall the server.
+        init(arguments: [String], environment: [String: String] = [:], keepLog: Bool = true) throws {
             process.executableURL = CLITests.binary
             process.arguments = ["serve", "--port", "0"] + arguments
             if !environment.isEmpty {
                 process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
             }
             process.standardOutput = output
-            process.standardError = errors
+            if keepLog { process.standardError = errors } else { process.standardError = FileHandle.nullDevice }
             try process.run()
             var text = ""
             let deadline = Date().addingTimeInterval(10)
@@ -190,7 +192,7 @@ final class CLIServeTests: XCTestCase {
     /// in the file and, within a few seconds, on every process.
     func testThreeProcessesOnOneFileStoreLoseNoWrite() throws {
         let store = "file:" + directory + "/shared.overlay.json"
-        let servers = try (0..<3).map { _ in try Server(arguments: ["--model", directory, "--store", store, "--no-verify"]) }
+        let servers = try (0..<3).map { _ in try Server(arguments: ["--model", directory, "--store", store, "--no-verify"], keepLog: false) }
         defer { for server in servers { _ = server.stop() } }
         for server in servers { try waitUntilReady(server.port) }
         let statuses = StatusList()
@@ -214,6 +216,40 @@ final class CLIServeTests: XCTestCase {
         }
     }
 
+    /// Feedback posted one after another while the server is killed with SIGKILL at a random moment: after a
+    /// restart on the same files, every acknowledged record is there, once.
+    func testKill9LosesNoAcknowledgedFeedback() throws {
+        let store = "file:" + directory + "/feedback.overlay.json"
+        var acknowledged: [String] = []
+        for round in 0..<3 {
+            let server = try Server(arguments: ["--model", directory, "--store", store, "--no-verify"], keepLog: false)
+            try waitUntilReady(server.port)
+            let killAt = Date().addingTimeInterval(Double.random(in: 0.2...0.6))
+            var number = 0
+            while true {
+                let id = "r\(round)-\(number)"
+                number += 1
+                if Date() >= killAt { kill(server.process.processIdentifier, SIGKILL) }
+                guard let (status, _) = try? request(server.port, "POST", "/v1/feedback",
+                                                     body: "{\"id\":\"\(id)\",\"name\":\"新物 にんじん\",\"keyword\":\"にんじん\",\"action\":\"accept\"}"),
+                      status == 201 else { break }
+                acknowledged.append(id)
+            }
+            kill(server.process.processIdentifier, SIGKILL)
+            server.process.waitUntilExit()
+        }
+        let server = try Server(arguments: ["--model", directory, "--store", store, "--no-verify"], keepLog: false)
+        defer { _ = server.stop() }
+        try waitUntilReady(server.port)
+        let export = try request(server.port, "GET", "/v1/feedback/export?format=raw").1
+        let stored = export.split(separator: "\n").compactMap { line -> String? in
+            ((try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any])?["client_id"] as? String
+        }
+        XCTAssertGreaterThan(acknowledged.count, 3)
+        XCTAssertEqual(Set(acknowledged).subtracting(stored), [], "acknowledged feedback lost")
+        XCTAssertEqual(stored.count, Set(stored).count, "a client id stored twice")
+    }
+
     func testPostgresStoreWithoutLibpqIsOneClearLine() throws {
         let outcome = try CLITests.run(["serve", "--port", "0", "--model", directory, "--store", "postgres://kw:secret@127.0.0.1:1/db"],
                                        environment: ProcessInfo.processInfo.environment.merging(["KWSUGGEST_LIBPQ": "/nonexistent/libpq.so.5"]) { $1 })
@@ -235,7 +271,16 @@ final class CLIServeTests: XCTestCase {
         guard let url = ProcessInfo.processInfo.environment["KWSUGGEST_TEST_POSTGRES_URL"], !url.isEmpty else {
             throw XCTSkip("needs PostgreSQL: run tools/test.sh, or tools/postgres/throwaway.sh run swift test")
         }
-        let servers = try (0..<2).map { _ in try Server(arguments: ["--model", directory, "--store", url, "--no-verify"]) }
+        // The second replica takes its password from PGPASSWORD, as libpq does, instead of the URL.
+        var environment: [String: String] = [:]
+        var bareURL = url
+        if let scheme = url.range(of: "://"), let at = url[scheme.upperBound...].firstIndex(of: "@"),
+           let colon = url[scheme.upperBound..<at].firstIndex(of: ":") {
+            environment["PGPASSWORD"] = String(url[url.index(after: colon)..<at])
+            bareURL = String(url[..<colon]) + String(url[at...])
+        }
+        let servers = [try Server(arguments: ["--model", directory, "--store", url, "--no-verify"]),
+                       try Server(arguments: ["--model", directory, "--store", bareURL, "--no-verify"], environment: environment)]
         defer { for server in servers { _ = server.stop() } }
         for server in servers { try waitUntilReady(server.port) }
         XCTAssertTrue(try request(servers[1].port, "GET", "/readyz").1.contains(#""store":"ok","store_kind":"postgres""#))

@@ -10,7 +10,7 @@ final class CLISuggestLimitTests: ScratchTestCase {
         let long = try CLITests.run(["suggest"], stdin: "にんじん\n" + "a" + String(repeating: "\u{0301}", count: 1000) + "\n")
         XCTAssertEqual(long.status, 1)
         XCTAssertTrue(long.stderr.contains("standard input line 2: 'name' is longer than 1000 characters"), long.stderr)
-        XCTAssertTrue(long.stdout.hasPrefix("にんじん\n"), "earlier lines are answered: \(long.stdout)")
+        XCTAssertTrue(long.stdout.hasPrefix("にんじん\t") || long.stdout.hasPrefix("にんじん\n"), "earlier lines are answered: \(long.stdout)")
         // A 3 MB line is refused at 1 MiB, before it is buffered whole.
         let hugeInput = try file("huge.txt", String(repeating: "あ", count: 1_000_000))
         let huge = try runWithInputFile(["suggest"], hugeInput)

@@ -94,3 +94,30 @@ final class SuggestBodyLimitTests: XCTestCase {
         XCTAssertEqual(api.respond(to: makeRequest(.post, "/v1/suggest", body: escaped)).status.code, 200)
     }
 }
+
+/// An engine whose scores are not numbers (a damaged model that passed its checks).
+final class NaNEngine: SuggestionEngine {
+    let inner = FakeEngine()
+    var modelVersion: String { "nan-1" }
+    func suggest(_ name: String, k: Int, explain: Bool) -> SuggestionResult {
+        var result = inner.suggest(name, k: k, explain: explain)
+        if let first = result.suggestions.indices.first { result.suggestions[first].score = .nan }
+        return result
+    }
+    func keywordList() -> KeywordListSnapshot { inner.keywordList() }
+    func updateKeywords(_ change: KeywordChange) throws -> KeywordListSnapshot { try inner.updateKeywords(change) }
+    func reloadKeywords() throws -> KeywordListSnapshot { try inner.reloadKeywords() }
+}
+
+final class NonFiniteScoreTests: XCTestCase {
+    func testNaNScoresAre500NotNull() {
+        let api = makeAPI(engine: NaNEngine())
+        for request in [makeRequest(.post, "/v1/suggest", body: #"{"name":"にんじん"}"#), makeRequest(.get, "/v1/suggest?name=x"),
+                        makeRequest(.post, "/v1/suggest/batch", body: #"{"names":["a","b"]}"#)] {
+            let response = api.respond(to: request)
+            XCTAssertEqual(response.status.code, 500, request.target)
+            XCTAssertEqual(errorCode(response), "internal_error")
+            XCTAssertFalse(response.bodyText.contains("null"))
+        }
+    }
+}

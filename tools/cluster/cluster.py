@@ -237,15 +237,16 @@ def step_postgres_restart(replicas, cluster_dir):
             with lock:
                 suggest["ok" if good else "failed"] += 1
 
-    writes = []  # (time, status, code, keyword)
+    writes = []  # (time sent, status, code, keyword)
 
     def writer():
         number = 0
         while not stop.is_set():
             keyword = f"outage-{number}"
+            sent = time.time()
             status, text = request(replicas[number % 3].port, "POST", "/v1/keywords", {"add": [keyword]})
             code = json.loads(text).get("error", {}).get("code") if status not in (0, 200) and text else None
-            writes.append((time.time(), status, code, keyword))
+            writes.append((sent, status, code, keyword))
             number += 1
             time.sleep(0.05)
 
@@ -271,10 +272,10 @@ def step_postgres_restart(replicas, cluster_dir):
           f"/readyz is 200 with store 'unavailable' during the outage: {[r.get('store') for r in ready]}")
     during = [w for w in writes if down_at + 0.5 < w[0] < up_started]
     check(during and all(w[1] == 503 and w[2] == "store_unavailable" for w in during),
-          f"writes during the outage answer 503 store_unavailable ({len(during)} writes: "
+          f"writes sent during the outage answer 503 store_unavailable ({len(during)} writes: "
           f"{sorted(set((w[1], w[2]) for w in during))})")
     after = [w for w in writes if w[0] > up_at + 2.0]
-    check(after and all(w[1] == 200 for w in after), f"writes 2 s after the restart answer 200 ({len(after)} writes)")
+    check(after and all(w[1] == 200 for w in after), f"writes sent 2 s after the restart answer 200 ({len(after)} writes)")
     first_ok = next((w[0] for w in writes if w[0] > up_at and w[1] == 200), None)
     if first_ok:
         print(f"  first successful write {1000 * (first_ok - up_at):.0f} ms after PostgreSQL was up again", flush=True)

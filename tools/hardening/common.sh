@@ -2,7 +2,8 @@
 # Source it; it sets a trap that kills every process the script started.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-BIN="$ROOT/.build-tools/release/release/kwsuggest"
+# KWSUGGEST_BIN runs the scripts against another build (for side-by-side comparisons); it skips the build.
+BIN="${KWSUGGEST_BIN:-$ROOT/.build-tools/release/release/kwsuggest}"
 WORK=$(mktemp -d /tmp/kwsuggest-hard.XXXXXX)
 PIDS=()
 
@@ -16,7 +17,7 @@ trap 'exit 130' INT TERM
 
 # Builds the release binary unless SKIP_BUILD=1.
 build_release() {
-    if [ "${SKIP_BUILD:-0}" != 1 ] || [ ! -x "$BIN" ]; then
+    if [ -z "${KWSUGGEST_BIN:-}" ] && { [ "${SKIP_BUILD:-0}" != 1 ] || [ ! -x "$BIN" ]; }; then
         (cd "$ROOT" && swift build -c release --scratch-path .build-tools/release --product kwsuggest >&2)
     fi
 }

@@ -1,4 +1,3 @@
-import StrictJSON
 // An incremental HTTP/1.1 request parser (RFC 9112). It never copies header bytes twice, never trusts a
 // length it has not checked against the limits, and reports every malformed input as a status to send.
 
@@ -27,19 +26,19 @@ public struct RequestParser {
         case failure(HTTPParseError)
     }
 
-    private enum Framing {
+    enum Framing {
         case length(Int)
         case chunked
     }
 
-    private struct Head {
+    struct Head {
         var request: HTTPRequest
         var framing: Framing
         /// Offset (from the request start) of the first body byte.
         var bodyStart: Int
     }
 
-    private enum ChunkPhase {
+    enum ChunkPhase {
         case size
         case data(remaining: Int)
         case dataEnd
@@ -48,14 +47,14 @@ public struct RequestParser {
 
     let limits: HTTPLimits
     /// Header-phase scan position and the start of the line being scanned (offsets from the request start).
-    private var scanned = 0
-    private var lineStart = 0
+    var scanned = 0
+    var lineStart = 0
     /// Empty lines skipped before the request line (RFC 9112 §2.2).
-    private var leading = 0
-    private var head: Head?
-    private var chunkPhase = ChunkPhase.size
-    private var chunkPosition = 0
-    private var chunkBody: [UInt8] = []
+    var leading = 0
+    var head: Head?
+    var chunkPhase = ChunkPhase.size
+    var chunkPosition = 0
+    var chunkBody: [UInt8] = []
 
     init(limits: HTTPLimits) {
         self.limits = limits
@@ -165,7 +164,7 @@ public struct RequestParser {
                        message: "the request target is longer than \(limits.maxURIBytes) bytes")
     }
 
-    private func tooLargeHeaders() -> HTTPParseError {
+    func tooLargeHeaders() -> HTTPParseError {
         HTTPParseError(status: .requestHeaderFieldsTooLarge, code: .headersTooLarge,
                        message: "the request line and headers exceed \(limits.maxHeaderBytes) bytes")
     }
@@ -289,7 +288,7 @@ public struct RequestParser {
         return .request(request, consumed: 0)
     }
 
-    private enum FramingResult {
+    enum FramingResult {
         case success(Framing)
         case failure(HTTPParseError)
     }
@@ -346,193 +345,8 @@ public struct RequestParser {
         return .success(.length(0))
     }
 
-    private func tooLargeBody() -> HTTPParseError {
+    func tooLargeBody() -> HTTPParseError {
         HTTPParseError(status: .contentTooLarge, code: .bodyTooLarge,
                        message: "the request body exceeds \(limits.maxBodyBytes) bytes")
-    }
-
-    // MARK: Chunked transfer coding (RFC 9112 §7.1)
-
-    private mutating func decodeChunks(_ bytes: [UInt8], _ start: Int, _ current: Head) -> Outcome {
-        let end = bytes.count
-        while true {
-            switch chunkPhase {
-            case .size:
-                // chunk = chunk-size [ chunk-ext ] CRLF chunk-data CRLF ; last-chunk = 1*("0") [ chunk-ext ] CRLF
-                let lineBegin = start + chunkPosition
-                // 16 hex digits, the extension, and CRLF: anything longer is refused before it is buffered.
-                let longestLine = 16 + limits.maxChunkExtensionBytes + 2
-                guard let lf = bytes[lineBegin..<end].firstIndex(of: 0x0A) else {
-                    if end - lineBegin > longestLine { return .failure(chunkLineTooLong()) }
-                    return .needMore
-                }
-                guard lf + 1 - lineBegin <= longestLine else { return .failure(chunkLineTooLong()) }
-                var size = 0
-                var digits = 0
-                var index = lineBegin
-                while index < lf, let value = HexDigit.value(bytes[index]) {
-                    if digits > 0 || value > 0 { digits += 1 }
-                    // Huge sizes are rejected as too large before they can overflow.
-                    if digits > 12 { return .failure(tooLargeBody()) }
-                    size = size * 16 + value
-                    index += 1
-                }
-                guard index > lineBegin else { return .failure(.bad("chunk size is not hexadecimal", code: .invalidChunk)) }
-                // Only a chunk extension (ignored, RFC 9112 §7.1.1), optional whitespace, and the line end may follow.
-                var rest = index
-                while rest < lf, bytes[rest] == 0x20 || bytes[rest] == 0x09 { rest += 1 }
-                if rest < lf && bytes[rest] != UInt8(ascii: ";") && !(bytes[rest] == 0x0D && rest == lf - 1) {
-                    return .failure(.bad("chunk size is not hexadecimal", code: .invalidChunk))
-                }
-                // RFC 9112 §7.1.1: chunk-ext is tokens and quoted strings: no CR (other than the line's own), NUL
-                // or other control character.
-                let contentEnd = lf > rest && bytes[lf - 1] == 0x0D ? lf - 1 : lf
-                if bytes[rest..<contentEnd].contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) {
-                    return .failure(.bad("control character in a chunk extension", code: .invalidChunk))
-                }
-                guard chunkBody.count + size <= limits.maxBodyBytes else { return .failure(tooLargeBody()) }
-                chunkPosition = lf + 1 - start
-                if let error = framingOverrun(current) { return .failure(error) }
-                chunkPhase = size == 0 ? .trailers(bytes: 0) : .data(remaining: size)
-            case .data(let remaining):
-                let from = start + chunkPosition
-                let available = min(remaining, end - from)
-                if available > 0 {
-                    chunkBody.append(contentsOf: bytes[from..<(from + available)])
-                    chunkPosition += available
-                }
-                if available < remaining {
-                    chunkPhase = .data(remaining: remaining - available)
-                    return .needMore
-                }
-                chunkPhase = .dataEnd
-            case .dataEnd:
-                let from = start + chunkPosition
-                guard from < end else { return .needMore }
-                if bytes[from] == 0x0A {
-                    chunkPosition += 1
-                } else if bytes[from] == 0x0D {
-                    guard from + 1 < end else { return .needMore }
-                    guard bytes[from + 1] == 0x0A else { return .failure(.bad("chunk data not followed by CRLF", code: .invalidChunk)) }
-                    chunkPosition += 2
-                } else {
-                    return .failure(.bad("chunk data longer than its size", code: .invalidChunk))
-                }
-                chunkPhase = .size
-            case .trailers(let seen):
-                // RFC 9112 §7.1.2: trailer-section = *( field-line CRLF ) CRLF; fields are read and dropped.
-                let lineBegin = start + chunkPosition
-                guard let lf = bytes[lineBegin..<end].firstIndex(of: 0x0A) else {
-                    if seen + (end - lineBegin) > limits.maxHeaderBytes { return .failure(tooLargeHeaders()) }
-                    return .needMore
-                }
-                let length = lf - lineBegin
-                let total = seen + length + 1
-                guard total <= limits.maxHeaderBytes else { return .failure(tooLargeHeaders()) }
-                chunkPosition = lf + 1 - start
-                if let error = framingOverrun(current) { return .failure(error) }
-                let isLast = length == 0 || (length == 1 && bytes[lineBegin] == 0x0D)
-                if !isLast, let error = Self.fieldLineError(bytes[lineBegin..<(bytes[lf - 1] == 0x0D ? lf - 1 : lf)]) {
-                    return .failure(error)
-                }
-                if isLast {
-                    var request = current.request
-                    request.body = chunkBody
-                    let consumed = chunkPosition
-                    reset()
-                    return .request(request, consumed: consumed)
-                }
-                chunkPhase = .trailers(bytes: total)
-            }
-        }
-    }
-
-    /// Why a header or trailer line (without its line end) is not a valid field line, or nil when it is.
-    static func fieldLineError(_ line: ArraySlice<UInt8>) -> HTTPParseError? {
-        // RFC 9112 §5.2: obs-fold is rejected with 400.
-        if let first = line.first, first == 0x20 || first == 0x09 { return .bad("obsolete line folding is not accepted") }
-        // RFC 9112 §5.1: field-line = field-name ":" OWS field-value OWS; no whitespace before the colon.
-        guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { return .bad("a header line has no colon") }
-        let name = line[line.startIndex..<colon]
-        guard !name.isEmpty, name.allSatisfy(isTokenByte) else { return .bad("invalid header field name") }
-        // RFC 9110 §5.5: field-value = *field-content of VCHAR, SP, HTAB and obs-text; no NUL or other controls.
-        guard line[(colon + 1)...].allSatisfy({ $0 >= 0x20 && $0 != 0x7F || $0 == 0x09 }) else {
-            return .bad("control character in a header value")
-        }
-        return nil
-    }
-
-    /// RFC 9110 §7.2 and RFC 3986 §3.2.2: Host = uri-host [ ":" port ], with a non-empty host.
-    static func isValidHost(_ value: String) -> Bool {
-        var bytes = Substring(value).utf8[...]
-        guard let first = bytes.first else { return false }
-        if first == UInt8(ascii: "[") {
-            // IP-literal: hex digits, colons, dots (and the letters of IPvFuture / zone-free forms).
-            guard let close = bytes.firstIndex(of: UInt8(ascii: "]")) else { return false }
-            let inside = bytes[bytes.index(after: bytes.startIndex)..<close]
-            guard !inside.isEmpty, inside.allSatisfy({ isUnreservedOrSubDelim($0) || $0 == UInt8(ascii: ":") }) else {
-                return false
-            }
-            bytes = bytes[bytes.index(after: close)...]
-        } else {
-            let end = bytes.firstIndex(of: UInt8(ascii: ":")) ?? bytes.endIndex
-            let name = bytes[bytes.startIndex..<end]
-            guard !name.isEmpty, name.allSatisfy({ isUnreservedOrSubDelim($0) || $0 == UInt8(ascii: "%") }) else {
-                return false
-            }
-            bytes = bytes[end...]
-        }
-        guard let colon = bytes.first else { return true }
-        guard colon == UInt8(ascii: ":") else { return false }
-        let port = bytes.dropFirst()
-        return port.count <= 5 && port.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
-    }
-
-    /// RFC 3986 §2.2–2.3: unreserved / sub-delims.
-    static func isUnreservedOrSubDelim(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"):
-            return true
-        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "!"), UInt8(ascii: "$"),
-             UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: "+"),
-             UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="):
-            return true
-        default:
-            return false
-        }
-    }
-
-    private func chunkLineTooLong() -> HTTPParseError {
-        .bad("a chunk-size line is longer than 16 hex digits and a \(limits.maxChunkExtensionBytes)-byte extension",
-             code: .invalidChunk)
-    }
-
-    /// The raw bytes of a chunked body stay buffered until the request completes, so framing is bounded too:
-    /// raw ≤ 2 × decoded + `maxChunkFramingBytes` (a 1-byte chunk costs 6 raw bytes; heavier framing is abuse).
-    private func framingOverrun(_ current: Head) -> HTTPParseError? {
-        let raw = chunkPosition - current.bodyStart
-        guard raw > 2 * chunkBody.count + limits.maxChunkFramingBytes else { return nil }
-        return HTTPParseError(status: .contentTooLarge, code: .bodyTooLarge,
-                              message: "the chunked framing exceeds the body by more than \(limits.maxChunkFramingBytes) bytes")
-    }
-
-    // MARK: Character classes
-
-    /// RFC 9110 §5.6.2: tchar.
-    static func isTokenByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"):
-            return true
-        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
-             UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
-             UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
-            return true
-        default:
-            return false
-        }
-    }
-
-    static func digit(_ byte: UInt8) -> Int? {
-        (byte >= 0x30 && byte <= 0x39) ? Int(byte - 0x30) : nil
     }
 }

@@ -145,9 +145,17 @@ final class Handlers: Sendable {
         return SuggestInput(name: try RequestDecoding.name(rawName, limits: limits), k: k, explain: explain)
     }
 
+    /// A score that is not a number means a damaged model, never an answer: 500, and the log says why.
+    static func checkFinite(_ result: SuggestionResult) throws(APIError) {
+        guard result.suggestions.contains(where: { !$0.score.isFinite }) else { return }
+        Syscall.writeAll(2, Array("{\"event\":\"non_finite_score\",\"name\":\(quoted(String(result.name.prefix(200))))}\n".utf8))
+        throw APIError(.internalServerError, .internalError, "the model produced a score that is not a number; see the server log")
+    }
+
     private func suggest(_ input: SuggestInput) throws(APIError) -> HTTPResponse {
         let engine = try engine()
         let result = engine.suggest(input.name, k: input.k, explain: input.explain)
+        try Self.checkFinite(result)
         var json = JSONWriter(capacity: 256 + input.name.utf8.count)
         json.object { json in
             json.field("name", string: input.name)
@@ -214,15 +222,20 @@ final class Handlers: Sendable {
         let engine = try engine()
         var json = JSONWriter(capacity: 64 + names.count * 200)
         var overflow = false
+        var failure: APIError?
         json.object { json in
             json.field("results") { json in
                 json.array { json in
-                    for name in names where !overflow {
+                    for name in names where !overflow && failure == nil {
                         if json.bytes.count > limits.maxBatchResponseBytes {
                             overflow = true
                             break
                         }
                         let result = engine.suggest(name, k: k, explain: explain)
+                        do throws(APIError) { try Self.checkFinite(result) } catch {
+                            failure = error
+                            break
+                        }
                         json.object { json in
                             json.field("name", string: name)
                             if explain, let tokens = result.tokens {
@@ -236,6 +249,7 @@ final class Handlers: Sendable {
             }
             json.field("model", string: engine.modelVersion)
         }
+        if let failure { throw failure }
         guard !overflow && json.bytes.count <= limits.maxBatchResponseBytes else {
             throw APIError(.contentTooLarge, .responseTooLarge,
                            "the answer would exceed \(limits.maxBatchResponseBytes) bytes; send fewer names or a smaller k")

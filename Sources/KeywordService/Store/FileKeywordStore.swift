@@ -266,9 +266,17 @@ struct FeedbackIndex: Sendable {
         var buffer = [UInt8](repeating: 0, count: size - scanned)
         var filled = 0
         while filled < buffer.count {
-            let got = buffer.withUnsafeMutableBytes { raw in pread(fd, raw.baseAddress! + filled, raw.count - filled, off_t(scanned + filled)) }
-            if got < 0 && errno == EINTR { continue }
-            guard got > 0 else { break }
+            let got = buffer.withUnsafeMutableBytes { raw -> Int in
+                guard let base = raw.baseAddress else { return 0 }
+                return pread(fd, base + filled, raw.count - filled, off_t(scanned + filled))
+            }
+            if got < 0 {
+                let code = errno
+                if code == EINTR { continue }
+                // A read error is not the end of the file: lines past it would silently vanish from exports.
+                throw .failed("\(path): pread failed: \(String(cString: strerror(code))) (errno \(code))")
+            }
+            if got == 0 { break }
             filled += got
         }
         var start = 0

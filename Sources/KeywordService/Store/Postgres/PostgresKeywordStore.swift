@@ -199,7 +199,13 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
                       let keyword = row[4], let action = row[5].flatMap({ FeedbackAction(rawValue: $0) }) else {
                     throw .failed("\(displayName): a kwsuggest_feedback row is incomplete")
                 }
-                let shown = row[6].flatMap { try? JSONDecoder().decode([String].self, from: Data($0.utf8)) } ?? []
+                var shown: [String] = []
+                if let text = row[6] {
+                    guard let decoded = try? JSONDecoder().decode([String].self, from: Data(text.utf8)) else {
+                        throw .failed("\(displayName): kwsuggest_feedback row \(id) has a 'shown' column that is not a JSON array of strings")
+                    }
+                    shown = decoded
+                }
                 return FeedbackRecord(id: id, receivedAt: received,
                                       item: FeedbackItem(name: name, keyword: keyword, action: action, shown: shown,
                                                          model: row[7], annotator: row[8], clientID: row[1]))
