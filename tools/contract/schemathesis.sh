@@ -65,9 +65,11 @@ run_st() {
         "$@" > "$log" 2>&1 || status=$?
     local summary
     summary=$(grep -E '^=+ .* in [0-9.]+s =+$' "$log" | tail -1 || true)
+    local cases
+    cases=$(grep -a -E '^ +[0-9]+ generated' "$log" | tail -1 | sed 's/^ *//' || true)
     if [ "$status" -eq 0 ]; then
         PASSED=$((PASSED + 1))
-        echo "schemathesis $label: ok (${summary:-no summary})"
+        echo "schemathesis $label: ok, ${cases:-? generated} (${summary:-no summary})"
     else
         FAILED=$((FAILED + 1))
         echo "schemathesis $label: FAILED, exit $status (${summary:-no summary})"
