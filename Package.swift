@@ -34,7 +34,7 @@ let package = Package(
         .target(
             name: "KeywordService",
             dependencies: ["CDigest", "CPostgres", "KeywordIndex", "KeywordModel", "KeywordText", "KeywordVectors",
-                           "Locking"],
+                           "Locking", "StrictJSON"],
             swiftSettings: settings),
 
         // The HTTP path: a generic HTTP/1.1 core that knows nothing of the application, and the application

@@ -3,6 +3,7 @@
 import Glibc
 #endif
 import Foundation
+import StrictJSON
 
 /// Keyword changes on top of the model's own keyword list.
 ///
@@ -77,18 +78,46 @@ public final class KeywordOverlayStore: Sendable {
             if access(path, F_OK) != 0 && errno == ENOENT { return KeywordOverlay() }
             throw KeywordOverlayError(path: path, message: "cannot read: \(error.localizedDescription)")
         }
+        return try Self.decode(Array(data), path: path)
+    }
+
+    /// Parses and checks an overlay file's bytes with the rules the API applies to keyword changes, so a file
+    /// edited by hand cannot serve what a request could not: strict JSON (no repeated key), exactly the fields
+    /// `added` and `removed`, each an array of keywords that pass `KeywordRules` and need no trimming.
+    static func decode(_ bytes: [UInt8], path: String) throws -> KeywordOverlay {
+        let value: JSONValue
         do {
-            return try JSONDecoder().decode(KeywordOverlay.self, from: data)
-        } catch let DecodingError.dataCorrupted(context) {
-            throw KeywordOverlayError(path: path, message: "not valid JSON (\(context.debugDescription))")
-        } catch let DecodingError.keyNotFound(key, _) {
-            throw KeywordOverlayError(path: path, message: "missing field '\(key.stringValue)'")
-        } catch let DecodingError.typeMismatch(_, context) {
-            let field = context.codingPath.map(\.stringValue).joined(separator: ".")
-            throw KeywordOverlayError(path: path, message: "wrong type at '\(field)': \(context.debugDescription)")
+            value = try JSONParser.parse(bytes)
         } catch {
-            throw KeywordOverlayError(path: path, message: "not a keyword overlay: \(error)")
+            throw KeywordOverlayError(path: path, message: "not valid JSON: \(error)")
         }
+        guard case .object(let fields) = value else {
+            throw KeywordOverlayError(path: path, message: "not a keyword overlay: expected {\"added\": [...], \"removed\": [...]}")
+        }
+        if let unknown = fields.keys.filter({ $0 != "added" && $0 != "removed" }).sorted().first {
+            throw KeywordOverlayError(path: path, message: "unknown field '\(unknown.prefix(64))' (an overlay has 'added' and 'removed')")
+        }
+        func keywords(_ field: String) throws -> [String] {
+            guard let list = fields[field] else {
+                throw KeywordOverlayError(path: path, message: "missing field '\(field)'")
+            }
+            guard case .array(let items) = list else {
+                throw KeywordOverlayError(path: path, message: "'\(field)' is not an array of keywords")
+            }
+            return try items.enumerated().map { index, item in
+                guard case .string(let keyword) = item else {
+                    throw KeywordOverlayError(path: path, message: "'\(field)[\(index)]' is not a string")
+                }
+                if let problem = KeywordRules.problem(with: keyword) {
+                    throw KeywordOverlayError(path: path, message: "'\(field)[\(index)]' \(problem)")
+                }
+                guard keyword.trimmingCharacters(in: .whitespacesAndNewlines) == keyword else {
+                    throw KeywordOverlayError(path: path, message: "'\(field)[\(index)]' has white space around it")
+                }
+                return keyword
+            }
+        }
+        return KeywordOverlay(added: try keywords("added"), removed: try keywords("removed"))
     }
 
     /// Writes the overlay atomically and durably (temp file, fsync, rename, fsync of the directory).

@@ -56,6 +56,31 @@ final class KeywordOverlayStoreTests: XCTestCase {
         }
     }
 
+    /// A file edited by hand passes the API's keyword rules, or it is refused with the field and the reason.
+    func testHandEditedOverlayFollowsTheAPIRules() throws {
+        let store = makeStore()
+        let cases: [(String, String)] = [
+            (#"{"added": ["a\u0000b"], "removed": []}"#, "'added[0]' contains a control character"),
+            (#"{"added": ["ok", "tab\there"], "removed": []}"#, "'added[1]' contains a control character"),
+            (#"{"added": [""], "removed": []}"#, "'added[0]' is empty"),
+            (#"{"added": [" padded "], "removed": []}"#, "'added[0]' has white space around it"),
+            (#"{"added": ["\#(String(repeating: "あ", count: 101))"], "removed": []}"#, "'added[0]' is longer than 100"),
+            (#"{"added": [], "removed": [], "comment": "x"}"#, "unknown field 'comment'"),
+            (#"{"added": ["a"], "added": ["b"], "removed": []}"#, "not valid JSON"),
+            (#"{"added": [1], "removed": []}"#, "'added[0]' is not a string"),
+            (#"{"removed": []}"#, "missing field 'added'"),
+        ]
+        for (text, expected) in cases {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: store.path))
+            XCTAssertThrowsError(try store.load(), text) { error in
+                XCTAssertTrue("\(error)".contains(expected), "\(text): \(error)")
+                XCTAssertTrue("\(error)".contains(store.path), "\(error)")
+            }
+        }
+        try Data(#"{"added": ["にんじん"], "removed": ["豚肉"]}"#.utf8).write(to: URL(fileURLWithPath: store.path))
+        XCTAssertEqual(try store.load(), KeywordOverlay(added: ["にんじん"], removed: ["豚肉"]))
+    }
+
     func testSaveIntoMissingDirectoryFails() {
         let store = KeywordOverlayStore(path: directory + "/missing/keywords.overlay.json")
         XCTAssertThrowsError(try store.save(KeywordOverlay()))

@@ -90,6 +90,19 @@ final class ModelEngineTests: XCTestCase {
             ["w1", "w2", "w3 w4", "w5", "w12"].firstIndex(of: a)! < ["w1", "w2", "w3 w4", "w5", "w12"].firstIndex(of: b)! })
     }
 
+    /// A hand-edited overlay that breaks the keyword rules is refused on reload, and the engine keeps serving
+    /// the list it had.
+    func testInvalidOverlayOnReloadKeepsThePreviousList() throws {
+        let engine = try ModelEngine(components: makeComponents())
+        let served = try engine.updateKeywords(add: ["w12"], remove: [])
+        let overlay = KeywordOverlayStore.defaultPath(modelDirectory: directory)
+        try Data(#"{"added": ["w12", "bad\u0007"], "removed": []}"#.utf8).write(to: URL(fileURLWithPath: overlay))
+        XCTAssertThrowsError(try engine.reloadKeywords()) { error in
+            XCTAssertTrue("\(error)".contains("'added[1]' contains a control character"), "\(error)")
+        }
+        XCTAssertEqual(engine.keywordList(), served)
+    }
+
     /// If-Match: the version is checked against the store's current list, under the store's lock, so a replica
     /// that has not heard of another's change yet still refuses a stale version.
     func testExpectedVersionIsCheckedAgainstTheStore() throws {

@@ -359,12 +359,8 @@ final class Handlers: Sendable {
         var result: [String] = []
         for (index, keyword) in raw.enumerated() {
             let trimmed = keyword.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard !trimmed.isEmpty else { throw .badRequest(.invalidKeyword, "'\(field)[\(index)]' is empty") }
-            guard RequestDecoding.fitsCodePoints(trimmed, limits.maxKeywordCharacters) else {
-                throw .badRequest(.invalidKeyword, "'\(field)[\(index)]' is longer than \(limits.maxKeywordCharacters) characters (Unicode code points)")
-            }
-            guard !trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-                throw .badRequest(.invalidKeyword, "'\(field)[\(index)]' contains a control character")
+            if let problem = KeywordRules.problem(with: trimmed, maxCodePoints: limits.maxKeywordCharacters) {
+                throw .badRequest(.invalidKeyword, "'\(field)[\(index)]' \(problem)")
             }
             result.append(trimmed)
         }

@@ -1,6 +1,7 @@
 // Turning request bodies and query strings into validated inputs, or into the right 4xx.
 import Foundation
 import HTTPCore
+import KeywordService
 import StrictJSON
 
 
@@ -153,18 +154,9 @@ enum RequestDecoding {
         return trimmed
     }
 
-    /// Whether `text` has at most `limit` Unicode code points. A code point is one to four UTF-8 bytes, so only
-    /// long byte strings are counted, and counting stops at the limit: a huge input costs no more than the limit.
+    /// Whether `text` has at most `limit` Unicode code points (the service's one implementation).
     static func fitsCodePoints(_ text: String, _ limit: Int) -> Bool {
-        let bytes = text.utf8.count
-        if bytes <= limit { return true }
-        if bytes > 4 * limit { return false }
-        var count = 0
-        for _ in text.unicodeScalars {
-            count += 1
-            if count > limit { return false }
-        }
-        return true
+        KeywordRules.fitsCodePoints(text, limit)
     }
 
     /// Without leading and trailing white space (Unicode White_Space, which includes U+3000 and newlines).
