@@ -36,6 +36,7 @@ public enum WritePolicy {
                                + "or pass --allow-open-writes if anyone who can reach this address may change the keywords")
         }
         return "keyword writes are open: KWSUGGEST_ADMIN_TOKEN is unset, so anyone who can reach \(host) may "
-            + "change the keyword list (POST /v1/keywords)"
+            + "change the keyword list, post feedback and export it (POST /v1/keywords, POST /v1/feedback, "
+            + "GET /v1/feedback/export)"
     }
 }

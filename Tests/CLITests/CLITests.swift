@@ -110,7 +110,7 @@ final class CLIHelpTests: XCTestCase {
         let outcome = try CLITests.run(["serve", "--help"])
         XCTAssertEqual(outcome.status, 0)
         XCTAssertEqual(outcome.stdout, """
-            OVERVIEW: Serves the suggestion API and the admin page over HTTP.
+            OVERVIEW: Serves the suggestion API and the annotation workbench over HTTP.
 
             Listens first and prints 'listening on http://HOST:PORT', then opens the store and loads the model in
             the background; /readyz answers 503 until both are done (a model file whose SHA-256 differs from
@@ -121,7 +121,7 @@ final class CLIHelpTests: XCTestCase {
             postgres://user@host:5432/db (needs libpq5; password from the URL, PGPASSWORD or PGPASSFILE).
             SIGTERM or SIGINT stops accepting, finishes in-flight requests (up to 10 s) and exits 0.
             Environment: PORT, KWSUGGEST_MODEL, KWSUGGEST_STORE, KWSUGGEST_CORS_ORIGINS, KWSUGGEST_ADMIN_TOKEN
-            (when set, keyword changes and feedback need 'Authorization: Bearer <token>'; surrounding white space
+            (when set, keyword changes, feedback and its export need 'Authorization: Bearer <token>'; surrounding white space
             is trimmed). Without a token writes are open: a warning on a loopback address, and a refusal to start
             on any other address unless --allow-open-writes is given. With a calibrated model (calibration.json)
             every suggestion carries its confidence, and an answer is marked auto_accept when the top one clears

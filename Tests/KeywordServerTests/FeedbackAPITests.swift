@@ -115,9 +115,15 @@ final class FeedbackAPITests: XCTestCase {
         XCTAssertEqual(empty.bodyText, "")
         XCTAssertEqual(empty.headers["Feedback-Last-Id"], "3")
         for (query, code) in [("since=-1", "invalid_since"), ("since=x", "invalid_since"), ("format=csv", "invalid_format"),
-                              ("limit=3", "unknown_field")] {
+                              ("limit=0", "invalid_limit"), ("limit=10001", "invalid_limit"), ("max=3", "unknown_field")] {
             XCTAssertEqual(errorCode(api.respond(to: makeRequest(.get, "/v1/feedback/export?" + query))), code, query)
         }
+        // A page of one record, continued from Feedback-Last-Id; since=1.0 is the integer 1.
+        let page = api.respond(to: makeRequest(.get, "/v1/feedback/export?format=raw&limit=1"))
+        XCTAssertEqual(page.bodyText.split(separator: "\n").count, 1)
+        XCTAssertEqual(page.headers["Feedback-Last-Id"], "1")
+        let next = api.respond(to: makeRequest(.get, "/v1/feedback/export?format=raw&limit=1&since=1.0"))
+        XCTAssertEqual(next.headers["Feedback-Last-Id"], "2")
     }
 
     func testMetricsCountAcceptedAtRankPerModel() {

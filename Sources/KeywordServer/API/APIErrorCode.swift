@@ -46,6 +46,7 @@ extension ErrorCode {
     public static let invalidItems = ErrorCode("invalid_items")
     public static let invalidModel = ErrorCode("invalid_model")
     public static let invalidShown = ErrorCode("invalid_shown")
+    public static let invalidLimit = ErrorCode("invalid_limit")
     public static let invalidSince = ErrorCode("invalid_since")
     public static let storeUnavailable = ErrorCode("store_unavailable")
     public static let tooManyItems = ErrorCode("too_many_items")
@@ -95,6 +96,7 @@ extension ErrorCode {
         .invalidItems,
         .invalidModel,
         .invalidShown,
+        .invalidLimit,
         .invalidSince,
         .storeUnavailable,
         .tooManyItems,

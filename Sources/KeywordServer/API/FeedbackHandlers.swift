@@ -64,19 +64,30 @@ extension Handlers {
         return .json(.created, json.bytes)
     }
 
-    /// JSON lines of the records after `since`: training data (`{"name","keywords","source"}` for accepts and
+    /// The most records one export answer holds; `Feedback-Last-Id` continues from there.
+    static let maxExportRecords = 10_000
+
+    /// JSON lines of the records after `since` (at most `limit`): training data (`{"name","keywords","source"}` for accepts and
     /// corrections) by default, every record as stored with `format=raw`. `Feedback-Last-Id` names the last
     /// record read, for the next `since`.
     func exportFeedback(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         try RequestDecoding.authorize(request, token: configuration.adminToken)
-        let query = try RequestDecoding.query(request.query, allowed: ["since", "format"])
-        var since: Int64 = 0
-        if let text = query["since"] {
-            guard let number = Int64(text), number >= 0 else {
-                throw .badRequest(.invalidSince, "'since' must be a record id (an integer ≥ 0)")
+        let query = try RequestDecoding.query(request.query, allowed: ["since", "format", "limit"])
+        // Integral JSON numbers, as every integer parameter of this API (`since=5.0` is 5).
+        func integer(_ name: String, default value: Int64, range: ClosedRange<Int64>, code: ErrorCode,
+                     message: String) throws(APIError) -> Int64 {
+            guard let text = query[name] else { return value }
+            guard let number = RequestDecoding.number(text), case .number(let double) = number, double == double.rounded(),
+                  double >= Double(range.lowerBound), double <= Double(range.upperBound) else {
+                throw .badRequest(code, message)
             }
-            since = number
+            return Int64(double)
         }
+        let since = try integer("since", default: 0, range: 0...Int64(1) << 53, code: .invalidSince,
+                                message: "'since' must be a record id (an integer ≥ 0)")
+        let limit = try integer("limit", default: Int64(Self.maxExportRecords), range: 1...Int64(Self.maxExportRecords),
+                                code: .invalidLimit,
+                                message: "'limit' must be an integer from 1 to \(Self.maxExportRecords)")
         let raw: Bool
         switch query["format"] ?? "training" {
         case "training": raw = false
@@ -86,7 +97,7 @@ extension Handlers {
         let store = try store()
         let records: [FeedbackRecord]
         do {
-            records = try store.feedback(after: since, limit: Int.max)
+            records = try store.feedback(after: since, limit: Int(limit))
         } catch .unavailable {
             throw APIError.storeUnavailable
         } catch {
@@ -160,12 +171,8 @@ enum FeedbackDecoding {
         }
         guard case .string(let raw) = value else { throw .badRequest(.invalidKeyword, "'\(field)' must be a string") }
         let text = RequestDecoding.trimWhitespace(raw)
-        guard !text.isEmpty else { throw .badRequest(.invalidKeyword, "'\(field)' is empty") }
-        guard text.unicodeScalars.count <= limits.maxKeywordCharacters else {
-            throw .badRequest(.invalidKeyword, "'\(field)' is longer than \(limits.maxKeywordCharacters) characters")
-        }
-        guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw .badRequest(.invalidKeyword, "'\(field)' contains a control character")
+        if let problem = KeywordRules.problem(with: text, maxCodePoints: limits.maxKeywordCharacters) {
+            throw .badRequest(.invalidKeyword, "'\(field)' \(problem)")
         }
         return text
     }

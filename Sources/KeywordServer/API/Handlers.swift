@@ -287,7 +287,9 @@ final class Handlers: Sendable {
             json.field("offset", int: offset)
             json.field("limit", int: limit)
         }
-        return .json(.ok, json.bytes)
+        var response = HTTPResponse.json(.ok, json.bytes)
+        response.headers.add("ETag", "\"\(list.version)\"")
+        return response
     }
 
     /// The list, with its version as a strong ETag (`"<version>"`) for `If-Match` on the next change.

@@ -35,7 +35,8 @@ enum OpenAPIDocument {
           "400": {"$ref": "#/components/responses/Error"}, "408": {"$ref": "#/components/responses/Error"},
           "411": {"$ref": "#/components/responses/Error"}, "413": {"$ref": "#/components/responses/Error"},
           "414": {"$ref": "#/components/responses/Error"}, "415": {"$ref": "#/components/responses/Error"},
-          "431": {"$ref": "#/components/responses/Error"}, "503": {"$ref": "#/components/responses/Error"}
+          "431": {"$ref": "#/components/responses/Error"}, "500": {"$ref": "#/components/responses/Error"},
+          "503": {"$ref": "#/components/responses/Error"}
         }
       },
       "get": {
@@ -50,7 +51,8 @@ enum OpenAPIDocument {
           "200": {"description": "Suggestions", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SuggestResponse"}}}},
           "400": {"$ref": "#/components/responses/Error"},
           "414": {"description": "The request target is longer than the server's limit (16 KiB by default, above what a 1000-code-point name needs percent-encoded; RFC 9112 §3)", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
-          "431": {"$ref": "#/components/responses/Error"}, "503": {"$ref": "#/components/responses/Error"}
+          "431": {"$ref": "#/components/responses/Error"}, "500": {"$ref": "#/components/responses/Error"},
+          "503": {"$ref": "#/components/responses/Error"}
         }
       }
     },
@@ -63,7 +65,7 @@ enum OpenAPIDocument {
           "400": {"$ref": "#/components/responses/Error"}, "408": {"$ref": "#/components/responses/Error"},
           "411": {"$ref": "#/components/responses/Error"}, "413": {"$ref": "#/components/responses/Error"},
           "415": {"$ref": "#/components/responses/Error"}, "431": {"$ref": "#/components/responses/Error"},
-          "503": {"$ref": "#/components/responses/Error"}
+          "500": {"$ref": "#/components/responses/Error"}, "503": {"$ref": "#/components/responses/Error"}
         }
       }
     },
@@ -117,7 +119,8 @@ enum OpenAPIDocument {
         "summary": "Stored feedback as JSON lines, oldest first: training data (accepts and corrections) by default, every record with format=raw",
         "security": [{}, {"bearer": []}],
         "parameters": [
-          {"name": "since", "in": "query", "description": "Only records with a greater id (the Feedback-Last-Id of the previous export)", "schema": {"type": "integer", "minimum": 0, "maximum": 9223372036854775807, "default": 0}},
+          {"name": "since", "in": "query", "description": "Only records with a greater id (the Feedback-Last-Id of the previous export)", "schema": {"type": "integer", "minimum": 0, "maximum": 9007199254740992, "default": 0}},
+          {"name": "limit", "in": "query", "description": "At most this many records; continue with since = Feedback-Last-Id", "schema": {"type": "integer", "minimum": 1, "maximum": 10000, "default": 10000}},
           {"name": "format", "in": "query", "schema": {"enum": ["training", "raw"], "default": "training"}}
         ],
         "responses": {
@@ -135,7 +138,7 @@ enum OpenAPIDocument {
     "/readyz": {"get": {"summary": "Readiness: 200 once the model is loaded, 503 before", "responses": {"200": {"description": "Ready", "content": {"application/json": {"schema": {"type": "object", "properties": {"status": {"const": "ready"}, "model": {"type": "string"}, "store": {"enum": ["ok", "unavailable"], "description": "unavailable while the database cannot be reached: suggestions still work, changes answer 503"}, "store_kind": {"enum": ["file", "postgres"]}}}}}}, "503": {"$ref": "#/components/responses/Error"}}}},
     "/metrics": {"get": {"summary": "Prometheus metrics", "responses": {"200": {"description": "Text exposition format 0.0.4", "content": {"text/plain": {"schema": {"type": "string"}}}}}}},
     "/openapi.json": {"get": {"summary": "This document", "responses": {"200": {"description": "OpenAPI 3.1", "content": {"application/json": {"schema": {"type": "object"}}}}}}},
-    "/": {"get": {"summary": "Admin page", "responses": {"200": {"description": "HTML", "content": {"text/html": {"schema": {"type": "string"}}}}}}}
+    "/": {"get": {"summary": "The annotation workbench (HTML)", "responses": {"200": {"description": "HTML", "content": {"text/html": {"schema": {"type": "string"}}}}}}}
   },
   "components": {
     "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer", "description": "Required for POST /v1/keywords, POST /v1/feedback and GET /v1/feedback/export when KWSUGGEST_ADMIN_TOKEN is set"}},
@@ -217,7 +220,7 @@ enum OpenAPIDocument {
       },
       "KeywordChange": {
         "type": "object", "additionalProperties": false,
-        "description": "At least one keyword in add or remove; at most 10000 in add and remove together (400 too_many_keywords); the list holds at most 50000 keywords (400 keyword_list_full); each 1-100 Unicode code points after trimming, no control characters. null is the same as an empty list.",
+        "description": "A change with nothing to add or remove writes nothing and answers the current list; at most 10000 in add and remove together (400 too_many_keywords); the list holds at most 50000 keywords (400 keyword_list_full); each 1-100 Unicode code points after trimming, no control characters. null is the same as an empty list.",
         "properties": {
           "add": {"type": ["array", "null"], "maxItems": 10000, "items": {"$ref": "#/components/schemas/Keyword"}},
           "remove": {"type": ["array", "null"], "maxItems": 10000, "items": {"$ref": "#/components/schemas/Keyword"}}

@@ -5,7 +5,7 @@ import KeywordService
 import Glibc
 #endif
 
-/// `kwsuggest serve`: the HTTP API and the admin page.
+/// `kwsuggest serve`: the HTTP API and the annotation workbench page.
 struct ServeCommand: Command {
     /// Builds the engine for a model directory on an opened store; `verify` checks the model files against
     /// their manifest checksums, and the auto-accept threshold is read from the calibration curve for the given
@@ -44,7 +44,7 @@ struct ServeCommand: Command {
 
     static let configuration = CommandConfiguration(
         name: "serve",
-        abstract: "Serves the suggestion API and the admin page over HTTP.",
+        abstract: "Serves the suggestion API and the annotation workbench over HTTP.",
         options: [host.spec, port.spec, model.spec, store.spec, threads.spec, corsOrigin.spec, overlay.spec,
                   accessLog.spec, noVerify.spec, autoAcceptPrecision.spec, allowOpenWrites.spec],
         discussion: """
@@ -57,7 +57,7 @@ struct ServeCommand: Command {
             postgres://user@host:5432/db (needs libpq5; password from the URL, PGPASSWORD or PGPASSFILE).
             SIGTERM or SIGINT stops accepting, finishes in-flight requests (up to 10 s) and exits 0.
             Environment: PORT, KWSUGGEST_MODEL, KWSUGGEST_STORE, KWSUGGEST_CORS_ORIGINS, KWSUGGEST_ADMIN_TOKEN
-            (when set, keyword changes and feedback need 'Authorization: Bearer <token>'; surrounding white space
+            (when set, keyword changes, feedback and its export need 'Authorization: Bearer <token>'; surrounding white space
             is trimmed). Without a token writes are open: a warning on a loopback address, and a refusal to start
             on any other address unless --allow-open-writes is given. With a calibrated model (calibration.json)
             every suggestion carries its confidence, and an answer is marked auto_accept when the top one clears
