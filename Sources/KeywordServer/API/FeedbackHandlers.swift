@@ -77,11 +77,17 @@ extension Handlers {
         func integer(_ name: String, default value: Int64, range: ClosedRange<Int64>, code: ErrorCode,
                      message: String) throws(APIError) -> Int64 {
             guard let text = query[name] else { return value }
-            guard let number = RequestDecoding.number(text), case .number(let double) = number, double == double.rounded(),
-                  double >= Double(range.lowerBound), double <= Double(range.upperBound) else {
-                throw .badRequest(code, message)
+            // Digits are read exactly; another integral JSON number (5.0, 1e3) only below 2^53, where a Double
+            // still holds every integer, so no out-of-range id can round into range.
+            var parsed: Int64?
+            if let exact = Int64(text) {
+                parsed = exact
+            } else if let number = RequestDecoding.number(text), case .number(let double) = number,
+                      double == double.rounded(), abs(double) < 9_007_199_254_740_992 {
+                parsed = Int64(double)
             }
-            return Int64(double)
+            guard let parsed, range.contains(parsed) else { throw .badRequest(code, message) }
+            return parsed
         }
         let since = try integer("since", default: 0, range: 0...Int64(1) << 53, code: .invalidSince,
                                 message: "'since' must be a record id (an integer ≥ 0)")
