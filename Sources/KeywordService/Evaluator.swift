@@ -73,7 +73,7 @@ public enum Evaluator {
             if folded[entry.text.folded] == nil { folded[entry.text.folded] = k }
         }
         let shards = max(1, threads)
-        let results = ResultSlots(count: data.count)
+        let results = Slots(count: data.count, empty: NameRank(best: nil, primary: nil))
         let positionTable = position, foldedTable = folded
         DispatchQueue.concurrentPerform(iterations: shards) { shard in
             var i = shard
@@ -110,24 +110,4 @@ public enum Evaluator {
         }
         return (all, bySource)
     }
-}
-
-/// One result slot per name, each written by exactly one concurrent iteration.
-private final class ResultSlots: @unchecked Sendable {
-    private let storage: UnsafeMutablePointer<NameRank>
-    let count: Int
-    init(count: Int) {
-        self.count = count
-        storage = .allocate(capacity: max(1, count))
-        storage.initialize(repeating: NameRank(best: nil, primary: nil), count: max(1, count))
-    }
-    deinit {
-        storage.deinitialize(count: max(1, count))
-        storage.deallocate()
-    }
-    func set(_ i: Int, _ value: NameRank) {
-        precondition(i >= 0 && i < count)
-        storage[i] = value
-    }
-    var values: [NameRank] { (0..<count).map { storage[$0] } }
 }

@@ -93,7 +93,7 @@ public struct ModelTraining {
     /// The `count` best-scoring non-positive keywords of each example under `index` (the Float32 scorer).
     static func mine(_ index: KeywordIndex, _ examples: [TrainingExample], count: Int, threads: Int) -> [[Int]] {
         let shards = max(1, threads)
-        let slots = MinedSlots(count: examples.count)
+        let slots = Slots<[Int]>(count: examples.count, empty: [])
         DispatchQueue.concurrentPerform(iterations: shards) { shard in
             var e = shard
             while e < examples.count {
@@ -120,24 +120,4 @@ public struct ModelTraining {
         let rankings = Evaluator.rankings(data, index: index, analyzer: base.analyzer, threads: options.threads)
         return Evaluator.metrics(data, rankings: rankings).all
     }
-}
-
-/// One slot per example, each written by exactly one concurrent iteration.
-private final class MinedSlots: @unchecked Sendable {
-    private let storage: UnsafeMutablePointer<[Int]>
-    let count: Int
-    init(count: Int) {
-        self.count = count
-        storage = .allocate(capacity: max(1, count))
-        storage.initialize(repeating: [], count: max(1, count))
-    }
-    deinit {
-        storage.deinitialize(count: max(1, count))
-        storage.deallocate()
-    }
-    func set(_ i: Int, _ value: [Int]) {
-        precondition(i >= 0 && i < count)
-        storage[i] = value
-    }
-    var values: [[Int]] { (0..<count).map { storage[$0] } }
 }

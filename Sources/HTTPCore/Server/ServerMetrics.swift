@@ -20,7 +20,6 @@ public final class ServerMetrics: Sendable {
         var requests: [Key: Int] = [:]
         var buckets = [Int](repeating: 0, count: ServerMetrics.latencyBuckets.count + 1)
         var latencySum: Double = 0
-        var latencyCount = 0
         /// Time complete requests waited on their loop (from the loop's wake-up to the handler's start).
         var queueBuckets = [Int](repeating: 0, count: ServerMetrics.latencyBuckets.count + 1)
         var queueSum: Double = 0
@@ -62,7 +61,6 @@ public final class ServerMetrics: Sendable {
             state.requests[key, default: 0] += 1
             state.buckets[bucket] += 1
             state.latencySum += seconds
-            state.latencyCount += 1
         }
     }
 
@@ -101,7 +99,6 @@ public final class ServerMetrics: Sendable {
         var requests: [Key: Int] = [:]
         var buckets = [Int](repeating: 0, count: Self.latencyBuckets.count + 1)
         var sum: Double = 0
-        var count = 0
         var queueBuckets = [Int](repeating: 0, count: Self.latencyBuckets.count + 1)
         var queueSum: Double = 0
         for box in shards {
@@ -111,7 +108,6 @@ public final class ServerMetrics: Sendable {
                 for index in queueBuckets.indices { queueBuckets[index] += state.queueBuckets[index] }
                 queueSum += state.queueSum
                 sum += state.latencySum
-                count += state.latencyCount
             }
         }
         var text = "# HELP kwsuggest_http_requests_total HTTP requests answered, by route, method and status.\n"
@@ -120,28 +116,12 @@ public final class ServerMetrics: Sendable {
         for key in sortedKeys {
             text += "kwsuggest_http_requests_total{route=\"\(Self.label(key.route))\",method=\"\(Self.label(key.method))\",status=\"\(key.status)\"} \(requests[key] ?? 0)\n"
         }
-        text += "# HELP kwsuggest_http_request_duration_seconds Time from a complete request to its serialised response.\n"
-        text += "# TYPE kwsuggest_http_request_duration_seconds histogram\n"
-        var cumulative = 0
-        for (index, bound) in Self.latencyBuckets.enumerated() {
-            cumulative += buckets[index]
-            text += "kwsuggest_http_request_duration_seconds_bucket{le=\"\(bound)\"} \(cumulative)\n"
-        }
-        cumulative += buckets[Self.latencyBuckets.count]
-        text += "kwsuggest_http_request_duration_seconds_bucket{le=\"+Inf\"} \(cumulative)\n"
-        text += "kwsuggest_http_request_duration_seconds_sum \(sum)\n"
-        text += "kwsuggest_http_request_duration_seconds_count \(count)\n"
-        text += "# HELP kwsuggest_http_request_queue_seconds Time a complete request waited on its event loop (behind the other ready connections) before its handler started.\n"
-        text += "# TYPE kwsuggest_http_request_queue_seconds histogram\n"
-        var queued = 0
-        for (index, bound) in Self.latencyBuckets.enumerated() {
-            queued += queueBuckets[index]
-            text += "kwsuggest_http_request_queue_seconds_bucket{le=\"\(bound)\"} \(queued)\n"
-        }
-        queued += queueBuckets[Self.latencyBuckets.count]
-        text += "kwsuggest_http_request_queue_seconds_bucket{le=\"+Inf\"} \(queued)\n"
-        text += "kwsuggest_http_request_queue_seconds_sum \(queueSum)\n"
-        text += "kwsuggest_http_request_queue_seconds_count \(queued)\n"
+        Self.appendHistogram("kwsuggest_http_request_duration_seconds",
+                             help: "Time from a complete request to its serialised response.",
+                             buckets: buckets, sum: sum, to: &text)
+        Self.appendHistogram("kwsuggest_http_request_queue_seconds",
+                             help: "Time a complete request waited on its event loop (behind the other ready connections) before its handler started.",
+                             buckets: queueBuckets, sum: queueSum, to: &text)
         text += "# HELP kwsuggest_http_requests_in_flight Requests being handled.\n"
         text += "# TYPE kwsuggest_http_requests_in_flight gauge\n"
         text += "kwsuggest_http_requests_in_flight \(requestsInFlight)\n"
@@ -152,6 +132,21 @@ public final class ServerMetrics: Sendable {
         text += "# TYPE kwsuggest_http_connections_rejected_total counter\n"
         text += "kwsuggest_http_connections_rejected_total \(rejectedConnections.load(ordering: .relaxed))\n"
         return text
+    }
+
+    /// A Prometheus histogram over `latencyBuckets`: `buckets` holds one count per bound and a last one for +Inf.
+    static func appendHistogram(_ name: String, help: String, buckets: [Int], sum: Double, to text: inout String) {
+        text += "# HELP \(name) \(help)\n"
+        text += "# TYPE \(name) histogram\n"
+        var cumulative = 0
+        for (index, bound) in latencyBuckets.enumerated() {
+            cumulative += buckets[index]
+            text += "\(name)_bucket{le=\"\(bound)\"} \(cumulative)\n"
+        }
+        cumulative += buckets[latencyBuckets.count]
+        text += "\(name)_bucket{le=\"+Inf\"} \(cumulative)\n"
+        text += "\(name)_sum \(sum)\n"
+        text += "\(name)_count \(cumulative)\n"
     }
 
     /// Escapes a Prometheus label value.

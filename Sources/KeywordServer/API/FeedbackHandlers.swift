@@ -73,27 +73,11 @@ extension Handlers {
     func exportFeedback(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         try RequestDecoding.authorize(request, token: configuration.adminToken)
         let query = try RequestDecoding.query(request.query, allowed: ["since", "format", "limit"])
-        // Integral JSON numbers, as every integer parameter of this API (`since=5.0` is 5).
-        func integer(_ name: String, default value: Int64, range: ClosedRange<Int64>, code: ErrorCode,
-                     message: String) throws(APIError) -> Int64 {
-            guard let text = query[name] else { return value }
-            // Digits are read exactly; another integral JSON number (5.0, 1e3) only below 2^53, where a Double
-            // still holds every integer, so no out-of-range id can round into range.
-            var parsed: Int64?
-            if let exact = Int64(text) {
-                parsed = exact
-            } else if let number = RequestDecoding.number(text), case .number(let double) = number,
-                      double == double.rounded(), abs(double) < 9_007_199_254_740_992 {
-                parsed = Int64(double)
-            }
-            guard let parsed, range.contains(parsed) else { throw .badRequest(code, message) }
-            return parsed
-        }
-        let since = try integer("since", default: 0, range: 0...Int64(1) << 53, code: .invalidSince,
-                                message: "'since' must be a record id (an integer ≥ 0)")
-        let limit = try integer("limit", default: Int64(Self.maxExportRecords), range: 1...Int64(Self.maxExportRecords),
-                                code: .invalidLimit,
-                                message: "'limit' must be an integer from 1 to \(Self.maxExportRecords)")
+        let since = Int64(try RequestDecoding.integer(query, "since", default: 0, range: 0...(1 << 53), code: .invalidSince,
+                                                      message: "'since' must be a record id (an integer ≥ 0)"))
+        let limit = try RequestDecoding.integer(query, "limit", default: Self.maxExportRecords,
+                                                range: 1...Self.maxExportRecords, code: .invalidLimit,
+                                                message: "'limit' must be an integer from 1 to \(Self.maxExportRecords)")
         let raw: Bool
         switch query["format"] ?? "training" {
         case "training": raw = false
@@ -103,7 +87,7 @@ extension Handlers {
         let store = try store()
         let records: [FeedbackRecord]
         do {
-            records = try store.feedback(after: since, limit: Int(limit))
+            records = try store.feedback(after: since, limit: limit)
         } catch .unavailable {
             throw APIError.storeUnavailable
         } catch {

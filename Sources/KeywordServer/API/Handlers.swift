@@ -266,12 +266,8 @@ final class Handlers: Sendable {
         let list = try engine().keywordList()
         guard !query.isEmpty else { return keywordResponse(list) }
         func integer(_ name: String, default value: Int, range: ClosedRange<Int>) throws(APIError) -> Int {
-            guard let text = query[name] else { return value }
-            guard let number = RequestDecoding.number(text), case .number(let double) = number, double == double.rounded(),
-                  double >= Double(range.lowerBound), double <= Double(range.upperBound) else {
-                throw .badRequest(.invalidPage, "'\(name)' must be an integer from \(range.lowerBound) to \(range.upperBound)")
-            }
-            return Int(double)
+            try RequestDecoding.integer(query, name, default: value, range: range, code: .invalidPage,
+                                        message: "'\(name)' must be an integer from \(range.lowerBound) to \(range.upperBound)")
         }
         let offset = try integer("offset", default: 0, range: 0...Int(Int32.max))
         let limit = try integer("limit", default: min(1000, limits.maxKeywordPage), range: 1...limits.maxKeywordPage)

@@ -227,6 +227,23 @@ enum RequestDecoding {
         return result
     }
 
+    /// An integer query parameter in `range`, else `value` when absent: digits are read exactly, and another
+    /// integral JSON number (`5.0`, `1e3`) is accepted below 2^53, where a Double still holds every integer, so
+    /// no out-of-range value can round into range. Anything else is a 400 with `code` and `message`.
+    static func integer(_ query: [String: String], _ name: String, default value: Int, range: ClosedRange<Int>,
+                        code: ErrorCode, message: String) throws(APIError) -> Int {
+        guard let text = query[name] else { return value }
+        var parsed: Int?
+        if let exact = Int(text) {
+            parsed = exact
+        } else if let number = number(text), case .number(let double) = number, double == double.rounded(),
+                  abs(double) < 9_007_199_254_740_992 {
+            parsed = Int(double)
+        }
+        guard let parsed, range.contains(parsed) else { throw .badRequest(code, message) }
+        return parsed
+    }
+
     /// A query parameter read as a JSON number, so `k=5.0` means what `"k": 5.0` does (JSON Schema's integer).
     static func number(_ text: String) -> JSONValue? {
         guard let value = try? JSONParser.parse(Array(text.utf8)), case .number = value else { return nil }
