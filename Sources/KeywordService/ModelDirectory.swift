@@ -86,8 +86,9 @@ public enum ModelDirectory {
         }
         let keywords = try ModelFiles.keywords(path: file(keywordsName))
         guard !keywords.isEmpty else { throw ModelDirectoryError(path: file(keywordsName), message: "no keywords") }
-        let varieties = FileManager.default.fileExists(atPath: file(varietiesName))
-            ? try ModelFiles.varieties(path: file(varietiesName)) : []
+        let varietyRows = FileManager.default.fileExists(atPath: file(varietiesName))
+            ? try ModelFiles.varietyRows(path: file(varietiesName)) : []
+        let varieties = varietyRows.map { (variety: $0.variety, keyword: $0.keyword) }
         var weights: ModelWeights?
         if FileManager.default.fileExists(atPath: file(Checkpoint.headerName)) || requireEncoder {
             do {
@@ -98,8 +99,7 @@ public enum ModelDirectory {
                 throw ModelDirectoryError(path: directory, message: error.description)
             }
         }
-        let brands = FileManager.default.fileExists(atPath: file(varietiesName))
-            ? try ModelFiles.varieties(path: file(varietiesName), source: "brand") : []
+        let brands = varietyRows.filter { $0.source == "brand" }.map { (variety: $0.variety, keyword: $0.keyword) }
         let analyzer = PipelineAnalyzer(pipeline: pipeline,
                                         unknownInNames: PipelineAnalyzer.unrelatedRowWords(pipeline, brands: brands))
         // Without calibration.json (older model directories) suggestions carry no confidence and nothing is

@@ -29,7 +29,13 @@ public enum ModelFiles {
 
     /// Reads a varieties table: `variety<TAB>keyword`, optionally more columns (source); `#` comments skipped.
     public static func varieties(path: String) throws -> [(variety: String, keyword: String)] {
-        var result: [(String, String)] = []
+        try varietyRows(path: path).map { ($0.variety, $0.keyword) }
+    }
+
+    /// Every row of a varieties file with its third column, the source (`brand`, `jmdict`, …; empty when absent),
+    /// read once for both the variety evidence and the brand words.
+    public static func varietyRows(path: String) throws -> [(variety: String, keyword: String, source: String)] {
+        var result: [(String, String, String)] = []
         try lines(path: path) { number, line in
             if line.isEmpty || line.hasPrefix("#") { return }
             let columns = line.split(separator: "\t", omittingEmptySubsequences: false)
@@ -42,18 +48,8 @@ public enum ModelFiles {
             guard !variety.isEmpty, !keyword.isEmpty else {
                 throw ModelDirectoryError(path: path, line: number, message: "empty variety or keyword")
             }
-            result.append((variety, keyword))
-        }
-        return result
-    }
-
-    /// The rows of a varieties file whose third column (the source) is `source`, e.g. the brand names.
-    public static func varieties(path: String, source: String) throws -> [(variety: String, keyword: String)] {
-        var result: [(String, String)] = []
-        try lines(path: path) { _, line in
-            let columns = line.split(separator: "\t", omittingEmptySubsequences: false)
-            guard columns.count >= 3, columns[2].trimmingCharacters(in: .whitespaces) == source else { return }
-            result.append((columns[0].trimmingCharacters(in: .whitespaces), columns[1].trimmingCharacters(in: .whitespaces)))
+            let source = columns.count >= 3 ? columns[2].trimmingCharacters(in: .whitespaces) : ""
+            result.append((variety, keyword, source))
         }
         return result
     }
