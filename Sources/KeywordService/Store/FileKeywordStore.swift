@@ -25,6 +25,10 @@ public final class FileKeywordStore: KeywordStore {
     public var isAvailable: Bool { true }
 
     private let overlayFile: KeywordOverlayStore
+    /// The overlay file's bytes as this store last read or wrote them, and the overlay they hold. While the file
+    /// holds exactly these bytes it is not parsed and checked again, and the same overlay value is handed out,
+    /// so a caller can tell it from the one it already serves by identity rather than keyword by keyword.
+    private let cache = Locked<(bytes: [UInt8], overlay: KeywordOverlay)?>(nil)
     private let index = Locked(FeedbackIndex())
     private let stopped = Atomic<Bool>(false)
     private let watching = Atomic<Bool>(false)
@@ -43,7 +47,15 @@ public final class FileKeywordStore: KeywordStore {
     // MARK: Keywords
 
     public func loadOverlay() throws(KeywordStoreError) -> KeywordOverlay {
-        do { return try overlayFile.load() } catch { throw .failed("\(error)") }
+        do {
+            guard let bytes = try overlayFile.read() else { return KeywordOverlay() }
+            if let cached = cache.withLock({ $0 }), cached.bytes == bytes { return cached.overlay }
+            let overlay = try KeywordOverlayStore.decode(bytes, path: overlayPath)
+            cache.withLock { $0 = (bytes, overlay) }
+            return overlay
+        } catch {
+            throw .failed("\(error)")
+        }
     }
 
     public func apply(_ change: KeywordChange,
@@ -62,7 +74,14 @@ public final class FileKeywordStore: KeywordStore {
     }
 
     private func save(_ overlay: KeywordOverlay) throws(KeywordStoreError) {
-        do { try overlayFile.save(overlay) } catch { throw .failed("\(error)") }
+        do {
+            let bytes = KeywordOverlayStore.encode(overlay)
+            cache.withLock { $0 = nil }
+            try overlayFile.writeFile(bytes)
+            cache.withLock { $0 = (bytes, overlay) }
+        } catch {
+            throw .failed("\(error)")
+        }
     }
 
     // MARK: Feedback
