@@ -172,6 +172,13 @@ public final class KeywordIndex: Sendable {
         }
     }
 
+    /// The exact-match evidence of `name` for every keyword with any, by keyword index (ascending).
+    public func exactMatchEvidence(_ name: LexicalText) -> [(keyword: Int, values: [Float])] {
+        matcher.features(of: name).compactMap { slot, values in
+            order[slot] >= 0 ? (Int(order[slot]), values) : nil
+        }.sorted { $0.keyword < $1.keyword }
+    }
+
     /// The attention weight of each name token for keyword `index` (uniform when attention is off).
     public func attention(_ name: LexicalText, keyword index: Int) -> [Float] {
         pool.with { scratch in

@@ -164,7 +164,7 @@ public final class KeywordOverlayStore: Sendable {
                 }
                 append("\"")
             }
-            append(keywords.isEmpty ? "\n\n  ]" : "\n  ]")
+            append("\n  ]")
         }
         append("{\n  \"added\" : ")
         list(overlay.added)

@@ -3,6 +3,7 @@ import Foundation
 import KeywordIndex
 import KeywordModel
 import Locking
+import Synchronization
 
 /// Serves suggestions from one loaded model. The keyword list is the model's `keywords.txt` with the
 /// store's additions and removals applied; changing it re-encodes only new keywords and swaps the
@@ -20,6 +21,8 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
     /// when the calibration curve never reaches the asked precision.
     public let autoAcceptThreshold: Double?
     private let preparedVarieties: [VarietyEntry]
+    /// Changes applied as edits of the served index (the rest were rebuilds); for tests.
+    let editedChanges = Atomic<Int>(0)
 
     private struct State {
         var index: KeywordIndex
@@ -119,6 +122,7 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
             // The store made `previous.applying(add:remove:)`: from the served overlay, that is an edit of the
             // served list in the keywords the change names.
             if let previous, order.clean, previous == served.overlay {
+                editedChanges.add(1, ordering: .relaxed)
                 return edit(order.edit(add: cleaned.add, remove: cleaned.remove), overlay: overlay, served: served)
             }
             return try install(overlay, order: &order)
