@@ -31,7 +31,20 @@ final class IncrementalMatcherTests: XCTestCase {
     func testRandomInsertsAndRemovesMatchAFreshBuild() {
         for seed in UInt64(1)...6 {
             var generator = SeededGenerator(seed: seed)
-            let pool = (0..<50).map { _ in keyword(&generator) }
+            var pool = (0..<40).map { _ in keyword(&generator) }
+            // Pairs that make one keyword's entries depend on another's: a spelling with an interior の and the
+            // spelling without it; rows equal to another keyword's alternative rows.
+            for _ in 0..<8 {
+                let plain = text(&generator, maxLength: 4) + text(&generator, maxLength: 2)
+                guard plain.count >= 4 else { continue }
+                var particle = plain
+                particle.insert(0x306E, at: 2)
+                pool.append(LexicalText(folded: particle, rows: rows(&generator)))
+                pool.append(LexicalText(folded: plain, rows: rows(&generator)))
+            }
+            for k in 0..<8 where !pool[k].alternativeRows.isEmpty {
+                pool.append(LexicalText(folded: text(&generator, maxLength: 6), rows: pool[k].alternativeRows[0]))
+            }
             let varieties = (0..<10).map { _ in
                 VarietyEntry(variety: LexicalText(folded: text(&generator, maxLength: 4), rows: []),
                              target: Bool.random(using: &generator) ? pool.randomElement(using: &generator)!
