@@ -11,7 +11,7 @@ struct KeywordListHash: Equatable {
     private(set) var value: UInt64
 
     /// - Complexity: O(total length of the keywords).
-    init(_ keywords: [String]) {
+    init<List: Sequence<String>>(_ keywords: List) {
         var value: UInt64 = 0
         var previous = Self.start
         for keyword in keywords {
@@ -22,22 +22,33 @@ struct KeywordListHash: Equatable {
         self.value = value &+ Self.pair(previous, Self.end)
     }
 
-    /// Inserts `keyword` into `list` at `k`, updating the hash.
-    mutating func insert(_ keyword: String, at k: Int, into list: inout [String]) {
-        let before = k > 0 ? Self.hash(list[k - 1]) : Self.start
-        let after = k < list.count ? Self.hash(list[k]) : Self.end
-        let current = Self.hash(keyword)
-        value = value &- Self.pair(before, after) &+ Self.pair(before, current) &+ Self.pair(current, after)
-        list.insert(keyword, at: k)
-    }
-
-    /// Removes the keyword at `k` from `list`, updating the hash.
-    mutating func remove(at k: Int, from list: inout [String]) {
-        let before = k > 0 ? Self.hash(list[k - 1]) : Self.start
-        let after = k + 1 < list.count ? Self.hash(list[k + 1]) : Self.end
-        let current = Self.hash(list[k])
-        value = value &- Self.pair(before, current) &- Self.pair(current, after) &+ Self.pair(before, after)
-        list.remove(at: k)
+    /// The hash after `edit`, which turned `old` into `new`: removals are undone from the highest index down,
+    /// then insertions made from the lowest up, each replacing the pairs around it.
+    /// - Complexity: O(changes · log changes), plus hashing each changed keyword and its neighbours.
+    mutating func apply<Old: RandomAccessCollection<String>, New: RandomAccessCollection<String>>(
+        _ edit: KeywordListEdit, old: Old, new: New
+    ) where Old.Index == Int, New.Index == Int {
+        let removed = Set(edit.removals), inserted = Set(edit.insertions.map(\.index))
+        for k in edit.removals.sorted(by: >) {
+            // Removals above k are done, those below are not: the neighbours are old[k - 1] and the next old
+            // keyword above k that stays.
+            var next = k + 1
+            while removed.contains(next) { next += 1 }
+            let before = k > 0 ? Self.hash(old[k - 1]) : Self.start
+            let after = next < old.count ? Self.hash(old[next]) : Self.end
+            let current = Self.hash(old[k])
+            value = value &- Self.pair(before, current) &- Self.pair(current, after) &+ Self.pair(before, after)
+        }
+        for k in edit.insertions.map(\.index).sorted() {
+            // Insertions below k are in place, those above are not: the neighbours are new[k - 1] and the next
+            // keyword above k that is not inserted.
+            var next = k + 1
+            while inserted.contains(next) { next += 1 }
+            let before = k > 0 ? Self.hash(new[k - 1]) : Self.start
+            let after = next < new.count ? Self.hash(new[next]) : Self.end
+            let current = Self.hash(new[k])
+            value = value &- Self.pair(before, after) &+ Self.pair(before, current) &+ Self.pair(current, after)
+        }
     }
 
     private static let start: UInt64 = 0x5354_4152_5400_0001

@@ -31,7 +31,8 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
         var hash: KeywordListHash
         var overlay: KeywordOverlay
 
-        init(index: KeywordIndex, keywords: [String], overlay: KeywordOverlay) {
+        init(index: KeywordIndex, overlay: KeywordOverlay) {
+            let keywords = KeywordList(index.entries)
             let hash = KeywordListHash(keywords)
             self.init(index: index, snapshot: ModelEngine.snapshot(keywords, hash: hash), hash: hash, overlay: overlay)
         }
@@ -67,7 +68,7 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
         let overlay = applyOverlay ? try self.store.loadOverlay() : KeywordOverlay()
         let keywords = ModelEngine.apply(overlay, to: components.keywords)
         let index = try components.makeIndex(keywords: keywords, options: options, varieties: preparedVarieties)
-        state = Locked(State(index: index, keywords: keywords, overlay: overlay))
+        state = Locked(State(index: index, overlay: overlay))
         updates = Locked(KeywordOrder(base: components.keywords, list: keywords, overlay: overlay))
     }
 
@@ -142,9 +143,9 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
             (index: k, entry: KeywordEntry(keyword: keyword, text: components.analyzer.analyzeKeyword(keyword).lexical))
         }
         let index = served.index.applying(removals: edit.removals, insertions: insertions)
-        var keywords = served.snapshot.keywords, hash = served.hash
-        for k in edit.removals.sorted(by: >) { hash.remove(at: k, from: &keywords) }
-        for (k, keyword) in edit.insertions { hash.insert(keyword, at: k, into: &keywords) }
+        let keywords = KeywordList(index.entries)
+        var hash = served.hash
+        hash.apply(edit, old: served.snapshot.keywords, new: keywords)
         let next = State(index: index, snapshot: ModelEngine.snapshot(keywords, hash: hash), hash: hash, overlay: overlay)
         state.withLock { $0 = next }
         return next.snapshot
@@ -156,14 +157,14 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
         if overlay == old.overlay { return old.snapshot }
         let keywords = ModelEngine.apply(overlay, to: components.keywords)
         let rebuilt = KeywordOrder(base: components.keywords, list: keywords, overlay: overlay)
-        if keywords == old.snapshot.keywords {
+        if keywords.elementsEqual(old.snapshot.keywords) {
             state.withLock { $0.overlay = overlay }
             order = rebuilt
             return old.snapshot
         }
         let index = try components.makeIndex(keywords: keywords, options: options, varieties: preparedVarieties,
                                              reusing: old.index)
-        let next = State(index: index, keywords: keywords, overlay: overlay)
+        let next = State(index: index, overlay: overlay)
         state.withLock { $0 = next }
         order = rebuilt
         return next.snapshot
@@ -186,10 +187,10 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
 
     /// A version that changes whenever the list changes: the count and `KeywordListHash` of the list.
     static func snapshot(_ keywords: [String]) -> KeywordListSnapshot {
-        snapshot(keywords, hash: KeywordListHash(keywords))
+        snapshot(KeywordList(keywords), hash: KeywordListHash(keywords))
     }
 
-    static func snapshot(_ keywords: [String], hash: KeywordListHash) -> KeywordListSnapshot {
+    static func snapshot(_ keywords: KeywordList, hash: KeywordListHash) -> KeywordListSnapshot {
         let hex = String(hash.value, radix: 16)
         return KeywordListSnapshot(keywords: keywords, version: "\(keywords.count)-\(String(repeating: "0", count: 16 - hex.count))\(hex)")
     }

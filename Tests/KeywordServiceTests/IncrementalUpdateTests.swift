@@ -94,16 +94,23 @@ final class IncrementalUpdateTests: XCTestCase {
     }
 
     func testVersionHashFollowsEditsAndDependsOnOrder() {
-        var list = ["a", "b", "c"]
-        var hash = KeywordListHash(list)
-        hash.insert("d", at: 1, into: &list)
-        XCTAssertEqual(list, ["a", "d", "b", "c"])
-        XCTAssertEqual(hash, KeywordListHash(list))
-        hash.remove(at: 3, from: &list)
-        hash.remove(at: 0, from: &list)
-        XCTAssertEqual(hash, KeywordListHash(["d", "b"]))
+        var generator = SeededGenerator(seed: 5)
+        for _ in 0..<200 {
+            let old = (0..<Int.random(in: 0...8, using: &generator)).map { "k\($0)" }
+            var edit = KeywordListEdit()
+            edit.removals = old.indices.filter { _ in Int.random(in: 0..<3, using: &generator) == 0 }.sorted(by: >)
+            var new = old.enumerated().filter { !edit.removals.contains($0.offset) }.map(\.element)
+            for n in 0..<Int.random(in: 0...4, using: &generator) {
+                let k = Int.random(in: 0...new.count, using: &generator)
+                new.insert("n\(n)", at: k)
+            }
+            edit.insertions = new.enumerated().filter { $0.element.hasPrefix("n") }.map { ($0.offset, $0.element) }
+            var hash = KeywordListHash(old)
+            hash.apply(edit, old: old, new: new)
+            XCTAssertEqual(hash, KeywordListHash(new), "\(old) → \(new)")
+        }
         XCTAssertNotEqual(KeywordListHash(["d", "b"]), KeywordListHash(["b", "d"]))
-        XCTAssertNotEqual(KeywordListHash([]), KeywordListHash([""]))
+        XCTAssertNotEqual(KeywordListHash([String]()), KeywordListHash([""]))
     }
 }
 

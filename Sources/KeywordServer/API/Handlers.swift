@@ -272,7 +272,7 @@ final class Handlers: Sendable {
         let offset = try integer("offset", default: 0, range: 0...Int(Int32.max))
         let limit = try integer("limit", default: min(1000, limits.maxKeywordPage), range: 1...limits.maxKeywordPage)
         let prefix = query["prefix"] ?? ""
-        let matching = prefix.isEmpty ? list.keywords : list.keywords.filter { $0.hasPrefix(prefix) }
+        let matching = prefix.isEmpty ? list.keywords : KeywordList(list.keywords.filter { $0.hasPrefix(prefix) })
         let page = matching.dropFirst(offset).prefix(limit)
         var json = JSONWriter(capacity: 128 + page.count * 16)
         json.object { json in
