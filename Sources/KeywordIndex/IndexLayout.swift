@@ -15,7 +15,8 @@ struct IndexLayout: Sendable {
     let hidden: Int
     /// Keyword index → slot.
     private(set) var position: [Int32] = []
-    private(set) var entries = ChunkedArray<KeywordEntry?>(filler: nil)
+    /// Small chunks: copying one copies (retains) every entry's strings and arrays.
+    private(set) var entries = ChunkedArray<KeywordEntry?>(filler: nil, chunkShift: 7)
     private(set) var matcher: LexicalMatcher
     private var unitMeans: [ChunkBox<[Float]>?] = []
     private var directions: [ChunkBox<[Float]>?] = []

@@ -24,24 +24,29 @@ private func mutate<Value, R>(_ slot: inout ChunkBox<Value>?, _ body: (inout Val
 /// A growable array of `Element`s in chunks of `chunkLength`; setting an element copies only its chunk when
 /// the chunk is shared with another copy of the array.
 public struct ChunkedArray<Element: Sendable>: Sendable {
-    public static var chunkShift: Int { 10 }
-    public static var chunkLength: Int { 1 << chunkShift }
+    private let shift: Int
     private var chunks: [ChunkBox<[Element]>?] = []
     private let filler: Element
 
-    /// An empty array; `grow` fills new elements with `filler`.
-    public init(filler: Element) { self.filler = filler }
+    /// An empty array of chunks of 2^`chunkShift` elements; `grow` fills new elements with `filler`.
+    public init(filler: Element, chunkShift: Int = 10) {
+        self.filler = filler
+        shift = chunkShift
+    }
 
-    public var count: Int { chunks.count << Self.chunkShift }
+    public var count: Int { chunks.count << shift }
 
     /// Adds chunks until there are at least `count` elements.
     public mutating func grow(to count: Int) {
-        while self.count < count { chunks.append(ChunkBox([Element](repeating: filler, count: Self.chunkLength))) }
+        while self.count < count { chunks.append(ChunkBox([Element](repeating: filler, count: 1 << shift))) }
     }
 
     public subscript(i: Int) -> Element {
-        @inline(__always) get { chunks[i >> Self.chunkShift].unsafelyUnwrapped.value[i & (Self.chunkLength - 1)] }
-        set { mutate(&chunks[i >> Self.chunkShift]) { $0[i & (Self.chunkLength - 1)] = newValue } }
+        @inline(__always) get { chunks[i >> shift].unsafelyUnwrapped.value[i & ((1 << shift) - 1)] }
+        set {
+            let shift = self.shift
+            mutate(&chunks[i >> shift]) { $0[i & ((1 << shift) - 1)] = newValue }
+        }
     }
 }
 

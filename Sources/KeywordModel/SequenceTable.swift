@@ -10,7 +10,7 @@
 /// A postings list is a multiset: `insert` appends, `remove` takes one occurrence away. Matching treats a repeat
 /// like a single posting (every feature it sets is a maximum or a flag).
 struct SequenceTable: Sendable {
-    static let chunkBits = 8
+    static let chunkBits = 10
     private var chunks: [ChunkBox<SequenceChunk>?]
     /// Keys per length; `maxLength` is the longest length with a key.
     private var lengthCounts: [Int] = [0]
@@ -37,7 +37,11 @@ struct SequenceTable: Sendable {
         for (key, posting) in entries { insert(key, posting) }
     }
 
-    @inline(__always) private static func chunk(_ hash: UInt64) -> Int { Int(hash >> UInt64(64 - chunkBits)) }
+    /// The chunk of a key: the top bits of its hash, multiplied first (FNV-1a's top bits are poorly spread for
+    /// short keys, which would crowd a few chunks and make changing them cost more).
+    @inline(__always) private static func chunk(_ hash: UInt64) -> Int {
+        Int((hash &* 0x9E37_79B9_7F4A_7C15) >> UInt64(64 - chunkBits))
+    }
 
     /// Whether some key has `length` elements.
     @inline(__always) func hasKeys(ofLength length: Int) -> Bool {
