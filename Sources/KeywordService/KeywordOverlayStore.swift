@@ -12,11 +12,19 @@ import StrictJSON
 public struct KeywordOverlay: Codable, Sendable, Equatable {
     public var added: [String]
     public var removed: [String]
+    /// Set by a store that hands out one overlay value for as long as its contents stay the same: overlays with
+    /// the same non-nil revision hold the same keywords, so a holder can tell "unchanged" without comparing the
+    /// lists, or keeping them. Neither encoded nor compared.
+    public var revision: UInt64?
+
+    private enum CodingKeys: String, CodingKey { case added, removed }
 
     public init(added: [String] = [], removed: [String] = []) {
         self.added = added
         self.removed = removed
     }
+
+    public static func == (a: KeywordOverlay, b: KeywordOverlay) -> Bool { a.added == b.added && a.removed == b.removed }
 
     /// The overlay after adding `add` and then removing `remove`; a later change wins over an earlier one.
     ///

@@ -29,15 +29,15 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
         var snapshot: KeywordListSnapshot
         /// The hash in `snapshot.version`.
         var hash: KeywordListHash
-        var overlay: KeywordOverlay
+        var overlay: ServedOverlay
 
-        init(index: KeywordIndex, overlay: KeywordOverlay) {
+        init(index: KeywordIndex, overlay: ServedOverlay) {
             let keywords = KeywordList(index.entries)
             let hash = KeywordListHash(keywords)
             self.init(index: index, snapshot: ModelEngine.snapshot(keywords, hash: hash), hash: hash, overlay: overlay)
         }
 
-        init(index: KeywordIndex, snapshot: KeywordListSnapshot, hash: KeywordListHash, overlay: KeywordOverlay) {
+        init(index: KeywordIndex, snapshot: KeywordListSnapshot, hash: KeywordListHash, overlay: ServedOverlay) {
             self.index = index
             self.snapshot = snapshot
             self.hash = hash
@@ -68,7 +68,7 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
         let overlay = applyOverlay ? try self.store.loadOverlay() : KeywordOverlay()
         let keywords = ModelEngine.apply(overlay, to: components.keywords)
         let index = try components.makeIndex(keywords: keywords, options: options, varieties: preparedVarieties)
-        state = Locked(State(index: index, overlay: overlay))
+        state = Locked(State(index: index, overlay: ServedOverlay(overlay)))
         updates = Locked(KeywordOrder(base: components.keywords, list: keywords, overlay: overlay))
     }
 
@@ -110,19 +110,17 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
         try updates.withLock { order in
             let base = components.keywords, cleaned = change.cleaned
             let served = current()
-            var previous: KeywordOverlay?
+            var fromServed = false
             let overlay = try store.apply(cleaned) { (overlay: KeywordOverlay) throws(KeywordStoreError) in
-                previous = overlay
+                fromServed = served.overlay.matches(overlay)
                 guard let expected = change.expectedVersion else { return }
-                // Equal overlays are usually the very same arrays (the store hands back what it wrote), so this
-                // comparison is cheap exactly when the served version can be used.
-                let version = overlay == served.overlay
+                let version = fromServed
                     ? served.snapshot.version : ModelEngine.snapshot(ModelEngine.apply(overlay, to: base)).version
                 guard version == expected else { throw .versionMismatch(current: version) }
             }
-            // The store made `previous.applying(add:remove:)`: from the served overlay, that is an edit of the
-            // served list in the keywords the change names.
-            if let previous, order.clean, previous == served.overlay {
+            // The store applied `applying(add:remove:)` to the served overlay: that is an edit of the served list
+            // in the keywords the change names.
+            if fromServed, order.clean {
                 editedChanges.add(1, ordering: .relaxed)
                 return edit(order.edit(add: cleaned.add, remove: cleaned.remove), overlay: overlay, served: served)
             }
@@ -136,7 +134,7 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
 
     private func edit(_ edit: KeywordListEdit, overlay: KeywordOverlay, served: State) -> KeywordListSnapshot {
         guard !edit.isEmpty else {
-            state.withLock { $0.overlay = overlay }
+            state.withLock { $0.overlay = ServedOverlay(overlay) }
             return served.snapshot
         }
         let insertions = edit.insertions.map { k, keyword in
@@ -146,7 +144,8 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
         let keywords = KeywordList(index.entries)
         var hash = served.hash
         hash.apply(edit, old: served.snapshot.keywords, new: keywords)
-        let next = State(index: index, snapshot: ModelEngine.snapshot(keywords, hash: hash), hash: hash, overlay: overlay)
+        let next = State(index: index, snapshot: ModelEngine.snapshot(keywords, hash: hash), hash: hash,
+                         overlay: ServedOverlay(overlay))
         state.withLock { $0 = next }
         return next.snapshot
     }
@@ -154,20 +153,39 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
     /// Serves `overlay` rebuilt from scratch (encodings of keywords the current index holds are reused).
     private func install(_ overlay: KeywordOverlay, order: inout KeywordOrder) throws -> KeywordListSnapshot {
         let old = current()
-        if overlay == old.overlay { return old.snapshot }
+        if old.overlay.matches(overlay) { return old.snapshot }
         let keywords = ModelEngine.apply(overlay, to: components.keywords)
         let rebuilt = KeywordOrder(base: components.keywords, list: keywords, overlay: overlay)
         if keywords.elementsEqual(old.snapshot.keywords) {
-            state.withLock { $0.overlay = overlay }
+            state.withLock { $0.overlay = ServedOverlay(overlay) }
             order = rebuilt
             return old.snapshot
         }
         let index = try components.makeIndex(keywords: keywords, options: options, varieties: preparedVarieties,
                                              reusing: old.index)
-        let next = State(index: index, overlay: overlay)
+        let next = State(index: index, overlay: ServedOverlay(overlay))
         state.withLock { $0 = next }
         order = rebuilt
         return next.snapshot
+    }
+
+    /// The overlay being served, as far as telling a store's overlay apart from it needs: its revision when the
+    /// store gives one (the keyword lists are then not kept here, so the store alone releases an old overlay's
+    /// lists), else the overlay itself.
+    private struct ServedOverlay {
+        private let revision: UInt64?
+        private let overlay: KeywordOverlay?
+
+        init(_ overlay: KeywordOverlay) {
+            revision = overlay.revision
+            self.overlay = overlay.revision == nil ? overlay : nil
+        }
+
+        /// True when `other` holds the same keywords (false may also mean "not known to be the same").
+        func matches(_ other: KeywordOverlay) -> Bool {
+            if let revision { return other.revision == revision }
+            return overlay == other
+        }
     }
 
     private func current() -> State {

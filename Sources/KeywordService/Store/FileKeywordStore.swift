@@ -29,6 +29,8 @@ public final class FileKeywordStore: KeywordStore {
     /// holds exactly these bytes it is not parsed and checked again, and the same overlay value is handed out,
     /// so a caller can tell it from the one it already serves by identity rather than keyword by keyword.
     private let cache = Locked<(bytes: [UInt8], overlay: KeywordOverlay)?>(nil)
+    /// Revisions stamped on the overlays this process's file stores hand out (see `KeywordOverlay.revision`).
+    private static let revisions = Atomic<UInt64>(0)
     private let index = Locked(FeedbackIndex())
     private let stopped = Atomic<Bool>(false)
     private let watching = Atomic<Bool>(false)
@@ -50,7 +52,8 @@ public final class FileKeywordStore: KeywordStore {
         do {
             guard let bytes = try overlayFile.read() else { return KeywordOverlay() }
             if let cached = cache.withLock({ $0 }), cached.bytes == bytes { return cached.overlay }
-            let overlay = try KeywordOverlayStore.decode(bytes, path: overlayPath)
+            var overlay = try KeywordOverlayStore.decode(bytes, path: overlayPath)
+            overlay.revision = Self.revisions.add(1, ordering: .relaxed).newValue
             cache.withLock { $0 = (bytes, overlay) }
             return overlay
         } catch {
@@ -64,21 +67,25 @@ public final class FileKeywordStore: KeywordStore {
             let current = try loadOverlay()
             try check(current)
             let next = current.applying(add: change.add, remove: change.remove)
-            if next != current { try save(next) }
-            return next
+            return next == current ? current : try save(next)
         }
     }
 
     public func replaceOverlay(_ overlay: KeywordOverlay) throws(KeywordStoreError) {
-        try withFileLock { () throws(KeywordStoreError) in try save(overlay) }
+        try withFileLock { () throws(KeywordStoreError) in _ = try save(overlay) }
     }
 
-    private func save(_ overlay: KeywordOverlay) throws(KeywordStoreError) {
+    /// Writes `overlay` and returns it with the revision it is cached under.
+    @discardableResult
+    private func save(_ overlay: KeywordOverlay) throws(KeywordStoreError) -> KeywordOverlay {
         do {
             let bytes = KeywordOverlayStore.encode(overlay)
             cache.withLock { $0 = nil }
             try overlayFile.writeFile(bytes)
-            cache.withLock { $0 = (bytes, overlay) }
+            var saved = overlay
+            saved.revision = Self.revisions.add(1, ordering: .relaxed).newValue
+            cache.withLock { $0 = (bytes, saved) }
+            return saved
         } catch {
             throw .failed("\(error)")
         }
