@@ -10,16 +10,22 @@ import KeywordModel
 /// has no free slot. A copy shares all chunks with the original until one is written, so a change of a few
 /// keywords copies a few chunks plus `position` (one Int32 per keyword).
 struct IndexLayout: Sendable {
-    /// Slots per chunk: 16 blocks of 8 keywords.
-    static let chunkSlots = 128
+    /// Slots per chunk: 32 blocks of 8 keywords. Smaller chunks make a change copy less but cost the scoring
+    /// pass a kernel call each (at 128, 50k keywords scored about 35 % slower than in one matrix; at 256 the
+    /// difference was within the noise of `kwsuggest bench`).
+    static let chunkSlots = 256
     let hidden: Int
     /// Keyword index → slot.
     private(set) var position: [Int32] = []
     /// Small chunks: copying one copies (retains) every entry's strings and arrays.
     private(set) var entries = ChunkedArray<KeywordEntry?>(filler: nil, chunkShift: 7)
     private(set) var matcher: LexicalMatcher
-    private var unitMeans: [ChunkBox<[Float]>?] = []
-    private var directions: [ChunkBox<[Float]>?] = []
+    private var unitMeans: [MatrixChunk] = []
+    private var directions: [MatrixChunk] = []
+    /// The chunks' storage addresses, for the kernels without a retain per chunk (valid while the chunks above
+    /// hold it; addresses, as pointers are not Sendable).
+    private(set) var meanAddresses: [UInt] = []
+    private(set) var directionAddresses: [UInt] = []
     private var single: [Bool] = []
     /// Free slots of single-token chunks and of the others.
     private var freeSingle: [Int32] = []
@@ -59,8 +65,10 @@ struct IndexLayout: Sendable {
         let first = capacity
         single.append(isSingle)
         let size = hidden * IndexLayout.chunkSlots
-        unitMeans.append(ChunkBox([Float](repeating: 0, count: size)))
-        directions.append(ChunkBox([Float](repeating: 0, count: size)))
+        unitMeans.append(MatrixChunk(count: size))
+        directions.append(MatrixChunk(count: size))
+        meanAddresses.append(unitMeans[unitMeans.count - 1].address)
+        directionAddresses.append(directions[directions.count - 1].address)
         entries.grow(to: capacity)
         matcher.reserve(capacity)
         // Highest first, so slots are handed out in ascending order.
@@ -77,29 +85,29 @@ struct IndexLayout: Sendable {
 
     private mutating func write(_ slot: Int, _ vectors: (unitMean: [Float], direction: [Float])) {
         let c = slot / IndexLayout.chunkSlots
-        for (matrix, values) in [(0, vectors.unitMean), (1, vectors.direction)] {
-            guard let box = matrix == 0 ? unitMeans[c] : directions[c] else { preconditionFailure("chunk missing") }
-            var floats = box.value
-            if matrix == 0 { unitMeans[c] = nil } else { directions[c] = nil }
-            _ = consume box
-            for q in 0..<hidden { floats[offset(slot, q)] = values[q] }
-            if matrix == 0 { unitMeans[c] = ChunkBox(floats) } else { directions[c] = ChunkBox(floats) }
+        if !isKnownUniquelyReferenced(&unitMeans[c]) {
+            unitMeans[c] = MatrixChunk(copying: unitMeans[c])
+            meanAddresses[c] = unitMeans[c].address
+        }
+        if !isKnownUniquelyReferenced(&directions[c]) {
+            directions[c] = MatrixChunk(copying: directions[c])
+            directionAddresses[c] = directions[c].address
+        }
+        for q in 0..<hidden {
+            unitMeans[c].set(offset(slot, q), vectors.unitMean[q])
+            directions[c].set(offset(slot, q), vectors.direction[q])
         }
     }
 
     /// The encodings of the keyword in `slot`.
     func vectors(_ slot: Int) -> (unitMean: [Float], direction: [Float]) {
         let c = slot / IndexLayout.chunkSlots
-        let means = unitMeans[c].unsafelyUnwrapped.value, directions = directions[c].unsafelyUnwrapped.value
+        let means = unitMeans[c].elements, directions = directions[c].elements
         return ((0..<hidden).map { means[offset(slot, $0)] }, (0..<hidden).map { directions[offset(slot, $0)] })
     }
 
-    /// Calls `body` with chunk `c`'s blocked attention-query and direction matrices.
-    @inline(__always)
-    func withChunk<R>(_ c: Int, _ body: (UnsafeBufferPointer<Float>, UnsafeBufferPointer<Float>) -> R) -> R {
-        let means = unitMeans[c].unsafelyUnwrapped, directions = directions[c].unsafelyUnwrapped
-        return means.value.withUnsafeBufferPointer { m in directions.value.withUnsafeBufferPointer { d in body(m, d) } }
-    }
+    /// Floats in each chunk of each matrix.
+    var chunkFloats: Int { hidden * IndexLayout.chunkSlots }
 }
 
 /// The keywords of an index in list order.
@@ -110,4 +118,43 @@ public struct KeywordEntries: RandomAccessCollection, Sendable, Equatable {
     public subscript(k: Int) -> KeywordEntry { layout.entries[Int(layout.position[k])].unsafelyUnwrapped }
 
     public static func == (a: KeywordEntries, b: KeywordEntries) -> Bool { a.elementsEqual(b) }
+}
+
+/// One chunk of a keyword matrix: Float32s in memory aligned to 64 bytes, so the kernels' 32-byte loads never
+/// straddle a cache line. Written only while uniquely referenced (before the layout holding it is shared; a
+/// shared chunk is copied first, see `IndexLayout.write`), and read-only from then on, which is what makes
+/// sharing it between threads safe.
+final class MatrixChunk: @unchecked Sendable {
+    let count: Int
+    private let base: UnsafeMutablePointer<Float>
+
+    /// `count` zeros.
+    init(count: Int) {
+        precondition(count > 0, "empty matrix chunk")
+        self.count = count
+        base = UnsafeMutableRawPointer.allocate(byteCount: count * MemoryLayout<Float>.stride, alignment: 64)
+            .bindMemory(to: Float.self, capacity: count)
+        base.initialize(repeating: 0, count: count)
+    }
+
+    /// A copy of `other`.
+    init(copying other: MatrixChunk) {
+        count = other.count
+        base = UnsafeMutableRawPointer.allocate(byteCount: count * MemoryLayout<Float>.stride, alignment: 64)
+            .bindMemory(to: Float.self, capacity: count)
+        base.initialize(from: other.base, count: count)
+    }
+
+    deinit {
+        base.deinitialize(count: count)
+        base.deallocate()
+    }
+
+    var elements: UnsafeBufferPointer<Float> { UnsafeBufferPointer(start: base, count: count) }
+    var address: UInt { UInt(bitPattern: base) }
+
+    func set(_ i: Int, _ value: Float) {
+        assert(i >= 0 && i < count, "matrix index \(i) outside 0..<\(count)")
+        base[i] = value
+    }
 }

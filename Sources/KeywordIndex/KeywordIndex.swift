@@ -286,18 +286,27 @@ public final class KeywordIndex: Sendable {
     /// Scores the slots of `chunks` with the vector kernel, one chunk (`IndexLayout.chunkSlots` slots) at a time.
     private func scoreChunks(_ chunks: Range<Int>, n: Int, _ scratch: IndexScratch,
                              work: UnsafeMutableBufferPointer<SIMD8<Float>>) {
-        let h = model.hidden, blocks = IndexLayout.chunkSlots / FloatKernels.lanes
-        let tau = model.temperature, attention = options.attention
+        guard let first = chunks.first, let workBase = work.baseAddress else { return }
+        let blocks = IndexLayout.chunkSlots / FloatKernels.lanes, size = layout.chunkFloats
         let out = scratch.internalScores.mutableElements
-        for c in chunks {
-            let single = layout.isSingle(chunk: c) ? blocks : 0
-            let scores = UnsafeMutableBufferPointer(rebasing: out[(c * IndexLayout.chunkSlots)..<((c + 1) * IndexLayout.chunkSlots)])
-            layout.withChunk(c) { means, directions in
-                let arguments = FloatKernels.arguments(
-                    n: n, hidden: h, blocks: blocks, singleBlocks: single, temperature: tau, attention: attention,
-                    states: scratch.states.elements, units: scratch.units.elements, gram: scratch.gram.elements,
-                    unitMeans: means, directions: directions, out: scores)
-                FloatKernels.score(kernel: options.kernel, arguments, threads: 1, work: work)
+        // The sizes are checked once, on the first chunk; every chunk has the same shape.
+        var arguments = FloatKernels.arguments(
+            n: n, hidden: model.hidden, blocks: blocks, singleBlocks: 0, temperature: model.temperature,
+            attention: options.attention, states: scratch.states.elements, units: scratch.units.elements,
+            gram: scratch.gram.elements,
+            unitMeans: UnsafeBufferPointer(start: UnsafePointer(bitPattern: layout.meanAddresses[first]), count: size),
+            directions: UnsafeBufferPointer(start: UnsafePointer(bitPattern: layout.directionAddresses[first]), count: size),
+            out: UnsafeMutableBufferPointer(rebasing: out[(first * IndexLayout.chunkSlots)..<((first + 1) * IndexLayout.chunkSlots)]))
+        assert(chunks.upperBound * IndexLayout.chunkSlots <= out.count, "scores shorter than the chunks")
+        layout.meanAddresses.withUnsafeBufferPointer { means in
+            layout.directionAddresses.withUnsafeBufferPointer { directions in
+                for c in chunks {
+                    arguments.single_blocks = layout.isSingle(chunk: c) ? blocks : 0
+                    arguments.unit_means = UnsafePointer(bitPattern: means[c])
+                    arguments.directions = UnsafePointer(bitPattern: directions[c])
+                    arguments.out = out.baseAddress! + c * IndexLayout.chunkSlots
+                    FloatKernels.scoreAll(kernel: options.kernel, &arguments, work: workBase)
+                }
             }
         }
     }
