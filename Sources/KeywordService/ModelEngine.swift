@@ -121,8 +121,11 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
             // The store applied `applying(add:remove:)` to the served overlay: that is an edit of the served list
             // in the keywords the change names.
             if fromServed, order.clean {
-                editedChanges.add(1, ordering: .relaxed)
-                return edit(order.edit(add: cleaned.add, remove: cleaned.remove), overlay: overlay, served: served)
+                let edit = order.edit(add: cleaned.add, remove: cleaned.remove)
+                if edit.removals.count + edit.insertions.count <= ModelEngine.largestEdit {
+                    editedChanges.add(1, ordering: .relaxed)
+                    return self.edit(edit, overlay: overlay, served: served)
+                }
             }
             return try install(overlay, order: &order)
         }
@@ -131,6 +134,11 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
     public func reloadKeywords() throws -> KeywordListSnapshot {
         try updates.withLock { order in try install(try store.loadOverlay(), order: &order) }
     }
+
+    /// Changes of more keywords than this are rebuilt rather than edited: each keyword inserted into or removed
+    /// from the middle moves the per-keyword arrays once, so a large edit costs more than a rebuild (which reuses
+    /// the encodings) beyond about this size at 50,000 keywords.
+    static let largestEdit = 1_000
 
     private func edit(_ edit: KeywordListEdit, overlay: KeywordOverlay, served: State) -> KeywordListSnapshot {
         guard !edit.isEmpty else {
