@@ -172,12 +172,16 @@ public struct LexicalMatcher: Sendable {
     /// Ids run from 0 to `keywordCount - 1` (some unused when ids are slots).
     public private(set) var keywordCount = 0
     private var texts = SequenceTable()
+    /// Keyword row sequences → the keywords with exactly those rows (so a key's postings count is how many
+    /// keywords share the rows); alternative row sequences that are no keyword's own rows → their keywords.
     private var rowSequences = SequenceTable()
+    private var alternativeRows = SequenceTable()
     private var varieties = SequenceTable()
     private var singleRows = ChunkedMap<Int32, [Int32]>(chunkCount: 1024)
     private var distinctRows = ChunkedArray<Int32>(filler: 0)
     private var textLength = ChunkedArray<Int32>(filler: 0)
-    private var rowSpecificity = ChunkedArray<Float>(filler: 0)
+    /// Each keyword's rows when they are valid (else empty), to find how many keywords share them.
+    private var keywordRows = ChunkedArray<[Int32]>(filler: [])
     /// Folded character bigram → keywords containing it; and each keyword's distinct bigram count.
     private var bigramKeywords = ChunkedMap<UInt64, [Int32]>(chunkCount: 1024)
     private var bigramCount = ChunkedArray<Int32>(filler: 0)
@@ -208,7 +212,7 @@ public struct LexicalMatcher: Sendable {
         guard capacity > keywordCount else { return }
         distinctRows.grow(to: capacity)
         textLength.grow(to: capacity)
-        rowSpecificity.grow(to: capacity)
+        keywordRows.grow(to: capacity)
         bigramCount.grow(to: capacity)
         keywordCount = capacity
     }
@@ -246,14 +250,14 @@ public struct LexicalMatcher: Sendable {
         // rows and no keyword spelled like the target gain it; every keyword with these rows gets less specific.
         if LexicalMatcher.validRows(rows) {
             if byRows[rows] == nil {
-                for owner in alternativeOwners.list(rows) { rowSequences.remove(LexicalMatcher.bits(rows), owner) }
+                for owner in alternativeOwners.list(rows) { alternativeRows.remove(LexicalMatcher.bits(rows), owner) }
             }
             for v in varietyTable.byTargetRows[rows] ?? [] where byText[varietyTable.entries[v].target.folded] == nil {
                 varieties.insert(varietyTable.entries[v].variety.folded, id)
             }
             byRows.append(id, to: rows)
             rowSequences.insert(LexicalMatcher.bits(rows), id)
-            updateSpecificity(rows)
+            keywordRows[Int(id)] = rows
         }
         // Its particle-free spellings and alternative rows, where no keyword has them as its own.
         for variant in LexicalMatcher.withoutParticle(folded) {
@@ -262,7 +266,7 @@ public struct LexicalMatcher: Sendable {
         }
         for alternative in keyword.alternativeRows where LexicalMatcher.validRows(alternative) {
             alternativeOwners.append(id, to: alternative)
-            if byRows[alternative] == nil { rowSequences.insert(LexicalMatcher.bits(alternative), id) }
+            if byRows[alternative] == nil { alternativeRows.insert(LexicalMatcher.bits(alternative), id) }
         }
         let distinct = LexicalMatcher.distinctRows(rows)
         for row in distinct { singleRows.append(id, to: row) }
@@ -284,7 +288,7 @@ public struct LexicalMatcher: Sendable {
         distinctRows[Int(id)] = 0
         for row in LexicalMatcher.distinctRows(rows) { singleRows.removeOne(id, from: row) }
         for alternative in keyword.alternativeRows.reversed() where LexicalMatcher.validRows(alternative) {
-            if byRows[alternative] == nil { rowSequences.remove(LexicalMatcher.bits(alternative), id) }
+            if byRows[alternative] == nil { alternativeRows.remove(LexicalMatcher.bits(alternative), id) }
             alternativeOwners.removeOne(id, from: alternative)
         }
         for variant in LexicalMatcher.withoutParticle(folded).reversed() {
@@ -292,15 +296,14 @@ public struct LexicalMatcher: Sendable {
             variantOwners.removeOne(id, from: variant)
         }
         if LexicalMatcher.validRows(rows) {
-            rowSpecificity[Int(id)] = 0
+            keywordRows[Int(id)] = []
             rowSequences.remove(LexicalMatcher.bits(rows), id)
             byRows.removeOne(id, from: rows)
-            updateSpecificity(rows)
             for v in varietyTable.byTargetRows[rows] ?? [] where byText[varietyTable.entries[v].target.folded] == nil {
                 varieties.remove(varietyTable.entries[v].variety.folded, id)
             }
             if byRows[rows] == nil {
-                for owner in alternativeOwners.list(rows) { rowSequences.insert(LexicalMatcher.bits(rows), owner) }
+                for owner in alternativeOwners.list(rows) { alternativeRows.insert(LexicalMatcher.bits(rows), owner) }
             }
         }
         texts.remove(folded, id)
@@ -316,10 +319,11 @@ public struct LexicalMatcher: Sendable {
         }
     }
 
-    /// Every keyword with these rows: 1 / (number of keywords with these rows).
-    private mutating func updateSpecificity(_ rows: [Int32]) {
-        let ids = byRows.list(rows)
-        for k in ids { rowSpecificity[Int(k)] = 1 / Float(ids.count) }
+    /// 1 / (number of keywords with the rows of keyword `k`); 0 when its rows are not valid.
+    private func specificity(_ k: Int) -> Float {
+        let rows = keywordRows[k]
+        guard !rows.isEmpty, let ids = byRows[rows] else { return 0 }
+        return 1 / Float(ids.count)
     }
 
     private static func bits(_ rows: [Int32]) -> [UInt32] { rows.map { UInt32(bitPattern: $0) } }
@@ -364,8 +368,9 @@ public struct LexicalMatcher: Sendable {
         var rowBuffer = name.rows
         rowBuffer.withUnsafeMutableBufferPointer { rows in
             rows.withMemoryRebound(to: UInt32.self) { bits in
-                scan(UnsafeBufferPointer(bits), rowSequences) { k, start, length in
-                    scratch.set(k, .rows, rowSpecificity[k])
+                scanRows(UnsafeBufferPointer(bits)) { k, start, length, shared in
+                    // A keyword's own rows: shared by the key's postings; alternative rows: looked up.
+                    scratch.set(k, .rows, shared > 0 ? 1 / Float(shared) : specificity(k))
                     scratch.rowSpan[2 * k] = Int32(start)
                     scratch.rowSpan[2 * k + 1] = Int32(start + length)
                 }
@@ -416,8 +421,10 @@ public struct LexicalMatcher: Sendable {
             if scratch.insideVariety[k] == 1 {
                 scratch.features[k * LexicalFeature.count + LexicalFeature.textInsideVariety.rawValue] = 1
             }
-            if hasRows && !hasText && rowSpecificity[k] < 1 {
-                scratch.features[k * LexicalFeature.count + LexicalFeature.sharedRowsOnly.rawValue] = 1 - rowSpecificity[k]
+            // With a row match, the rows feature holds the keyword's specificity.
+            let rowSpecificity = scratch.features[k * LexicalFeature.count + LexicalFeature.rows.rawValue]
+            if hasRows && !hasText && rowSpecificity < 1 {
+                scratch.features[k * LexicalFeature.count + LexicalFeature.sharedRowsOnly.rawValue] = 1 - rowSpecificity
             }
             guard hasText || hasRows else { continue }
             var covered = false
@@ -483,6 +490,31 @@ public struct LexicalMatcher: Sendable {
     private func strictlyCovers(_ spans: [Int32], _ outer: Int, _ inner: Int) -> Bool {
         let os = spans[2 * outer], oe = spans[2 * outer + 1], ins = spans[2 * inner], ine = spans[2 * inner + 1]
         return os <= ins && oe >= ine && (oe - os) > (ine - ins)
+    }
+
+    /// `scan` over both row tables in one pass, so matches come in the same (start, length) order as from one
+    /// table; `found` gets the key's postings count for a keyword's own rows, 0 for alternative rows.
+    @inline(__always)
+    private func scanRows(_ buffer: UnsafeBufferPointer<UInt32>, _ found: (Int, Int, Int, Int) -> Void) {
+        let n = buffer.count
+        let longest = max(rowSequences.maxLength, alternativeRows.maxLength)
+        guard longest > 0 else { return }
+        for start in 0..<n {
+            var hash = SequenceTable.offset
+            let limit = min(longest, n - start)
+            if limit < 1 { continue }
+            for length in 1...limit {
+                hash = SequenceTable.step(hash, buffer[start + length - 1])
+                if rowSequences.hasKeys(ofLength: length) {
+                    rowSequences.withPostingList(buffer, start: start, length: length, hash: hash) { list in
+                        for k in list { found(Int(k), start, length, list.count) }
+                    }
+                }
+                if alternativeRows.hasKeys(ofLength: length) {
+                    alternativeRows.withPostings(buffer, start: start, length: length, hash: hash) { found(Int($0), start, length, 0) }
+                }
+            }
+        }
     }
 
     @inline(__always)

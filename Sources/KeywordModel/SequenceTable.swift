@@ -94,6 +94,15 @@ struct SequenceTable: Sendable {
         }
     }
 
+    /// Calls `body` with the whole postings list of the key equal to `buffer[start..<start+length]`.
+    @inline(__always)
+    func withPostingList(_ buffer: UnsafeBufferPointer<UInt32>, start: Int, length: Int, hash: UInt64,
+                         _ body: (UnsafeBufferPointer<Int32>) -> Void) {
+        let box = chunks[Self.chunk(hash)].unsafelyUnwrapped
+        guard let k = box.value.find(buffer, start: start, length: length, hash: hash) else { return }
+        box.value.postings[k].withUnsafeBufferPointer(body)
+    }
+
     /// The postings of `key`, in insertion order (for tests).
     func postings(_ key: [UInt32]) -> [Int32] {
         var found: [Int32] = []

@@ -51,6 +51,8 @@ struct KeywordOrder {
         clean = addedSet.count == overlay.added.count && !overlay.removed.contains { addedSet.contains($0) }
     }
 
+    func isListed(_ keyword: String) -> Bool { keyOf[keyword] != nil }
+
     private mutating func nextKey() -> Int64 {
         defer { nextAdded += 1 }
         return Int64(baseCount) + nextAdded

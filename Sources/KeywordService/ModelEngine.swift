@@ -104,6 +104,12 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
 
     public func keywordList() -> KeywordListSnapshot { current().snapshot }
 
+    /// Which of `keywords` are in the current list, from the list's order (no scan of the list).
+    /// - Complexity: O(keywords).
+    public func listed(_ keywords: [String]) -> Set<String> {
+        updates.withLock { order in Set(keywords.filter { order.isListed($0) }) }
+    }
+
     /// Applies the change in the store (under its lock, checking `expectedVersion` there) and installs the
     /// result before returning, so the caller reads its own write.
     public func updateKeywords(_ change: KeywordChange) throws -> KeywordListSnapshot {

@@ -114,9 +114,17 @@ public protocol SuggestionEngine: Sendable {
     func updateKeywords(_ change: KeywordChange) throws -> KeywordListSnapshot
     /// Re-reads the keyword changes from the store (made by another process or replica).
     func reloadKeywords() throws -> KeywordListSnapshot
+    /// Which of `keywords` are in the current list.
+    func listed(_ keywords: [String]) -> Set<String>
 }
 
 extension SuggestionEngine {
+    /// Which of `keywords` are in the current list, by scanning it.
+    /// - Complexity: O(list).
+    public func listed(_ keywords: [String]) -> Set<String> {
+        Set(keywordList().keywords).intersection(keywords)
+    }
+
     /// Adds and removes keywords with no version check.
     public func updateKeywords(add: [String], remove: [String]) throws -> KeywordListSnapshot {
         try updateKeywords(KeywordChange(add: add, remove: remove))
