@@ -54,7 +54,7 @@ public final class ServiceRunner: Sendable {
 
         let metrics = ServerMetrics(shards: options.server.eventLoops)
         let api = KeywordAPI(configuration: options.api, state: state, metrics: metrics)
-        let server = try HTTPServer(configuration: options.server, responder: api, metrics: metrics)
+        let server = try HTTPServer(configuration: api.serverConfiguration(options.server), responder: api, metrics: metrics)
         for address in try server.start() { announce("listening on \(address)") }
 
         let loadFailure = LoadFailure()

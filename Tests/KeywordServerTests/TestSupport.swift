@@ -244,9 +244,12 @@ final class LiveServer {
 
     init(engine: (any SuggestionEngine)? = FakeEngine(), cors: [String] = [], token: String? = nil,
          _ change: (inout ServerConfiguration) -> Void = { _ in }) throws {
-        let configuration = makeConfiguration(change)
+        // The route caps as `serve` sets them; `change` may then lower the HTTP layer's ceiling again.
+        var configuration = makeConfiguration()
         let metrics = ServerMetrics(shards: configuration.eventLoops)
         api = makeAPI(engine: engine, cors: cors, token: token, metrics: metrics)
+        configuration = api.serverConfiguration(configuration)
+        change(&configuration)
         server = try HTTPServer(configuration: configuration, responder: api, metrics: metrics)
         try server.start()
     }

@@ -160,6 +160,7 @@ enum FeedbackDecoding {
             return nil
         }
         guard case .string(let raw) = value else { throw .badRequest(.invalidKeyword, "'\(field)' must be a string") }
+        try RequestDecoding.keywordLength(raw, field: field, limits: limits)
         let text = RequestDecoding.trimWhitespace(raw)
         if let problem = KeywordRules.problem(with: text, maxCodePoints: limits.maxKeywordCharacters) {
             throw .badRequest(.invalidKeyword, "'\(field)' \(problem)")
