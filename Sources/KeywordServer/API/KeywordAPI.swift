@@ -183,8 +183,17 @@ public final class KeywordAPI: HTTPResponder {
     }
 
     /// Routes and answers a request in-process, without sockets (for tests and tools).
+    /// A streamed body is collected whole (a failed one leaves the body empty and is answered 500).
     public func respond(to request: HTTPRequest) -> HTTPResponse {
         var response = match(request).handler(request)
+        if let stream = response.stream {
+            response.stream = nil
+            if let body = stream.collect() {
+                response.body = body
+            } else {
+                response = APIError(.internalServerError, .feedbackExportFailed, "the streamed answer failed").response
+            }
+        }
         decorate(&response, for: request)
         return response
     }

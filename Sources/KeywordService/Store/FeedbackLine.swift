@@ -44,6 +44,33 @@ struct FeedbackLine: Codable {
         return bytes
     }
 
+    /// The id of a line as `encode` writes it (`…,"id":123,…` with no white space), without decoding the rest; nil
+    /// for any other shape (the caller then decodes the line). Sound for every valid line: inside a JSON string a
+    /// quote is escaped, so the bytes `,"id":` or `{"id":` can only be the object's own key.
+    static func quickID(_ line: ArraySlice<UInt8>) -> Int64? {
+        let key = Array(#""id":"#.utf8)
+        var index = line.startIndex
+        while index + key.count < line.endIndex {
+            guard let quote = line[index...].firstIndex(of: 0x22) else { return nil }
+            if quote > line.startIndex, line[quote - 1] == UInt8(ascii: ",") || line[quote - 1] == UInt8(ascii: "{"),
+               line[quote...].starts(with: key) {
+                var value: Int64 = 0
+                var digits = 0
+                var position = quote + key.count
+                while position < line.endIndex, line[position] >= 0x30, line[position] <= 0x39, digits < 18 {
+                    value = value * 10 + Int64(line[position] - 0x30)
+                    digits += 1
+                    position += 1
+                }
+                guard digits > 0, position < line.endIndex,
+                      line[position] == UInt8(ascii: ",") || line[position] == UInt8(ascii: "}") else { return nil }
+                return value
+            }
+            index = quote + 1
+        }
+        return nil
+    }
+
     /// Decodes one line; the error says what is wrong (the caller adds file and line).
     static func decode(_ line: some Collection<UInt8>) throws(KeywordStoreError) -> FeedbackRecord {
         do {

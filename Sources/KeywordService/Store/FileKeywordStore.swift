@@ -111,31 +111,88 @@ public final class FileKeywordStore: KeywordStore {
         }
     }
 
+    /// Reads the file once, in blocks, and keeps at most about `limit` records: memory follows the page, not the
+    /// file. Lines whose id is at most `after` are skipped without decoding them (see `FeedbackLine.quickID`).
     public func feedback(after: Int64, limit: Int) throws(KeywordStoreError) -> [FeedbackRecord] {
-        let data: [UInt8]
-        do {
-            data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: feedbackPath)))
-        } catch {
-            if access(feedbackPath, F_OK) != 0 { return [] }
-            throw .failed("\(feedbackPath): cannot read: \(error.localizedDescription)")
-        }
+        let limit = max(0, limit)
         var records: [FeedbackRecord] = []
-        var start = 0
-        var line = 0
-        // A last line without its newline is a write cut short by a crash: never acknowledged, skipped.
-        while let end = data[start...].firstIndex(of: 0x0A) {
-            line += 1
-            defer { start = end + 1 }
+        try scanFeedback { (line, number) throws(KeywordStoreError) in
+            if let id = FeedbackLine.quickID(line), id <= after { return }
             let record: FeedbackRecord
             do {
-                record = try FeedbackLine.decode(data[start..<end])
+                record = try FeedbackLine.decode(line)
             } catch {
-                throw .failed("\(feedbackPath):\(line): \(error)")
+                throw .failed("\(feedbackPath):\(number): \(error)")
             }
-            if record.id > after { records.append(record) }
+            guard record.id > after else { return }
+            records.append(record)
+            // Imported records may stand out of id order: keep the smallest ids seen so far.
+            if records.count >= limit + 4096 {
+                records.sort { $0.id < $1.id }
+                records.removeLast(records.count - limit)
+            }
         }
         records.sort { $0.id < $1.id }
-        return Array(records.prefix(max(0, limit)))
+        return Array(records.prefix(limit))
+    }
+
+    public func lastFeedbackID(after: Int64, limit: Int?) throws(KeywordStoreError) -> Int64? {
+        var ids: [Int64] = []
+        var largest: Int64?
+        try scanFeedback { (line, number) throws(KeywordStoreError) in
+            let id: Int64
+            if let quick = FeedbackLine.quickID(line) {
+                id = quick
+            } else {
+                do {
+                    id = try FeedbackLine.decode(line).id
+                } catch {
+                    throw .failed("\(feedbackPath):\(number): \(error)")
+                }
+            }
+            guard id > after else { return }
+            largest = max(largest ?? id, id)
+            guard let limit else { return }
+            ids.append(id)
+            if ids.count >= limit + 4096 {
+                ids.sort()
+                ids.removeLast(ids.count - limit)
+            }
+        }
+        guard let limit else { return largest }
+        ids.sort()
+        return ids.prefix(max(1, limit)).last
+    }
+
+    /// Calls `body` with each complete line of the feedback file (without its newline) and its 1-based number,
+    /// reading 1 MiB at a time. A last line without its newline is a write cut short by a crash: never
+    /// acknowledged, skipped. A missing file has no lines.
+    private func scanFeedback(_ body: (ArraySlice<UInt8>, Int) throws(KeywordStoreError) -> Void) throws(KeywordStoreError) {
+        let fd = open(feedbackPath, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            if errno == ENOENT { return }
+            throw Self.failure("open", feedbackPath)
+        }
+        defer { Glibc.close(fd) }
+        var buffer: [UInt8] = []
+        var block = [UInt8](repeating: 0, count: 1 << 20)
+        var number = 0
+        while true {
+            let count = block.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw Self.failure("read", feedbackPath)
+            }
+            if count == 0 { return }
+            buffer.append(contentsOf: block[0..<count])
+            var start = 0
+            while let end = buffer[start...].firstIndex(of: 0x0A) {
+                number += 1
+                try body(buffer[start..<end], number)
+                start = end + 1
+            }
+            buffer.removeFirst(start)
+        }
     }
 
     // MARK: Watching

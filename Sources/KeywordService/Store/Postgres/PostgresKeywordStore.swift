@@ -187,6 +187,20 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
         }
     }
 
+    public func lastFeedbackID(after: Int64, limit: Int?) throws(KeywordStoreError) -> Int64? {
+        try transaction { connection in
+            let rows: [[String?]]
+            if let limit {
+                rows = try connection.exec("""
+                    SELECT max(id) FROM (SELECT id FROM kwsuggest_feedback WHERE id > $1 ORDER BY id LIMIT $2) AS page
+                    """, [String(after), String(max(1, limit))])
+            } else {
+                rows = try connection.exec("SELECT max(id) FROM kwsuggest_feedback WHERE id > $1", [String(after)])
+            }
+            return rows.first?.first.flatMap { $0 }.flatMap { Int64($0) }
+        }
+    }
+
     public func feedback(after: Int64, limit: Int) throws(KeywordStoreError) -> [FeedbackRecord] {
         try transaction { connection in
             let rows = try connection.exec("""
