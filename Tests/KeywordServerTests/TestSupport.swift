@@ -214,6 +214,25 @@ struct ParsedResponse {
             .flatMap { $0["error"] as? [String: Any] }?["code"] as? String
     }
 
+    /// A complete chunked body at the front of `bytes` (RFC 9112 §7.1, no trailers): the body and the bytes it used.
+    static func dechunk(_ bytes: ArraySlice<UInt8>) -> ([UInt8], Int)? {
+        var body: [UInt8] = []
+        var index = bytes.startIndex
+        while true {
+            guard let lf = bytes[index...].firstIndex(of: 10) else { return nil }
+            let sizeText = String(decoding: bytes[index..<lf], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            guard let size = Int(sizeText, radix: 16) else { return nil }
+            index = lf + 1
+            if size == 0 {
+                guard bytes.endIndex - index >= 2 else { return nil }
+                return (body, index + 2 - bytes.startIndex)
+            }
+            guard bytes.endIndex - index >= size + 2 else { return nil }
+            body += bytes[index..<(index + size)]
+            index += size + 2
+        }
+    }
+
     /// Takes one response off the front of `buffer` if it is complete. HEAD responses must use `takeHead`.
     static func take(from buffer: inout [UInt8], bodyless: Bool = false) -> ParsedResponse? {
         let separator: [UInt8] = [13, 10, 13, 10]
@@ -227,6 +246,12 @@ struct ParsedResponse {
         let headers = lines.map { line -> (String, String) in
             let parts = line.split(separator: ":", maxSplits: 1)
             return (String(parts[0]), parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : "")
+        }
+        let chunked = headers.contains { $0.0.lowercased() == "transfer-encoding" && $0.1.lowercased() == "chunked" }
+        if chunked && !bodyless {
+            guard let (body, consumed) = dechunk(buffer[(end + 4)...]) else { return nil }
+            buffer.removeFirst(end + 4 + consumed)
+            return ParsedResponse(status: status, headers: headers, body: String(decoding: body, as: UTF8.self))
         }
         let length = bodyless ? 0 : (headers.first { $0.0.lowercased() == "content-length" }.flatMap { Int($0.1) } ?? 0)
         guard buffer.count >= end + 4 + length else { return nil }
