@@ -188,6 +188,21 @@ final class RawClient {
         return recv(fd, &byte, 1, 0) == 0
     }
 
+    /// Reads one interim (1xx) response head such as `100 Continue`, leaving what follows; "" on close/timeout.
+    func readInterim() -> String {
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            if buffer.count >= 4, let end = (0...(buffer.count - 4)).first(where: { Array(buffer[$0..<($0 + 4)]) == [13, 10, 13, 10] }) {
+                let head = String(decoding: buffer[0..<(end + 4)], as: UTF8.self)
+                buffer.removeFirst(end + 4)
+                return head
+            }
+            let count = recv(fd, &chunk, chunk.count, 0)
+            if count <= 0 { return "" }
+            buffer.append(contentsOf: chunk[0..<count])
+        }
+    }
+
     /// Reads exactly one response (status line, headers, Content-Length body). nil on close/timeout.
     func readResponse() -> ParsedResponse? {
         var chunk = [UInt8](repeating: 0, count: 65536)
