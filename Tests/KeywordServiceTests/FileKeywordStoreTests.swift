@@ -25,6 +25,7 @@ final class FileKeywordStoreTests: XCTestCase {
     func testFeedbackIsIdempotentByClientID() throws { try contract.feedbackIsIdempotentByClientID() }
     func testConcurrentFeedbackLosesNothing() throws { try contract.concurrentFeedbackLosesNothing() }
     func testImportKeepsIDs() throws { try contract.importKeepsIDs() }
+    func testFeedbackPagesAndLastID() throws { try contract.feedbackPagesAndLastID() }
 
     func testFilesLiveBesideTheOverlay() throws {
         let store = FileKeywordStore(overlayPath: overlayPath)
