@@ -1,7 +1,7 @@
 import Foundation
 @testable import HTTPCore
 @testable import KeywordServer
-import KeywordService
+@testable import KeywordService
 import Synchronization
 import XCTest
 
@@ -192,7 +192,25 @@ final class StreamingServerTests: XCTestCase {
         let directory = NSTemporaryDirectory() + "export-stream-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let store = FileKeywordStore(overlayPath: directory + "/keywords.overlay.json")
+        try checkLiveExport(FileKeywordStore(overlayPath: directory + "/keywords.overlay.json"))
+    }
+
+    /// The same from PostgreSQL (tools/test.sh provides one; skipped without it).
+    func testLiveExportStreamsEveryRecordFromPostgres() throws {
+        guard let url = ProcessInfo.processInfo.environment["KWSUGGEST_TEST_POSTGRES_URL"], !url.isEmpty else {
+            throw XCTSkip("needs PostgreSQL: run tools/test.sh, or tools/postgres/throwaway.sh run swift test")
+        }
+        let connection = try PostgresConnection(conninfo: url, pq: LibPQ.load())
+        for table in ["kwsuggest_schema_migrations", "kwsuggest_keyword_head", "kwsuggest_keyword_changes",
+                      "kwsuggest_keywords", "kwsuggest_feedback"] {
+            try connection.exec("DROP TABLE IF EXISTS \(table) CASCADE")
+        }
+        let store = try PostgresKeywordStore(url: url)
+        defer { store.close() }
+        try checkLiveExport(store)
+    }
+
+    private func checkLiveExport(_ store: any KeywordStore) throws {
         let total = Handlers.exportPageRecords * 2 + 500
         _ = try store.appendFeedback((1...total).map {
             FeedbackItem(name: "名前 \($0)", keyword: "にんじん", action: $0 % 10 == 0 ? .reject : .accept)
