@@ -339,9 +339,10 @@ final class EventLoop: @unchecked Sendable {
     }
 
     /// Holds enough of the body budget for the body being read: its declared length, or for a chunked body the
-    /// bytes buffered so far. Bodies up to `budgetedBodyBytes` hold none. False when the budget is spent.
+    /// bytes held for it so far. Bodies up to `budgetedBodyBytes` hold none. False when the budget is spent.
     private func reserveBody(for connection: HTTPConnection) -> Bool {
-        let needed = connection.parser.declaredBodyLength ?? connection.unparsedBytes
+        // A chunked body is held twice while it arrives: raw in the buffer and decoded in the parser.
+        let needed = connection.parser.declaredBodyLength ?? (connection.unparsedBytes + connection.parser.chunkBody.count)
         guard needed > core.configuration.budgetedBodyBytes, needed > connection.reservedBodyBytes else { return true }
         // Chunked bodies grow: take at least 1 MiB more at a time, so the budget is not touched on every read.
         let more = connection.parser.declaredBodyLength == nil
