@@ -26,6 +26,8 @@ public final class FileKeywordStore: KeywordStore {
 
     private let overlayFile: KeywordOverlayStore
     private let index = Locked(FeedbackIndex())
+    /// Where earlier scans of the feedback file got to (see `scanFeedback`).
+    private let checkpoints = Locked<[ScanCheckpoint]>([])
     private let stopped = Atomic<Bool>(false)
     private let watching = Atomic<Bool>(false)
     /// How often the watcher compares the overlay file's identity, size and modification time.
@@ -116,7 +118,7 @@ public final class FileKeywordStore: KeywordStore {
     public func feedback(after: Int64, limit: Int) throws(KeywordStoreError) -> [FeedbackRecord] {
         let limit = max(0, limit)
         var records: [FeedbackRecord] = []
-        try scanFeedback { (line, number) throws(KeywordStoreError) in
+        try scanFeedback(after: after) { (line, number) throws(KeywordStoreError) in
             if let id = FeedbackLine.quickID(line), id <= after { return }
             let record: FeedbackRecord
             do {
@@ -139,7 +141,7 @@ public final class FileKeywordStore: KeywordStore {
     public func lastFeedbackID(after: Int64, limit: Int?) throws(KeywordStoreError) -> Int64? {
         var ids: [Int64] = []
         var largest: Int64?
-        try scanFeedback { (line, number) throws(KeywordStoreError) in
+        try scanFeedback(after: after) { (line, number) throws(KeywordStoreError) in
             let id: Int64
             if let quick = FeedbackLine.quickID(line) {
                 id = quick
@@ -167,16 +169,33 @@ public final class FileKeywordStore: KeywordStore {
     /// Calls `body` with each complete line of the feedback file (without its newline) and its 1-based number,
     /// reading 1 MiB at a time. A last line without its newline is a write cut short by a crash: never
     /// acknowledged, skipped. A missing file has no lines.
-    private func scanFeedback(_ body: (ArraySlice<UInt8>, Int) throws(KeywordStoreError) -> Void) throws(KeywordStoreError) {
+    ///
+    /// With `after`, lines that cannot hold an id above it may be skipped: each scan notes, at the end of every
+    /// block, the largest id in the file up to there (`ScanCheckpoint`), and a later scan starts at the furthest
+    /// point whose prefix holds no id above `after`. The file is only ever appended to, so a prefix never changes
+    /// while the file (device and inode) is the same; paging through an export thus reads the file about once.
+    private func scanFeedback(after: Int64? = nil,
+                              _ body: (ArraySlice<UInt8>, Int) throws(KeywordStoreError) -> Void) throws(KeywordStoreError) {
         let fd = open(feedbackPath, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             if errno == ENOENT { return }
             throw Self.failure("open", feedbackPath)
         }
         defer { Glibc.close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw Self.failure("fstat", feedbackPath) }
+        let file = (UInt64(info.st_dev), UInt64(info.st_ino))
+        var start = ScanCheckpoint(device: file.0, inode: file.1, offset: 0, lines: 0, largestID: 0)
+        if let after {
+            start = checkpoints.withLock { points in
+                // A file cut shorter than a checkpoint is not the file it was taken in.
+                points.last { $0.device == file.0 && $0.inode == file.1 && $0.largestID <= after && $0.offset <= Int(info.st_size) }
+            } ?? start
+            if start.offset > 0, lseek(fd, off_t(start.offset), SEEK_SET) < 0 { throw Self.failure("lseek", feedbackPath) }
+        }
         var buffer: [UInt8] = []
         var block = [UInt8](repeating: 0, count: 1 << 20)
-        var number = 0
+        var position = start
         while true {
             let count = block.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if count < 0 {
@@ -185,13 +204,28 @@ public final class FileKeywordStore: KeywordStore {
             }
             if count == 0 { return }
             buffer.append(contentsOf: block[0..<count])
-            var start = 0
-            while let end = buffer[start...].firstIndex(of: 0x0A) {
-                number += 1
-                try body(buffer[start..<end], number)
-                start = end + 1
+            var lineStart = 0
+            while let end = buffer[lineStart...].firstIndex(of: 0x0A) {
+                position.lines += 1
+                let line = buffer[lineStart..<end]
+                try body(line, position.lines)
+                let id = FeedbackLine.quickID(line) ?? (try? FeedbackLine.decode(line))?.id ?? Int64.max
+                position.largestID = max(position.largestID, id)
+                lineStart = end + 1
             }
-            buffer.removeFirst(start)
+            position.offset += lineStart
+            buffer.removeFirst(lineStart)
+            note(position)
+        }
+    }
+
+    /// Keeps the checkpoints of one file, in file order, at most 4096 of them (4 GiB of feedback at 1 MiB apart).
+    private func note(_ point: ScanCheckpoint) {
+        checkpoints.withLock { points in
+            if let last = points.last, last.device != point.device || last.inode != point.inode { points.removeAll() }
+            guard points.last.map({ $0.offset < point.offset }) ?? true else { return }
+            points.append(point)
+            if points.count > 4096 { points.removeFirst(points.count - 4096) }
         }
     }
 
@@ -284,6 +318,17 @@ public final class FileKeywordStore: KeywordStore {
         let code = errno
         return .failed("\(path): \(call) failed: \(String(cString: strerror(code))) (errno \(code))")
     }
+}
+
+
+/// A place in the feedback file a scan reached: the byte offset just after a line, the lines before it, and the
+/// largest id among them.
+struct ScanCheckpoint: Sendable {
+    var device: UInt64
+    var inode: UInt64
+    var offset: Int
+    var lines: Int
+    var largestID: Int64
 }
 
 /// What the feedback file holds, kept between appends: re-read only from where the last scan stopped.
