@@ -364,8 +364,9 @@ public struct RequestParser {
         return .success(.length(0))
     }
 
-    func tooLargeBody() -> HTTPParseError {
-        HTTPParseError(status: .contentTooLarge, code: .bodyTooLarge,
-                       message: "the request body exceeds \(bodyLimit) bytes")
+    func tooLargeBody() -> HTTPParseError { Self.bodyTooLarge(limit: bodyLimit) }
+
+    static func bodyTooLarge(limit: Int) -> HTTPParseError {
+        HTTPParseError(status: .contentTooLarge, code: .bodyTooLarge, message: "the request body exceeds \(limit) bytes")
     }
 }

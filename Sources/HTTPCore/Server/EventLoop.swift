@@ -384,9 +384,7 @@ final class EventLoop: @unchecked Sendable {
             refusal = core.responder.admit(request)
             // It arrived whole, so its body was held only to `HTTPLimits.maxBodyBytes`: the route's limit now.
             if refusal == nil, let limit = core.responder.bodyLimit(for: request), request.body.count > limit {
-                var parser = RequestParser(limits: core.configuration.limits)
-                _ = parser.limitBody(to: limit)
-                refusal = core.responder.respond(to: parser.tooLargeBody())
+                refusal = core.responder.respond(to: RequestParser.bodyTooLarge(limit: limit))
             }
         }
         if let refusal {

@@ -129,19 +129,20 @@ public final class KeywordAPI: HTTPResponder {
     /// `Expect: 100-continue` gets 401 instead of `100 Continue`, and no unauthorised body is read.
     /// The handler checks again, for requests answered in-process through `respond(to:)`.
     public func admit(_ head: HTTPRequest) -> HTTPResponse? {
+        if guardedRoutes.contains("\(head.method.rawValue) \(head.path)") {
+            do throws(APIError) {
+                try RequestDecoding.authorize(head, token: configuration.adminToken)
+            } catch {
+                return error.response
+            }
+        }
         // A body longer than its route takes is refused before it is read (the HTTP layer holds chunked bodies to
         // `bodyLimit(for:)`); this answer names the route's cap.
         let cap = bodyCap(head.method, head.path)
         if let declared = head.headers["Content-Length"].flatMap({ Int(Substring($0).trimmingSpaces()) }), declared > cap {
             return Self.bodyTooLarge(head.method, head.path, cap: cap).response
         }
-        guard guardedRoutes.contains("\(head.method.rawValue) \(head.path)") else { return nil }
-        do throws(APIError) {
-            try RequestDecoding.authorize(head, token: configuration.adminToken)
-            return nil
-        } catch {
-            return error.response
-        }
+        return nil
     }
 
     public func bodyLimit(for head: HTTPRequest) -> Int? { bodyCap(head.method, head.path) }

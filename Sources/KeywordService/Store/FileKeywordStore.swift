@@ -320,7 +320,6 @@ public final class FileKeywordStore: KeywordStore {
     }
 }
 
-
 /// A place in the feedback file a scan reached: the byte offset just after a line, the lines before it, and the
 /// largest id among them.
 struct ScanCheckpoint: Sendable {
