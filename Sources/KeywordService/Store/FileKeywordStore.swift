@@ -118,20 +118,23 @@ public final class FileKeywordStore: KeywordStore {
     public func feedback(after: Int64, limit: Int) throws(KeywordStoreError) -> [FeedbackRecord] {
         let limit = max(0, limit)
         var records: [FeedbackRecord] = []
+        // Once `limit` records are kept, a line with a larger id than all of them cannot be in the page.
+        var cutoff = Int64.max
         try scanFeedback(after: after) { (line, number) throws(KeywordStoreError) in
-            if let id = FeedbackLine.quickID(line), id <= after { return }
+            if let id = FeedbackLine.quickID(line), id <= after || id > cutoff { return }
             let record: FeedbackRecord
             do {
                 record = try FeedbackLine.decode(line)
             } catch {
                 throw .failed("\(feedbackPath):\(number): \(error)")
             }
-            guard record.id > after else { return }
+            guard record.id > after, record.id <= cutoff else { return }
             records.append(record)
             // Imported records may stand out of id order: keep the smallest ids seen so far.
-            if records.count >= limit + 4096 {
+            if records.count >= 2 * limit + 64 {
                 records.sort { $0.id < $1.id }
                 records.removeLast(records.count - limit)
+                cutoff = records.last?.id ?? cutoff
             }
         }
         records.sort { $0.id < $1.id }
