@@ -56,7 +56,7 @@ enum OpenAPIDocument {
         "responses": {
           "200": {"description": "Suggestions", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SuggestResponse"}}}},
           "400": {"$ref": "#/components/responses/Error"},
-          "414": {"description": "The request target is longer than the server's limit (16 KiB by default, above what a 1000-code-point name needs percent-encoded; RFC 9112 §3)", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+          "414": {"description": "The request target is longer than the server's limit (16 KiB by default, above the 12950 bytes the longest query this schema allows takes with every code point percent-encoded; RFC 9112 §3)", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
           "431": {"$ref": "#/components/responses/Error"}, "500": {"$ref": "#/components/responses/Error"},
           "503": {"$ref": "#/components/responses/Error"}
         }
