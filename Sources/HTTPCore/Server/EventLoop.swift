@@ -594,6 +594,7 @@ final class EventLoop: @unchecked Sendable {
     /// refused when full or draining): rendered by the responder, decorated like every other response (CORS,
     /// cache headers), with a request id, logged and counted, then the connection closes once it is sent.
     private func answerAndClose(_ connection: HTTPConnection, _ error: HTTPParseError, route: String, seconds: Double) {
+        releaseBody(of: connection)  // the body will not be read further
         var response = core.responder.respond(to: error)
         core.responder.decorate(&response, for: nil)
         let requestID = core.makeRequestID()
