@@ -1,5 +1,6 @@
 // The store for replicas: keyword changes and feedback in PostgreSQL, changes announced with LISTEN/NOTIFY.
 import Foundation
+import Locking
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -24,9 +25,10 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
 
     private let conninfo: String
     private let pq: LibPQ
-    /// Guards `connection`, the one connection used for reads and writes.
-    private let lock = NSLock()
-    private var connection: PostgresConnection?
+    /// The one connection used for reads and writes (nil after a failure until the next transaction connects).
+    /// A transaction holds the lock for its whole run, blocking libpq calls included: a libpq connection runs
+    /// one transaction at a time, so the other callers wait their turn (in the kernel, as on any pthread mutex).
+    private let sharedConnection: Locked<PostgresConnection?>
     private let available = Atomic<Bool>(false)
     private let stopped = Atomic<Bool>(false)
     private let watching = Atomic<Bool>(false)
@@ -46,7 +48,7 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
         } catch {
             throw .failed("\(displayName): cannot migrate the schema: \(error)")
         }
-        self.connection = connection
+        sharedConnection = Locked(connection)
         available.store(true, ordering: .relaxed)
     }
 
@@ -224,28 +226,34 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
     /// Runs `body` in a transaction on the shared connection, connecting first when needed. A connection found
     /// dead at BEGIN (the server restarted since) is replaced once, since nothing was sent yet.
     private func transaction<T>(_ body: (PostgresConnection) throws -> T) throws(KeywordStoreError) -> T {
-        lock.lock()
-        defer { lock.unlock() }
+        try sharedConnection.withLock { (slot: inout PostgresConnection?) throws(KeywordStoreError) -> T in
+            try transaction(on: &slot, body)
+        }
+    }
+
+    /// `transaction` with the connection slot held.
+    private func transaction<T>(on slot: inout PostgresConnection?,
+                                _ body: (PostgresConnection) throws -> T) throws(KeywordStoreError) -> T {
         var attempt = 0
         while true {
             attempt += 1
             let connection: PostgresConnection
-            if let existing = self.connection, existing.isConnected {
+            if let existing = slot, existing.isConnected {
                 connection = existing
             } else {
-                self.connection = nil
+                slot = nil
                 do {
                     connection = try PostgresConnection(conninfo: conninfo, pq: pq)
                 } catch {
                     available.store(false, ordering: .relaxed)
                     throw .unavailable("\(displayName): \(error)")
                 }
-                self.connection = connection
+                slot = connection
             }
             do {
                 try connection.exec("BEGIN")
             } catch {
-                self.connection = nil
+                slot = nil
                 if attempt < 2, case .connection = error { continue }
                 available.store(false, ordering: .relaxed)
                 throw .unavailable("\(displayName): \(error)")
@@ -259,7 +267,7 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
                 _ = try? connection.exec("ROLLBACK")
                 throw error
             } catch PostgresError.connection(let message) {
-                self.connection = nil
+                slot = nil
                 available.store(false, ordering: .relaxed)
                 throw .unavailable("\(displayName): \(message)")
             } catch {
