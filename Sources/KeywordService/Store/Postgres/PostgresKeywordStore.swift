@@ -1,6 +1,7 @@
 // The store for replicas: keyword changes and feedback in PostgreSQL, changes announced with LISTEN/NOTIFY.
 import Foundation
 import Locking
+import StrictJSON
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -203,7 +204,7 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
                 }
                 var shown: [String] = []
                 if let text = row[6] {
-                    guard let decoded = try? JSONDecoder().decode([String].self, from: Data(text.utf8)) else {
+                    guard let decoded = try? JSONDecoding.decode([String].self, from: Array(text.utf8)) else {
                         throw .failed("\(displayName): kwsuggest_feedback row \(id) has a 'shown' column that is not a JSON array of strings")
                     }
                     shown = decoded
@@ -216,9 +217,11 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
     }
 
     private static func jsonArray(_ strings: [String]) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
-        return (try? encoder.encode(strings)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
+        var json = JSONWriter()
+        json.array { json in
+            for string in strings { json.string(string) }
+        }
+        return String(decoding: json.bytes, as: UTF8.self)
     }
 
     // MARK: Transactions
