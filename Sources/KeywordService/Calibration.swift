@@ -206,12 +206,8 @@ public struct ModelCalibration: Codable, Sendable, Equatable {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ModelDirectoryError(path: path, message: "cannot read the calibration")
         }
-        let calibration: ModelCalibration
-        do {
-            calibration = try JSONDecoder().decode(ModelCalibration.self, from: data)
-        } catch {
-            throw ModelDirectoryError(path: path, message: "not a calibration file (\(error))")
-        }
+        let calibration = try ModelDirectoryError.decode(ModelCalibration.self, from: [UInt8](data), path: path,
+                                                         what: "a calibration file")
         func fail(_ message: String) -> ModelDirectoryError { ModelDirectoryError(path: path, message: message) }
         guard calibration.format == formatName else { throw fail("format is '\(calibration.format)', expected '\(formatName)'") }
         guard supportedVersions.contains(calibration.formatVersion) else {

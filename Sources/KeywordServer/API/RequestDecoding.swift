@@ -171,7 +171,8 @@ enum RequestDecoding {
 
     static func k(_ value: JSONValue?, limits: APILimits) throws(APIError) -> Int {
         guard let value, value != .null else { return limits.defaultK }
-        guard case .number(let number) = value, number == number.rounded(), abs(number) < 1e9 else {
+        guard case .number(let literal) = value, case let number = literal.value, number == number.rounded(),
+              abs(number) < 1e9 else {
             throw .badRequest(.invalidK, "'k' must be an integer from 1 to \(limits.maxK)")
         }
         return try k(Int(number), limits: limits)
@@ -236,9 +237,8 @@ enum RequestDecoding {
         var parsed: Int?
         if let exact = Int(text) {
             parsed = exact
-        } else if let number = number(text), case .number(let double) = number, double == double.rounded(),
-                  abs(double) < 9_007_199_254_740_992 {
-            parsed = Int(double)
+        } else if let number = number(text), case .number(let literal) = number, let integer = literal.integer(as: Int.self) {
+            parsed = integer
         }
         guard let parsed, range.contains(parsed) else { throw .badRequest(code, message) }
         return parsed
