@@ -95,7 +95,9 @@ public enum TrainingJob {
         let devData = try plan.dev.map { try LabelledData.load(path: $0) }
         // The base is read, not served: its files are copied and re-checksummed into the new directory, so
         // one edited on purpose (a new keyword list, say) is fine.
-        let components = try ModelDirectory.load(path: plan.base, requireEncoder: false, verify: false)
+        var components = try ModelDirectory.load(path: plan.base, requireEncoder: false, verify: false)
+        // Training and the evidence scale see brand rows as any other variety row; their own scale comes after.
+        components.manifest?.brandEvidenceScale = nil
         let options = plan.options
         let config = ModelConfig(inputDimension: components.vectors.dimension, hiddenDimension: plan.hidden,
                                  sharedEncoder: plan.sharedEncoder)
@@ -122,6 +124,17 @@ public enum TrainingJob {
             lastDev = run.evaluate(weights, on: devData, scoring: scoring)
             log("chose evidence ×\(evidenceScale) (best dev mean of MRR and primary MRR), folded into the saved weights")
         }
+        var brandScale: Float = 1
+        if let devData {
+            brandScale = run.chooseBrandEvidenceScale(weights, on: devData) { scale, metrics in
+                log("brand evidence \(scale): dev Acc@1 \(format(metrics.accuracyAt1))  Acc@5 \(format(metrics.accuracyAt5))  MRR \(format(metrics.mrr))  primary MRR \(format(metrics.primaryMRR))")
+            }
+            lastDev = run.evaluate(weights, on: devData, scoring: scoring, brandScale: brandScale)
+            log("chose brand evidence \(brandScale) (best dev mean of MRR and primary MRR)")
+        }
+        var manifest = components.manifest ?? ModelManifest(modelVersion: "")
+        manifest.brandEvidenceScale = Double(brandScale)
+        components.manifest = manifest
         let weightsDigest = SHA256.hex(Array(Checkpoint.valuesData(weights)))
         var calibration: ModelCalibration?
         if !held.isEmpty {
@@ -134,7 +147,6 @@ public enum TrainingJob {
         }
 
         let seconds = Date().timeIntervalSince(started)
-        var manifest = components.manifest ?? ModelManifest(modelVersion: "")
         manifest.formatVersion = 1
         let digest = SHA256.hex(bytes)
         manifest.trainingData = plan.data.map(fileName).joined(separator: " + ")

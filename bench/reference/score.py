@@ -21,7 +21,8 @@ not re-implemented. It re-implements the scoring of Sources/KeywordIndex + Sourc
               rows, and its text without an interior の also matches by text, unless either is another
               keyword's own rows or text
   brands      one-token brand names of varieties.tsv (source `brand`) whose row is none of their
-              keyword's rows read as unknown (row -1) in names
+              keyword's rows read as unknown (row -1) in names; a match through a brand row gives the
+              variety feature the value `brand_evidence_scale` of manifest.json (1 when absent)
   hubness     off by default in ScoringOptions, so not applied
 
 Then compares its top-5 (ties: lower keyword index first) with `kwsuggest suggest --json -k 5` and
@@ -279,7 +280,7 @@ def without_particle(folded):
 
 
 class Matcher:
-    def __init__(self, keywords, varieties):
+    def __init__(self, keywords, varieties, variety_weights=None):
         self.count = len(keywords)
         self.texts, self.row_seqs, self.single, self.bigrams = {}, {}, {}, {}
         by_text, by_rows = {}, {}
@@ -319,13 +320,17 @@ class Matcher:
             for k in ids:
                 self.specificity[k] = 1.0 / len(ids)
         self.varieties = {}
-        for variety, target in varieties:
+        self.variety_weight = {}  # (folded variety, keyword) -> the variety feature's value (the largest)
+        weights = variety_weights or [1.0] * len(varieties)
+        for (variety, target), weight in zip(varieties, weights):
             # The keywords spelled like the target; only when there are none, those with the target's rows.
             targets = list(by_text.get(target["folded"], []))
             if not targets and target["rows"] and all(r >= 0 for r in target["rows"]):
                 targets = list(by_rows.get(target["rows"], []))
             for k in targets:
                 self.varieties.setdefault(variety["folded"], []).append(k)
+                key = (variety["folded"], k)
+                self.variety_weight[key] = max(self.variety_weight.get(key, 0.0), weight)
         self.max_text = max((len(key) for key in self.texts), default=0)
         self.max_rows = max((len(key) for key in self.row_seqs), default=0)
         self.max_variety = max((len(key) for key in self.varieties), default=0)
@@ -352,7 +357,7 @@ class Matcher:
 
         variety_spans = []  # (start, end, keyword) of every variety match, as LexicalScratch.varietySpans
         for k, start, length in self.scan(folded, self.varieties, self.max_variety):
-            put(k, F["variety"], 1.0)
+            put(k, F["variety"], np.float32(self.variety_weight[(folded[start:start + length], k)]))
             variety_spans.append((start, start + length, k))
 
         def inside_other_variety(k, start, end):
@@ -425,7 +430,11 @@ class Scorer:
         texts = analyze(binary, model, [p[0] for p in pairs] + [p[1] for p in pairs], keyword=True)
         varieties = list(zip(texts[: len(pairs)], texts[len(pairs):]))
         self.unknown = unknown_in_names([v for v, p in zip(varieties, pairs) if p[2] == "brand"])
-        self.matcher = Matcher(analyzed, varieties)
+        manifest_path = os.path.join(model, "manifest.json")
+        manifest = json.load(open(manifest_path, encoding="utf-8")) if os.path.exists(manifest_path) else {}
+        brand_scale = float(manifest.get("brand_evidence_scale") or 1.0)
+        weights = [brand_scale if p[2] == "brand" else 1.0 for p in pairs]
+        self.matcher = Matcher(analyzed, varieties, weights)
         self.means, self.directions = keyword_matrices(keyword_enc, self.vectors, analyzed)
 
     def scores(self, name):
