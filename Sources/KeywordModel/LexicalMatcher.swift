@@ -1,6 +1,7 @@
 // Exact-match evidence between a product name and every keyword, computed from the keyword's text alone.
 
-/// The exact-match features the scorer weighs next to the learned cosine. All are in [0, 1].
+/// The exact-match features the scorer weighs next to the learned cosine. All are in [0, 1] except `variety`
+/// through a brand row, which is the model's brand evidence scale.
 public enum LexicalFeature: Int, CaseIterable, Sendable {
     /// The keyword's token rows occur contiguously in the name's rows (so 人参 / にんじん / ニンジン match),
     /// divided by the number of keywords in the list with the same row sequence (chiVe maps many rare words
@@ -10,7 +11,8 @@ public enum LexicalFeature: Int, CaseIterable, Sendable {
     case text
     /// Matched (rows or text) and not strictly inside a longer matched keyword (新玉ねぎ beats 玉ねぎ).
     case maximal
-    /// A variety or brand name from the varieties table occurs in the name and maps to this keyword.
+    /// A variety or brand name from the varieties table occurs in the name and maps to this keyword: 1, or the
+    /// model's brand evidence scale (≥ 1) when the name is a brand or product line.
     case variety
     /// Share of the keyword's distinct rows that occur anywhere in the name.
     case overlap
@@ -71,9 +73,13 @@ public enum LexicalFeature: Int, CaseIterable, Sendable {
 public struct VarietyEntry: Sendable {
     public var variety: LexicalText
     public var target: LexicalText
-    public init(variety: LexicalText, target: LexicalText) {
+    /// The value of the `variety` feature when this entry matches: 1, or the model's brand evidence scale for a
+    /// brand or product-line row (see `ModelComponents.varietyEntries`).
+    public var weight: Float
+    public init(variety: LexicalText, target: LexicalText, weight: Float = 1) {
         self.variety = variety
         self.target = target
+        self.weight = weight
     }
 }
 
@@ -150,7 +156,8 @@ public struct LexicalMatcher: Sendable {
     public let keywordCount: Int
     private let texts: SequenceTable
     private let rowSequences: SequenceTable
-    private let varieties: SequenceTable
+    /// Variety names → keywords, one table per entry weight (ordinary rows, brand rows), with that weight.
+    private let varieties: [(weight: Float, table: SequenceTable)]
     private let singleRows: [Int32: [Int32]]
     private let distinctRows: [Int32]
     private let textLength: [Int32]
@@ -199,7 +206,7 @@ public struct LexicalMatcher: Sendable {
                 textEntries.append((variant, Int32(k)))
             }
         }
-        var varietyEntries: [([UInt32], Int32)] = []
+        var varietyEntries: [Float: [([UInt32], Int32)]] = [:]
         for entry in varieties {
             // The keywords spelled like the target; only when there are none, those with the target's rows
             // (a list that writes 玉ねぎ for the target たまねぎ). Rows alone would also reach every keyword chiVe
@@ -208,7 +215,7 @@ public struct LexicalMatcher: Sendable {
             if targets.isEmpty, !entry.target.rows.isEmpty, entry.target.rows.allSatisfy({ $0 >= 0 }) {
                 targets = byRows[entry.target.rows] ?? []
             }
-            for k in targets { varietyEntries.append((entry.variety.folded, k)) }
+            for k in targets { varietyEntries[entry.weight, default: []].append((entry.variety.folded, k)) }
         }
         var specificity = [Float](repeating: 0, count: keywords.count)
         for (_, ids) in byRows { for k in ids { specificity[Int(k)] = 1 / Float(ids.count) } }
@@ -229,7 +236,7 @@ public struct LexicalMatcher: Sendable {
         bigramCount = bigramCounts
         texts = SequenceTable(textEntries)
         rowSequences = SequenceTable(rowEntries)
-        self.varieties = SequenceTable(varietyEntries)
+        self.varieties = varietyEntries.keys.sorted().map { ($0, SequenceTable(varietyEntries[$0] ?? [])) }
         singleRows = single
         distinctRows = distinct
         textLength = keywords.map { Int32($0.folded.count) }
@@ -241,10 +248,12 @@ public struct LexicalMatcher: Sendable {
         precondition(scratch.keywordCount == keywordCount, "scratch was made for another keyword list")
         scratch.clear()
         name.folded.withUnsafeBufferPointer { folded in
-            scan(folded, varieties) { k, start, length in
-                scratch.set(k, .variety, 1)
-                scratch.varietySpans.append(Int32(start)); scratch.varietySpans.append(Int32(start + length))
-                scratch.varietySpans.append(Int32(k))
+            for (weight, table) in varieties {
+                scan(folded, table) { k, start, length in
+                    scratch.set(k, .variety, weight)
+                    scratch.varietySpans.append(Int32(start)); scratch.varietySpans.append(Int32(start + length))
+                    scratch.varietySpans.append(Int32(k))
+                }
             }
             scan(folded, texts) { k, start, length in
                 let inside = LexicalMatcher.insideOtherVariety(scratch.varietySpans, k, start, start + length)

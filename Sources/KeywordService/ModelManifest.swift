@@ -45,6 +45,9 @@ public struct ModelManifest: Codable, Sendable, Equatable {
     public var trainingSeconds: Double?
     /// The dev-chosen evidence multiplier already folded into the encoder's feature weights.
     public var evidenceScale: Double?
+    /// The dev-chosen value of the variety evidence for brand and product-line rows of `varieties.tsv` (1 for
+    /// other rows, and for all rows while training); absent means 1.
+    public var brandEvidenceScale: Double?
     public var hidden: Int?
     public var sharedEncoder: Bool?
     public var command: String?
@@ -62,6 +65,7 @@ public struct ModelManifest: Codable, Sendable, Equatable {
         case seed, epochs
         case trainingSeconds = "training_seconds"
         case evidenceScale = "evidence_scale"
+        case brandEvidenceScale = "brand_evidence_scale"
         case hidden
         case sharedEncoder = "shared_encoder"
         case command
