@@ -143,7 +143,7 @@ public final class ServiceRunner: Sendable {
     }
 
     /// One JSON line on stderr for a lifecycle event.
-    static func event(_ fields: KeyValuePairs<String, String>) {
+    public static func event(_ fields: KeyValuePairs<String, String>) {
         var json = JSONWriter()
         json.object { json in
             for (key, value) in fields { json.field(key, string: value) }

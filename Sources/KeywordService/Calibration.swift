@@ -171,6 +171,16 @@ public struct ModelCalibration: Codable, Sendable, Equatable {
         }.min { $0.threshold < $1.threshold }?.threshold
     }
 
+    /// Why `auto_accept` stays false at `precision`: no point of the curve reaches it by this file's rule.
+    /// nil when a threshold exists.
+    public func unreachedPrecisionWarning(_ precision: Double) -> String? {
+        guard threshold(forPrecision: precision) == nil else { return nil }
+        let rule = self.rule
+        let best = curve.map { rule == .pointEstimate ? $0.precision : ($0.precisionLower95 ?? 0) }.max() ?? 0
+        return "no auto-accept threshold reaches top-1 precision \(precision) on the calibration curve (best "
+            + String(format: "%.3f", best) + "); auto_accept stays false. A lower --auto-accept-precision enables it."
+    }
+
     /// The one-sided 95 % Wilson score lower bound of a proportion: `correct` of `count`. 0 for no names.
     /// - Complexity: O(1).
     public static func wilsonLower95(correct: Int, count: Int) -> Double {

@@ -81,6 +81,12 @@ final class CalibrationTests: XCTestCase {
         XCTAssertEqual(fitted(.wilsonLower95).threshold(forPrecision: 0.97), 0.99)
         XCTAssertEqual(fitted(.wilsonLower95).thresholds["0.98"], 0.99)
         XCTAssertNil(fitted(.wilsonLower95).threshold(forPrecision: 0.99))
+        // serve warns exactly when auto-accept can never be true, naming the best bound the curve has.
+        XCTAssertNil(fitted(.wilsonLower95).unreachedPrecisionWarning(0.98))
+        let warning = fitted(.wilsonLower95).unreachedPrecisionWarning(0.99)
+        XCTAssertTrue(warning?.contains("precision 0.99") == true && warning?.contains("best 0.989") == true,
+                      warning ?? "no warning")
+        XCTAssertNil(fitted(.pointEstimate).unreachedPrecisionWarning(0.99))
     }
 
     func testECEAndBrierOnAKnownExample() {

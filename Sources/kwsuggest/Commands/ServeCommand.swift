@@ -15,8 +15,12 @@ struct ServeCommand: Command {
 
     /// The engine `serve` uses: the trained model of the model directory, with the store's keyword changes applied.
     static let engineFactory: EngineFactory = { directory, store, verify, precision in
-        try ModelEngine(components: ModelDirectory.load(path: directory, verify: verify), store: store,
-                        autoAcceptPrecision: precision)
+        let engine = try ModelEngine(components: ModelDirectory.load(path: directory, verify: verify), store: store,
+                                     autoAcceptPrecision: precision)
+        if engine.autoAcceptThreshold == nil, let warning = engine.components.calibration?.unreachedPrecisionWarning(precision) {
+            ServiceRunner.event(["event": "warning", "message": warning])
+        }
+        return engine
     }
 
     static let host = Option<String>("--host", value: "host", help: "Address to bind; '::' for IPv4+IPv6.",
