@@ -18,17 +18,19 @@ let package = Package(
     ],
     dependencies: [],
     targets: [
+        // The strict JSON reader and writer every file and request format goes through: a leaf.
+        .target(name: "StrictJSON", swiftSettings: settings),
         // The model path, as the data flows: text and vectors feed the service; the model (encoder, exact-match
-        // evidence, trainer) is a leaf that the keyword index builds on; the service wires them together.
+        // evidence, trainer), which needs only the JSON reader for encoder.json, is what the keyword index builds
+        // on; the service wires them together.
         .target(name: "KeywordText", swiftSettings: settings),
         .target(name: "KeywordVectors", swiftSettings: settings),
-        .target(name: "KeywordModel", swiftSettings: settings),
+        .target(name: "KeywordModel", dependencies: ["StrictJSON"], swiftSettings: settings),
         .target(name: "CKernels"),
         .target(name: "CDigest"),
         // The one lock type every layer shares (why: see Locked.swift).
         .target(name: "Locking", swiftSettings: settings),
         .target(name: "KeywordIndex", dependencies: ["KeywordModel", "CKernels", "Locking"], swiftSettings: settings),
-        .target(name: "StrictJSON", swiftSettings: settings),
         // libpq's few functions, resolved with dlopen only when a PostgreSQL store is used.
         .target(name: "CPostgres"),
         .target(

@@ -16,7 +16,7 @@ sources=(
   Sources/HTTPCore/HTTP/HTTPTypes.swift Sources/HTTPCore/HTTP/RequestParser.swift
   Sources/HTTPCore/HTTP/ChunkedBody.swift Sources/HTTPCore/HTTP/HTTPGrammar.swift
   Sources/HTTPCore/HTTP/ServerConfiguration.swift Sources/HTTPCore/HTTP/Responder.swift
-  Sources/HTTPCore/HTTP/ErrorCode.swift Sources/HTTPCore/Socket/Syscalls.swift
+  Sources/HTTPCore/HTTP/ErrorCode.swift Sources/HTTPCore/HTTP/ResponseStream.swift Sources/HTTPCore/Socket/Syscalls.swift
   Sources/KeywordServer/API/RequestDecoding.swift Sources/KeywordServer/API/APIError.swift
   Sources/KeywordServer/API/APIErrorCode.swift Sources/KeywordService/KeywordRules.swift
 )

@@ -1,6 +1,7 @@
 // Exact-match evidence between a product name and every keyword, computed from the keyword's text alone.
 
-/// The exact-match features the scorer weighs next to the learned cosine. All are in [0, 1].
+/// The exact-match features the scorer weighs next to the learned cosine. All are in [0, 1] except `variety`
+/// through a brand row, which is the model's brand evidence scale.
 public enum LexicalFeature: Int, CaseIterable, Sendable {
     /// The keyword's token rows occur contiguously in the name's rows (so 人参 / にんじん / ニンジン match),
     /// divided by the number of keywords in the list with the same row sequence (chiVe maps many rare words
@@ -10,7 +11,8 @@ public enum LexicalFeature: Int, CaseIterable, Sendable {
     case text
     /// Matched (rows or text) and not strictly inside a longer matched keyword (新玉ねぎ beats 玉ねぎ).
     case maximal
-    /// A variety or brand name from the varieties table occurs in the name and maps to this keyword.
+    /// A variety or brand name from the varieties table occurs in the name and maps to this keyword: 1, or the
+    /// model's brand evidence scale (≥ 1) when the name is a brand or product line.
     case variety
     /// Share of the keyword's distinct rows that occur anywhere in the name.
     case overlap
@@ -71,9 +73,13 @@ public enum LexicalFeature: Int, CaseIterable, Sendable {
 public struct VarietyEntry: Sendable {
     public var variety: LexicalText
     public var target: LexicalText
-    public init(variety: LexicalText, target: LexicalText) {
+    /// The value of the `variety` feature when this entry matches: 1, or the model's brand evidence scale for a
+    /// brand or product-line row (see `ModelComponents.varietyEntries`).
+    public var weight: Float
+    public init(variety: LexicalText, target: LexicalText, weight: Float = 1) {
         self.variety = variety
         self.target = target
+        self.weight = weight
     }
 }
 
@@ -147,9 +153,15 @@ final class VarietyTable: Sendable {
     let entries: [VarietyEntry]
     let byTargetText: [[UInt32]: [Int]]
     let byTargetRows: [[Int32]: [Int]]
+    /// The entries' distinct weights, ascending; `table[v]` is the index of entry v's weight among them.
+    let weights: [Float]
+    let table: [Int]
 
     init(_ entries: [VarietyEntry]) {
         self.entries = entries
+        let weights = Set(entries.map(\.weight)).sorted()
+        self.weights = weights
+        table = entries.map { entry in weights.firstIndex(of: entry.weight) ?? 0 }
         var byText: [[UInt32]: [Int]] = [:], byRows: [[Int32]: [Int]] = [:]
         for (v, entry) in entries.enumerated() {
             byText[entry.target.folded, default: []].append(v)
@@ -176,7 +188,8 @@ public struct LexicalMatcher: Sendable {
     /// keywords share the rows); alternative row sequences that are no keyword's own rows → their keywords.
     private var rowSequences = SequenceTable()
     private var alternativeRows = SequenceTable()
-    private var varieties = SequenceTable()
+    /// Variety names → keywords, one table per entry weight (ordinary rows, brand rows; see `VarietyTable`).
+    private var varieties: [SequenceTable]
     private var singleRows = ChunkedMap<Int32, [Int32]>(chunkCount: 1024)
     private var distinctRows = ChunkedArray<Int32>(filler: 0)
     private var textLength = ChunkedArray<Int32>(filler: 0)
@@ -196,6 +209,7 @@ public struct LexicalMatcher: Sendable {
     /// An empty matcher for `capacity` ids.
     public init(capacity: Int = 0, varieties: [VarietyEntry] = []) {
         varietyTable = VarietyTable(varieties)
+        self.varieties = [SequenceTable](repeating: SequenceTable(), count: varietyTable.weights.count)
         reserve(capacity)
     }
 
@@ -241,8 +255,8 @@ public struct LexicalMatcher: Sendable {
         }
         for v in varietyTable.byTargetText[folded] ?? [] {
             let entry = varietyTable.entries[v]
-            if firstSpelled { for k in targets(entry) { varieties.remove(entry.variety.folded, k) } }
-            varieties.insert(entry.variety.folded, id)
+            if firstSpelled { for k in targets(entry) { varieties[varietyTable.table[v]].remove(entry.variety.folded, k) } }
+            varieties[varietyTable.table[v]].insert(entry.variety.folded, id)
         }
         byText.append(id, to: folded)
         texts.insert(folded, id)
@@ -253,7 +267,7 @@ public struct LexicalMatcher: Sendable {
                 for owner in alternativeOwners.list(rows) { alternativeRows.remove(LexicalMatcher.bits(rows), owner) }
             }
             for v in varietyTable.byTargetRows[rows] ?? [] where byText[varietyTable.entries[v].target.folded] == nil {
-                varieties.insert(varietyTable.entries[v].variety.folded, id)
+                varieties[varietyTable.table[v]].insert(varietyTable.entries[v].variety.folded, id)
             }
             byRows.append(id, to: rows)
             rowSequences.insert(LexicalMatcher.bits(rows), id)
@@ -300,7 +314,7 @@ public struct LexicalMatcher: Sendable {
             rowSequences.remove(LexicalMatcher.bits(rows), id)
             byRows.removeOne(id, from: rows)
             for v in varietyTable.byTargetRows[rows] ?? [] where byText[varietyTable.entries[v].target.folded] == nil {
-                varieties.remove(varietyTable.entries[v].variety.folded, id)
+                varieties[varietyTable.table[v]].remove(varietyTable.entries[v].variety.folded, id)
             }
             if byRows[rows] == nil {
                 for owner in alternativeOwners.list(rows) { alternativeRows.insert(LexicalMatcher.bits(rows), owner) }
@@ -311,8 +325,8 @@ public struct LexicalMatcher: Sendable {
         let lastSpelled = byText[folded] == nil
         for v in varietyTable.byTargetText[folded] ?? [] {
             let entry = varietyTable.entries[v]
-            varieties.remove(entry.variety.folded, id)
-            if lastSpelled { for k in targets(entry) { varieties.insert(entry.variety.folded, k) } }
+            varieties[varietyTable.table[v]].remove(entry.variety.folded, id)
+            if lastSpelled { for k in targets(entry) { varieties[varietyTable.table[v]].insert(entry.variety.folded, k) } }
         }
         if lastSpelled {
             for owner in variantOwners.list(folded) { texts.insert(folded, owner) }
@@ -347,10 +361,12 @@ public struct LexicalMatcher: Sendable {
         precondition(scratch.keywordCount == keywordCount, "scratch was made for another keyword list")
         scratch.clear()
         name.folded.withUnsafeBufferPointer { folded in
-            scan(folded, varieties) { k, start, length in
-                scratch.set(k, .variety, 1)
-                scratch.varietySpans.append(Int32(start)); scratch.varietySpans.append(Int32(start + length))
-                scratch.varietySpans.append(Int32(k))
+            for (weight, table) in zip(varietyTable.weights, varieties) {
+                scan(folded, table) { k, start, length in
+                    scratch.set(k, .variety, weight)
+                    scratch.varietySpans.append(Int32(start)); scratch.varietySpans.append(Int32(start + length))
+                    scratch.varietySpans.append(Int32(k))
+                }
             }
             scan(folded, texts) { k, start, length in
                 let inside = LexicalMatcher.insideOtherVariety(scratch.varietySpans, k, start, start + length)

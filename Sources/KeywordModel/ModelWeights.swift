@@ -1,5 +1,6 @@
 // All trainable parameters in one flat vector, their initialisation, and the checkpoint files.
 import Foundation
+import StrictJSON
 
 /// The model's parameters: a config and one flat Float64 vector laid out by `ParameterLayout`.
 public struct ModelWeights: Sendable, Equatable {
@@ -100,9 +101,10 @@ public enum Checkpoint {
         }
         let header: Header
         do {
-            header = try JSONDecoder().decode(Header.self, from: json)
+            header = try JSONDecoding.decode(Header.self, from: [UInt8](json))
         } catch {
-            throw CheckpointError(description: "\(headerPath): not an encoder header (\(error))")
+            let line = error.line(in: json).map { ":\($0)" } ?? ""
+            throw CheckpointError(description: "\(headerPath)\(line): not an encoder header: \(error)")
         }
         guard header.format == formatVersion else {
             throw CheckpointError(description: "\(headerPath): format \(header.format) is not supported (expected \(formatVersion))")

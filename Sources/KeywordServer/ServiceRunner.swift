@@ -54,7 +54,7 @@ public final class ServiceRunner: Sendable {
 
         let metrics = ServerMetrics(shards: options.server.eventLoops)
         let api = KeywordAPI(configuration: options.api, state: state, metrics: metrics)
-        let server = try HTTPServer(configuration: options.server, responder: api, metrics: metrics)
+        let server = try HTTPServer(configuration: api.serverConfiguration(options.server), responder: api, metrics: metrics)
         for address in try server.start() { announce("listening on \(address)") }
 
         let loadFailure = LoadFailure()
@@ -143,7 +143,7 @@ public final class ServiceRunner: Sendable {
     }
 
     /// One JSON line on stderr for a lifecycle event.
-    static func event(_ fields: KeyValuePairs<String, String>) {
+    public static func event(_ fields: KeyValuePairs<String, String>) {
         var json = JSONWriter()
         json.object { json in
             for (key, value) in fields { json.field(key, string: value) }

@@ -13,19 +13,23 @@ public struct ModelComponents: Sendable {
     public var keywords: [String]
     /// Variety / brand name → keyword.
     public var varieties: [(variety: String, keyword: String)]
+    /// The source column of each `varieties` row (empty when unknown); rows of source `brand` are brand names and
+    /// product lines.
+    public var varietySources: [String]
     public var manifest: ModelManifest?
     /// The confidence calibrator fitted for `weights` (calibration.json); nil when the directory has none.
     public var calibration: ModelCalibration?
 
     public init(directory: String, analyzer: any TextAnalyzer, vectors: InputVectors, weights: ModelWeights?,
-                keywords: [String], varieties: [(variety: String, keyword: String)], manifest: ModelManifest?,
-                calibration: ModelCalibration? = nil) {
+                keywords: [String], varieties: [(variety: String, keyword: String)], varietySources: [String] = [],
+                manifest: ModelManifest?, calibration: ModelCalibration? = nil) {
         self.directory = directory
         self.analyzer = analyzer
         self.vectors = vectors
         self.weights = weights
         self.keywords = keywords
         self.varieties = varieties
+        self.varietySources = varietySources
         self.manifest = manifest
         self.calibration = calibration
     }
@@ -55,11 +59,18 @@ public struct ModelComponents: Sendable {
         return keywords.map { known[$0] ?? KeywordEntry(keyword: $0, text: analyzer.analyzeKeyword($0).lexical) }
     }
 
-    /// The varieties table prepared for matching (variety text folded; target analysed as a keyword).
-    public func varietyEntries() -> [VarietyEntry] {
-        varieties.map { entry in
-            VarietyEntry(variety: analyzer.analyzeKeyword(entry.variety).lexical,
-                         target: analyzer.analyzeKeyword(entry.keyword).lexical)
+    /// The value of the variety evidence for a brand or product-line row: the manifest's dev-chosen brand
+    /// evidence scale, 1 for a model without one.
+    public var brandEvidenceScale: Float { Float(manifest?.brandEvidenceScale ?? 1) }
+
+    /// The varieties table prepared for matching (variety text folded; target analysed as a keyword). Brand rows
+    /// give the variety feature `brandScale` (the model's own by default; training uses 1).
+    public func varietyEntries(brandScale: Float? = nil) -> [VarietyEntry] {
+        let brand = brandScale ?? brandEvidenceScale
+        return varieties.enumerated().map { i, entry in
+            let isBrand = i < varietySources.count && varietySources[i] == "brand"
+            return VarietyEntry(variety: analyzer.analyzeKeyword(entry.variety).lexical,
+                                target: analyzer.analyzeKeyword(entry.keyword).lexical, weight: isBrand ? brand : 1)
         }
     }
 

@@ -110,7 +110,8 @@ public enum ModelDirectory {
                                                     encoderSHA256: SHA256.hex(Checkpoint.valuesData(weights)))
         }
         return ModelComponents(directory: directory, analyzer: analyzer, vectors: vectors,
-                               weights: weights, keywords: keywords, varieties: varieties, manifest: manifest,
+                               weights: weights, keywords: keywords, varieties: varieties,
+                               varietySources: varietyRows.map(\.source), manifest: manifest,
                                calibration: calibration)
     }
 }

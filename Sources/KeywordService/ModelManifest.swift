@@ -1,7 +1,9 @@
 // manifest.json: what a model directory holds, where it came from, and how good it was.
 import Foundation
+import StrictJSON
 
-/// The model directory's manifest. Unknown fields are ignored when reading.
+/// The model directory's manifest. Unknown fields are ignored when reading; a repeated key, trailing data or a
+/// field of the wrong type is an error naming the file, and the line and byte when it is not valid JSON.
 public struct ModelManifest: Codable, Sendable, Equatable {
     public struct Metrics: Codable, Sendable, Equatable {
         public var n: Int
@@ -43,6 +45,9 @@ public struct ModelManifest: Codable, Sendable, Equatable {
     public var trainingSeconds: Double?
     /// The dev-chosen evidence multiplier already folded into the encoder's feature weights.
     public var evidenceScale: Double?
+    /// The dev-chosen value of the variety evidence for brand and product-line rows of `varieties.tsv` (1 for
+    /// other rows, and for all rows while training); absent means 1.
+    public var brandEvidenceScale: Double?
     public var hidden: Int?
     public var sharedEncoder: Bool?
     public var command: String?
@@ -60,6 +65,7 @@ public struct ModelManifest: Codable, Sendable, Equatable {
         case seed, epochs
         case trainingSeconds = "training_seconds"
         case evidenceScale = "evidence_scale"
+        case brandEvidenceScale = "brand_evidence_scale"
         case hidden
         case sharedEncoder = "shared_encoder"
         case command
@@ -78,11 +84,7 @@ public struct ModelManifest: Codable, Sendable, Equatable {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ModelDirectoryError(path: path, message: "cannot read the manifest")
         }
-        do {
-            return try JSONDecoder().decode(ModelManifest.self, from: data)
-        } catch {
-            throw ModelDirectoryError(path: path, message: "not a model manifest (\(error))")
-        }
+        return try ModelDirectoryError.decode(ModelManifest.self, from: [UInt8](data), path: path, what: "a model manifest")
     }
 
     public func save(path: String) throws {
@@ -107,5 +109,15 @@ public struct ModelDirectoryError: Error, CustomStringConvertible, Equatable {
     public var description: String {
         if let line { return "\(path):\(line): \(message)" }
         return "\(path): \(message)"
+    }
+
+    /// Decodes a whole JSON file with the strict reader; a failure names `path`, with the line and byte offset
+    /// when the text is not valid JSON (a repeated key, trailing data) and the field when a value is wrong.
+    static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8], path: String, what: String) throws -> T {
+        do {
+            return try JSONDecoding.decode(type, from: bytes)
+        } catch {
+            throw ModelDirectoryError(path: path, line: error.line(in: bytes), message: "not \(what): \(error)")
+        }
     }
 }

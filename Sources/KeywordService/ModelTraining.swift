@@ -29,7 +29,7 @@ public struct ModelTraining {
     public func examples(_ data: [LabelledName], universe: [String]) -> (keywords: [LexicalText], examples: [TrainingExample]) {
         let position = Dictionary(universe.enumerated().map { ($1, $0) }, uniquingKeysWith: { a, _ in a })
         let keywords = universe.map { base.analyzer.analyzeKeyword($0).lexical }
-        let matcher = LexicalMatcher(keywords: keywords, varieties: base.varietyEntries())
+        let matcher = LexicalMatcher(keywords: keywords, varieties: base.varietyEntries(brandScale: 1))
         var scratch = LexicalScratch(keywordCount: keywords.count)
         var examples: [TrainingExample] = []
         for item in data {
@@ -54,7 +54,7 @@ public struct ModelTraining {
         let (keywords, examples) = self.examples(data, universe: universe)
         let trainer = Trainer(vectors: base.vectors, keywords: keywords, examples: examples, options: options)
         let entries = zip(universe, keywords).map { KeywordEntry(keyword: $0, text: $1) }
-        let varieties = base.varietyEntries()
+        let varieties = base.varietyEntries(brandScale: 1)
         let vectors = base.vectors, count = options.hardNegatives, threads = options.threads
         let attention = options.attention
         let prepared = trainer.examples
@@ -90,6 +90,24 @@ public struct ModelTraining {
         return (scaled, best.scale)
     }
 
+    /// Chooses the value of the variety evidence for brand and product-line rows (from `candidates`) with the best
+    /// dev mean of MRR and primary MRR, for weights whose evidence scale is already chosen. Training sees few
+    /// packaged goods, so brand rows rarely fire there and their weight is the one the variety rows of fruit and
+    /// vegetables earn; a brand names what a product is, where a flavour beside it (いちご in a yoghurt's name)
+    /// only describes it, and dev, which holds packaged goods, says how much more that is worth.
+    public func chooseBrandEvidenceScale(_ weights: ModelWeights, on dev: [LabelledName],
+                                         candidates: [Float] = [1, 1.5, 2, 2.5, 3, 4],
+                                         report: (Float, EvaluationMetrics) -> Void = { _, _ in }) -> Float {
+        var best: (scale: Float, mrr: Double) = (1, -1)
+        for scale in candidates {
+            let metrics = evaluate(weights, on: dev, scoring: ScoringOptions(attention: options.attention), brandScale: scale)
+            report(scale, metrics)
+            let objective = (metrics.mrr + metrics.primaryMRR) / 2
+            if objective > best.mrr + 1e-9 { best = (scale, objective) }
+        }
+        return best.scale
+    }
+
     /// The `count` best-scoring non-positive keywords of each example under `index` (the Float32 scorer).
     static func mine(_ index: KeywordIndex, _ examples: [TrainingExample], count: Int, threads: Int) -> [[Int]] {
         let shards = max(1, threads)
@@ -108,13 +126,15 @@ public struct ModelTraining {
 
     /// Dev metrics of `weights` ranked against `keywords` (the model's list by default), scored with
     /// `ModelTraining.kernel` whatever `scoring.kernel` says.
+    /// Brand rows of the varieties table give the variety evidence `brandScale` (1 while training).
     public func evaluate(_ weights: ModelWeights, on data: [LabelledName], keywords: [String]? = nil,
-                         scoring: ScoringOptions = ScoringOptions()) -> EvaluationMetrics {
+                         scoring: ScoringOptions = ScoringOptions(), brandScale: Float = 1) -> EvaluationMetrics {
         var scoring = scoring
         scoring.kernel = ModelTraining.kernel
         var components = base
         components.weights = weights
-        guard let index = try? components.makeIndex(keywords: keywords ?? base.keywords, options: scoring) else {
+        guard let index = try? components.makeIndex(keywords: keywords ?? base.keywords, options: scoring,
+                                                    varieties: components.varietyEntries(brandScale: brandScale)) else {
             return EvaluationMetrics()
         }
         let rankings = Evaluator.rankings(data, index: index, analyzer: base.analyzer, threads: options.threads)

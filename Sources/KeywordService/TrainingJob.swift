@@ -95,7 +95,9 @@ public enum TrainingJob {
         let devData = try plan.dev.map { try LabelledData.load(path: $0) }
         // The base is read, not served: its files are copied and re-checksummed into the new directory, so
         // one edited on purpose (a new keyword list, say) is fine.
-        let components = try ModelDirectory.load(path: plan.base, requireEncoder: false, verify: false)
+        var components = try ModelDirectory.load(path: plan.base, requireEncoder: false, verify: false)
+        // Training and the evidence scale see brand rows as any other variety row; their own scale comes after.
+        components.manifest?.brandEvidenceScale = nil
         let options = plan.options
         let config = ModelConfig(inputDimension: components.vectors.dimension, hiddenDimension: plan.hidden,
                                  sharedEncoder: plan.sharedEncoder)
@@ -122,18 +124,29 @@ public enum TrainingJob {
             lastDev = run.evaluate(weights, on: devData, scoring: scoring)
             log("chose evidence ×\(evidenceScale) (best dev mean of MRR and primary MRR), folded into the saved weights")
         }
+        var brandScale: Float = 1
+        if let devData {
+            brandScale = run.chooseBrandEvidenceScale(weights, on: devData) { scale, metrics in
+                log("brand evidence \(scale): dev Acc@1 \(format(metrics.accuracyAt1))  Acc@5 \(format(metrics.accuracyAt5))  MRR \(format(metrics.mrr))  primary MRR \(format(metrics.primaryMRR))")
+            }
+            lastDev = run.evaluate(weights, on: devData, scoring: scoring, brandScale: brandScale)
+            log("chose brand evidence \(brandScale) (best dev mean of MRR and primary MRR)")
+        }
+        var manifest = components.manifest ?? ModelManifest(modelVersion: "")
+        manifest.brandEvidenceScale = Double(brandScale)
+        components.manifest = manifest
         let weightsDigest = SHA256.hex(Array(Checkpoint.valuesData(weights)))
         var calibration: ModelCalibration?
         if !held.isEmpty {
             var trained = components
             trained.weights = weights
             calibration = try fitCalibration(trained, on: held, encoderSHA256: weightsDigest, threads: options.threads,
-                                             description: "calibration split of \(plan.data.map(fileName).joined(separator: " + ")) (\(plan.calibration.description)), held out of encoder training")
+                                             description: calibrationDescription(files: plan.data.map(fileName).joined(separator: " + "),
+                                                                                 split: plan.calibration))
             if let calibration { log(summary(calibration)) }
         }
 
         let seconds = Date().timeIntervalSince(started)
-        var manifest = components.manifest ?? ModelManifest(modelVersion: "")
         manifest.formatVersion = 1
         let digest = SHA256.hex(bytes)
         manifest.trainingData = plan.data.map(fileName).joined(separator: " + ")
@@ -170,25 +183,32 @@ public enum TrainingJob {
     }
 
     /// Refits the calibration of an existing model directory on held-out labelled files, rewriting
-    /// `calibration.json` and the manifest (whose model version changes with it).
-    public static func recalibrate(directory: String, data paths: [String], threads: Int = 2,
-                                   log: (String) -> Void) throws -> ModelManifest {
+    /// `calibration.json` and the manifest (whose model version changes with it). With `split`, only the
+    /// files' calibration split is used: the names `train` held out of encoder training with that split.
+    public static func recalibrate(directory: String, data paths: [String], split: CalibrationSplit? = nil,
+                                   threads: Int = 2, log: (String) -> Void) throws -> ModelManifest {
         let components = try ModelDirectory.load(path: directory)
         guard let weights = components.weights else {
             throw ModelDirectoryError(path: directory, message: "no trained encoder to calibrate")
         }
         var data: [LabelledName] = []
         for path in paths { data += try LabelledData.load(path: path) }
+        let files = paths.map(fileName).joined(separator: " + ")
+        var description = files + " (held out of encoder training)"
+        if let split {
+            data = split.split(data).calibration
+            description = calibrationDescription(files: files, split: split)
+        }
         let digest = SHA256.hex(Array(Checkpoint.valuesData(weights)))
         let calibration = try fitCalibration(components, on: data, encoderSHA256: digest, threads: threads,
-                                             description: paths.map(fileName).joined(separator: " + ") + " (held out of encoder training)")
+                                             description: description)
         log(summary(calibration))
         var manifest = components.manifest ?? ModelManifest(modelVersion: "kwsuggest-unversioned")
         let current = manifest.modelVersion
         let base = current.range(of: "-c", options: .backwards).map { range in
             current[range.upperBound...].count == 8 ? String(current[..<range.lowerBound]) : current
         } ?? current
-        manifest.setCalibration(calibration, fraction: nil, baseVersion: base)
+        manifest.setCalibration(calibration, fraction: split?.fraction, baseVersion: base)
         let file = (directory as NSString).appendingPathComponent(ModelCalibration.fileName)
         try calibration.save(path: file)
         manifest.fileSHA256 = try ModelDirectory.checksums(directory: directory)
@@ -197,13 +217,18 @@ public enum TrainingJob {
         return manifest
     }
 
+    /// What the calibration names are, as `calibration.json` and the manifest record it.
+    static func calibrationDescription(files: String, split: CalibrationSplit) -> String {
+        "calibration split of \(files) (\(split.description)), held out of encoder training"
+    }
+
     static func summary(_ calibration: ModelCalibration) -> String {
         let fit = calibration.fittedOn
         let thresholds = ModelCalibration.reportedPrecisions.map { precision -> String in
             let point = calibration.threshold(forPrecision: precision).flatMap { t in calibration.curve.first { $0.threshold == t } }
             return "\(Int(precision * 100))% → " + (point.map { "\(format($0.threshold)) (coverage \(format($0.coverage)))" } ?? "none")
         }
-        return "calibration: \(fit.names) names, \(fit.suggestions) suggestions, Acc@1 \(format(fit.accuracyAt1)); thresholds " + thresholds.joined(separator: ", ")
+        return "calibration: \(fit.names) names, \(fit.suggestions) suggestions, Acc@1 \(format(fit.accuracyAt1)); thresholds (\(calibration.rule.rawValue)) " + thresholds.joined(separator: ", ")
     }
 
     static func fileName(_ path: String) -> String { (path as NSString).lastPathComponent }

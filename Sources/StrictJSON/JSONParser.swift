@@ -5,7 +5,7 @@
 public enum JSONValue: Equatable, Sendable {
     case null
     case bool(Bool)
-    case number(Double)
+    case number(JSONNumber)
     case string(String)
     case array([JSONValue])
     case object([String: JSONValue])
@@ -228,7 +228,7 @@ public struct JSONParser {
     }
 
     /// RFC 8259 §6: number = [ minus ] int [ frac ] [ exp ]
-    private mutating func number() throws(JSONParseError) -> Double {
+    private mutating func number() throws(JSONParseError) -> JSONNumber {
         let start = index
         if bytes[index] == UInt8(ascii: "-") { index += 1 }
         guard index < bytes.count else { throw error("invalid number") }
@@ -250,10 +250,11 @@ public struct JSONParser {
             guard index < bytes.count, isDigit(bytes[index]) else { throw error("invalid number") }
             while index < bytes.count, isDigit(bytes[index]) { index += 1 }
         }
-        guard index - start <= 64, let value = Double(String(decoding: bytes[start..<index], as: UTF8.self)) else {
+        let literal = String(decoding: bytes[start..<index], as: UTF8.self)
+        guard index - start <= 64, let value = Double(literal) else {
             throw JSONParseError(offset: start, reason: "number too long")
         }
-        return value
+        return JSONNumber(value: value, literal: literal)
     }
 
     private func isDigit(_ byte: UInt8) -> Bool { byte >= 0x30 && byte <= 0x39 }

@@ -30,6 +30,9 @@ final class TimedStore: KeywordStore {
     func feedback(after: Int64, limit: Int) throws(KeywordStoreError) -> [FeedbackRecord] {
         try inner.feedback(after: after, limit: limit)
     }
+    func lastFeedbackID(after: Int64, limit: Int?) throws(KeywordStoreError) -> Int64? {
+        try inner.lastFeedbackID(after: after, limit: limit)
+    }
     func startWatching(_ onChange: @escaping @Sendable (String) -> Void) {}
     func close() { inner.close() }
 }

@@ -58,7 +58,8 @@ final class CLICalibrationTests: ScratchTestCase {
         XCTAssertTrue(outcome.stdout.hasPrefix("calibration: 6 names, "), outcome.stdout)
         let calibration = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: model + "/calibration.json"))) as? [String: Any])
         XCTAssertEqual(calibration["format"] as? String, "kwsuggest-calibration")
-        XCTAssertEqual(calibration["format_version"] as? Int, 1)
+        XCTAssertEqual(calibration["format_version"] as? Int, 2)
+        XCTAssertEqual(calibration["threshold_rule"] as? String, "wilson-lower-95")
         XCTAssertFalse((calibration["curve"] as? [Any] ?? []).isEmpty)
         let manifest = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: model + "/manifest.json"))) as? [String: Any])
         let version = try XCTUnwrap(manifest["model_version"] as? String)
@@ -96,6 +97,27 @@ final class CLICalibrationTests: ScratchTestCase {
         XCTAssertEqual(suggestions.compactMap { $0["confidence"] as? Double }.count, 5)
         XCTAssertEqual(suggestions.first?["keyword"] as? String, "豚バラ肉")
         XCTAssertEqual(object["auto_accept"] as? Bool, true, outcome.stdout)
+    }
+
+    /// `calibrate --calibration-fraction` refits on the names `train` held out with that split: the shipped
+    /// model's calibration split of train.jsonl gives back its calibrator exactly (same names, same weights), and
+    /// the manifest records the fraction.
+    func testRefittingOnTheTrainingSplitGivesTheShippedCalibrator() throws {
+        try XCTSkipUnless(hasShippedModel, "models/default has no trained encoder yet")
+        let model = try modelCopy()
+        let shipped = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "models/default/calibration.json", relativeTo: CLITests.packageRoot))) as? [String: Any])
+        let outcome = try CLITests.run(["calibrate", "--model", model, "--data", "data/train.jsonl",
+                                        "--calibration-fraction", "0.1", "--calibration-split", "both"])
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        let refitted = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: model + "/calibration.json"))) as? [String: Any])
+        for key in ["weights", "bias", "mean", "scale", "threshold_rule", "thresholds"] {
+            XCTAssertEqual(refitted[key] as? NSObject, shipped[key] as? NSObject, key)
+        }
+        let fitted = try XCTUnwrap(refitted["fitted_on"] as? [String: Any])
+        XCTAssertEqual(fitted["names"] as? Int, (shipped["fitted_on"] as? [String: Any])?["names"] as? Int)
+        XCTAssertTrue((fitted["data"] as? String ?? "").hasPrefix("calibration split of train.jsonl (64-bit FNV-1a"), "\(fitted)")
+        let manifest = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: model + "/manifest.json"))) as? [String: Any])
+        XCTAssertEqual((manifest["calibration"] as? [String: Any])?["fraction"] as? Double, 0.1)
     }
 
     /// A calibration fitted for another encoder is refused with the file named, not used silently: by the

@@ -100,7 +100,20 @@ final class CLIServeTests: XCTestCase {
         let response = String(decoding: received, as: UTF8.self)
         guard let split = response.range(of: "\r\n\r\n") else { throw CLIServeError("no response: \(response)") }
         let status = Int(response.split(separator: " ")[1]) ?? 0
-        return (status, String(response[split.upperBound...]))
+        var body = String(response[split.upperBound...])
+        if response[..<split.lowerBound].lowercased().contains("transfer-encoding: chunked") {
+            // Chunk sizes in hex on their own lines, each chunk followed by CRLF, a last chunk of size 0.
+            var rest = Array(body.utf8)[...]
+            var decoded: [UInt8] = []
+            while let lf = rest.firstIndex(of: 10),
+                  let size = Int(String(decoding: rest[rest.startIndex..<lf], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines), radix: 16),
+                  size > 0, rest.endIndex - (lf + 1) >= size {
+                decoded += rest[(lf + 1)..<(lf + 1 + size)]
+                rest = rest[min(rest.endIndex, lf + 1 + size + 2)...]
+            }
+            body = String(decoding: decoded, as: UTF8.self)
+        }
+        return (status, body)
     }
 
     private func waitUntilReady(_ port: Int) throws {

@@ -125,8 +125,9 @@ final class CLIHelpTests: XCTestCase {
             is trimmed). Without a token writes are open: a warning on a loopback address, and a refusal to start
             on any other address unless --allow-open-writes is given. With a calibrated model (calibration.json)
             every suggestion carries its confidence, and an answer is marked auto_accept when the top one clears
-            the threshold the calibration curve gives for --auto-accept-precision; a precision the curve never
-            reaches auto-accepts nothing.
+            the threshold the calibration curve gives for --auto-accept-precision (by the file's threshold_rule:
+            the lowest threshold whose one-sided 95 % lower bound of top-1 precision on the calibration names
+            reaches it); a precision the curve never reaches auto-accepts nothing.
 
             USAGE: kwsuggest serve [--host <host>] [--port <port>] [--model <dir>] [--store <store>] [--threads <n>] [--cors-origin <origin> ...] [--overlay <file>] [--access-log <mode>] [--no-verify] [--auto-accept-precision <p>] [--allow-open-writes]
 

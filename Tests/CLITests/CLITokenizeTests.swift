@@ -20,6 +20,22 @@ final class CLITokenizeTests: XCTestCase {
             """)
     }
 
+    /// Keywords carry the row of their whole text as one lexicon word: しめさば splits into しめ / さば, and as one
+    /// word it is 締め鯖 with a row of its own; a word the lexicon lacks gets null.
+    func testKeywordJSONCarriesTheWholeWordRow() throws {
+        let outcome = try run(["--json", "--keyword"], stdin: "しめさば\nにんじんさばしめ\n")
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        let lines = outcome.stdout.split(separator: "\n").map { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        XCTAssertEqual(lines.count, 2)
+        let split = try XCTUnwrap(lines[0])
+        let tokens = try XCTUnwrap(split["tokens"] as? [[String: Any]])
+        XCTAssertEqual(tokens.map { $0["surface"] as? String }, ["しめ", "さば"])
+        let whole = try XCTUnwrap(split["whole_word_row"] as? Int)
+        XCTAssertFalse(tokens.contains { $0["row"] as? Int == whole }, "the whole word's row is neither part's")
+        let unknown = try XCTUnwrap(lines[1])
+        XCTAssertTrue(unknown["whole_word_row"] is NSNull, outcome.stdout)
+    }
+
     func testPlainLines() throws {
         let outcome = try run(["淡路島産 カラーにんじん 3本", "【送料無料】ﾆﾝｼﾞﾝ 1kg"])
         XCTAssertEqual(outcome.status, 0, outcome.stderr)

@@ -95,4 +95,22 @@ final class CheckpointFeatureTests: XCTestCase {
             XCTAssertTrue("\(error)".contains(Checkpoint.headerName), "\(error)")
         }
     }
+
+    /// encoder.json is read strictly: a repeated key is an error naming the file, the line and the byte, and the
+    /// file the trainer writes reads back to the same weights.
+    func testARepeatedKeyInTheHeaderIsAClearError() throws {
+        let weights = labelledWeights()
+        try Checkpoint.save(weights, directory: directory.path)
+        XCTAssertEqual(try Checkpoint.load(directory: directory.path).values, weights.values.map { Double(Float($0)) })
+        let headerURL = directory.appendingPathComponent(Checkpoint.headerName)
+        let text = try String(contentsOf: headerURL, encoding: .utf8)
+        let range = try XCTUnwrap(text.range(of: "\"parameterCount\""))
+        let doubled = text.replacingCharacters(in: range, with: "\"parameterCount\" : 1,\n  \"parameterCount\"")
+        try doubled.write(to: headerURL, atomically: true, encoding: .utf8)
+        let line = doubled[..<range.lowerBound].filter { $0 == "\n" }.count + 2
+        XCTAssertThrowsError(try Checkpoint.load(directory: directory.path)) { error in
+            XCTAssertTrue("\(error)".hasPrefix("\(headerURL.path):\(line): not an encoder header: the key 'parameterCount' appears twice at byte "),
+                          "\(error)")
+        }
+    }
 }

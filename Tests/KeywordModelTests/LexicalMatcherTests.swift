@@ -37,6 +37,26 @@ final class LexicalMatcherTests: XCTestCase {
         XCTAssertEqual(feature(found, 1, .overlap), 1)
     }
 
+    /// A brand row's weight is the value its match gives the variety feature; a name that matches the same
+    /// keyword through an ordinary row and a brand row keeps the larger, and a variety inside the brand still counts.
+    func testBrandRowsGiveTheVarietyFeatureTheirWeight() {
+        let keywords = [LexicalText(text: "飲むヨーグルト", rows: [3, 5]), LexicalText(text: "いちご", rows: [7])]
+        let varieties = [
+            VarietyEntry(variety: LexicalText(text: "ブルガリアのむヨーグルト", rows: [1, 2, 5]),
+                         target: LexicalText(text: "飲むヨーグルト", rows: [3, 5]), weight: 2.5),
+            VarietyEntry(variety: LexicalText(text: "のむヨーグルト", rows: [2, 5]),
+                         target: LexicalText(text: "飲むヨーグルト", rows: [3, 5])),
+            VarietyEntry(variety: LexicalText(text: "とちおとめ", rows: [8]), target: LexicalText(text: "いちご", rows: [7])),
+        ]
+        let matcher = LexicalMatcher(keywords: keywords, varieties: varieties)
+        let brand = matcher.features(of: LexicalText(text: "明治ブルガリアのむヨーグルト いちご", rows: [0, 1, 2, 5, 7]))
+        XCTAssertEqual(feature(brand, 0, .variety), 2.5)
+        XCTAssertEqual(feature(brand, 1, .variety), 0)
+        let plain = matcher.features(of: LexicalText(text: "のむヨーグルト とちおとめ", rows: [2, 5, 8]))
+        XCTAssertEqual(feature(plain, 0, .variety), 1)
+        XCTAssertEqual(feature(plain, 1, .variety), 1)
+    }
+
     func testKeywordWithParticleNoMatchesWithoutIt() {
         // さばの水煮缶 is stated in 「さば水煮缶」 without の, and then outranks the shorter さば as a maximal match.
         let keywords = [LexicalText(text: "さばの水煮缶", rows: [4, 0, 5]), LexicalText(text: "さば", rows: [4]),

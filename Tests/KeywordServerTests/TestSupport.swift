@@ -13,6 +13,8 @@ final class FakeEngine: SuggestionEngine {
     private let keywords: Locked<[String]>
     private let failUpdates: Bool
     let reloads = Atomic<Int>(0)
+    /// Every change applied, as the store received it.
+    let changes = Locked<[KeywordChange]>([])
     /// When set, each suggest call signals `entered` and then waits for `gate`: a test holds a request in flight
     /// for exactly as long as it needs, and knows when it has arrived, without sleeping.
     let gate: DispatchSemaphore?
@@ -50,6 +52,7 @@ final class FakeEngine: SuggestionEngine {
 
     func updateKeywords(_ change: KeywordChange) throws -> KeywordListSnapshot {
         if failUpdates { throw Failure() }
+        changes.withLock { $0.append(change) }
         try keywords.withLock { list in
             if let expected = change.expectedVersion, expected != "v\(list.count)" {
                 throw KeywordStoreError.versionMismatch(current: "v\(list.count)")
@@ -188,6 +191,21 @@ final class RawClient {
         return recv(fd, &byte, 1, 0) == 0
     }
 
+    /// Reads one interim (1xx) response head such as `100 Continue`, leaving what follows; "" on close/timeout.
+    func readInterim() -> String {
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            if buffer.count >= 4, let end = (0...(buffer.count - 4)).first(where: { Array(buffer[$0..<($0 + 4)]) == [13, 10, 13, 10] }) {
+                let head = String(decoding: buffer[0..<(end + 4)], as: UTF8.self)
+                buffer.removeFirst(end + 4)
+                return head
+            }
+            let count = recv(fd, &chunk, chunk.count, 0)
+            if count <= 0 { return "" }
+            buffer.append(contentsOf: chunk[0..<count])
+        }
+    }
+
     /// Reads exactly one response (status line, headers, Content-Length body). nil on close/timeout.
     func readResponse() -> ParsedResponse? {
         var chunk = [UInt8](repeating: 0, count: 65536)
@@ -214,6 +232,25 @@ struct ParsedResponse {
             .flatMap { $0["error"] as? [String: Any] }?["code"] as? String
     }
 
+    /// A complete chunked body at the front of `bytes` (RFC 9112 §7.1, no trailers): the body and the bytes it used.
+    static func dechunk(_ bytes: ArraySlice<UInt8>) -> ([UInt8], Int)? {
+        var body: [UInt8] = []
+        var index = bytes.startIndex
+        while true {
+            guard let lf = bytes[index...].firstIndex(of: 10) else { return nil }
+            let sizeText = String(decoding: bytes[index..<lf], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            guard let size = Int(sizeText, radix: 16) else { return nil }
+            index = lf + 1
+            if size == 0 {
+                guard bytes.endIndex - index >= 2 else { return nil }
+                return (body, index + 2 - bytes.startIndex)
+            }
+            guard bytes.endIndex - index >= size + 2 else { return nil }
+            body += bytes[index..<(index + size)]
+            index += size + 2
+        }
+    }
+
     /// Takes one response off the front of `buffer` if it is complete. HEAD responses must use `takeHead`.
     static func take(from buffer: inout [UInt8], bodyless: Bool = false) -> ParsedResponse? {
         let separator: [UInt8] = [13, 10, 13, 10]
@@ -227,6 +264,12 @@ struct ParsedResponse {
         let headers = lines.map { line -> (String, String) in
             let parts = line.split(separator: ":", maxSplits: 1)
             return (String(parts[0]), parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : "")
+        }
+        let chunked = headers.contains { $0.0.lowercased() == "transfer-encoding" && $0.1.lowercased() == "chunked" }
+        if chunked && !bodyless {
+            guard let (body, consumed) = dechunk(buffer[(end + 4)...]) else { return nil }
+            buffer.removeFirst(end + 4 + consumed)
+            return ParsedResponse(status: status, headers: headers, body: String(decoding: body, as: UTF8.self))
         }
         let length = bodyless ? 0 : (headers.first { $0.0.lowercased() == "content-length" }.flatMap { Int($0.1) } ?? 0)
         guard buffer.count >= end + 4 + length else { return nil }
@@ -244,9 +287,12 @@ final class LiveServer {
 
     init(engine: (any SuggestionEngine)? = FakeEngine(), cors: [String] = [], token: String? = nil,
          _ change: (inout ServerConfiguration) -> Void = { _ in }) throws {
-        let configuration = makeConfiguration(change)
+        // The route caps as `serve` sets them; `change` may then lower the HTTP layer's ceiling again.
+        var configuration = makeConfiguration()
         let metrics = ServerMetrics(shards: configuration.eventLoops)
         api = makeAPI(engine: engine, cors: cors, token: token, metrics: metrics)
+        configuration = api.serverConfiguration(configuration)
+        change(&configuration)
         server = try HTTPServer(configuration: configuration, responder: api, metrics: metrics)
         try server.start()
     }

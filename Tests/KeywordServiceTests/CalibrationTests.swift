@@ -42,11 +42,51 @@ final class CalibrationTests: XCTestCase {
         XCTAssertEqual(curve.map(\.coverage), [0.2, 0.4, 0.6, 0.8])
         let calibration = ModelCalibration(encoderSHA256: "x", mean: [], scale: [], weights: [], bias: 0,
                                            fittedOn: .init(data: "d", names: 5, depth: 1, suggestions: 4, accuracyAt1: 0.6),
-                                           curve: curve)
+                                           curve: curve, rule: .pointEstimate)
         XCTAssertEqual(calibration.threshold(forPrecision: 0.99), 0.8, "the largest coverage that reaches the precision")
         XCTAssertEqual(calibration.threshold(forPrecision: 0.7), 0.6)
         XCTAssertEqual(calibration.thresholds["0.95"], 0.8)
         XCTAssertNil(ModelCalibration.curve([(0.5, false)], total: 1).first { $0.precision > 0 })
+        // Two names above 0.8, both right: precision 1, but its lower bound is 2 / (2 + z²) = 0.425.
+        XCTAssertEqual(curve[1].precisionLower95 ?? 0, 2 / (2 + 1.6448536269514722 * 1.6448536269514722), accuracy: 1e-12)
+        var bounded = calibration
+        bounded.thresholdRule = .wilsonLower95
+        XCTAssertNil(bounded.threshold(forPrecision: 0.5), "four names cannot show 50 % with 95 % confidence")
+        XCTAssertEqual(bounded.threshold(forPrecision: 0.4), 0.8, "bounds 0.270, 0.425, 0.254, 0.356")
+        XCTAssertEqual(bounded.threshold(forPrecision: 0.3), 0.6)
+    }
+
+    /// The one-sided 95 % Wilson lower bound against values computed by hand (z = 1.6449), and the rule it
+    /// gives: the lowest threshold whose bound clears the target, which needs more names than the point
+    /// estimate does.
+    func testWilsonLowerBoundAndTheThresholdItGives() {
+        XCTAssertEqual(ModelCalibration.wilsonLower95(correct: 0, count: 0), 0)
+        XCTAssertEqual(ModelCalibration.wilsonLower95(correct: 10, count: 10), 10 / (10 + 2.705543454095413), accuracy: 1e-12)
+        // 95 of 100: (0.95 + z²/200 − z·√(0.95·0.05/100 + z²/40000)) / (1 + z²/100) = 0.90084…
+        XCTAssertEqual(ModelCalibration.wilsonLower95(correct: 95, count: 100), 0.90084, accuracy: 1e-5)
+        XCTAssertLessThan(ModelCalibration.wilsonLower95(correct: 980, count: 1000), 0.98)
+        XCTAssertGreaterThan(ModelCalibration.wilsonLower95(correct: 998, count: 1000), 0.99)
+        // 400 names at confidence 0.99 with 1 wrong, then 400 at 0.9 with 20 wrong: the point estimate at 0.9 is
+        // 0.974, the bound 0.963; at 0.99 the point estimate is 0.9975 and the bound 0.989.
+        var top: [(confidence: Double, correct: Bool)] = []
+        for i in 0..<400 { top.append((0.99, i != 0)) }
+        for i in 0..<400 { top.append((0.9, i >= 20)) }
+        let curve = ModelCalibration.curve(top, total: 800)
+        func fitted(_ rule: ThresholdRule) -> ModelCalibration {
+            ModelCalibration(encoderSHA256: "x", mean: [], scale: [], weights: [], bias: 0,
+                             fittedOn: .init(data: "d", names: 800, depth: 1, suggestions: 800, accuracyAt1: 0.974),
+                             curve: curve, rule: rule)
+        }
+        XCTAssertEqual(fitted(.pointEstimate).threshold(forPrecision: 0.97), 0.9)
+        XCTAssertEqual(fitted(.wilsonLower95).threshold(forPrecision: 0.97), 0.99)
+        XCTAssertEqual(fitted(.wilsonLower95).thresholds["0.98"], 0.99)
+        XCTAssertNil(fitted(.wilsonLower95).threshold(forPrecision: 0.99))
+        // serve warns exactly when auto-accept can never be true, naming the best bound the curve has.
+        XCTAssertNil(fitted(.wilsonLower95).unreachedPrecisionWarning(0.98))
+        let warning = fitted(.wilsonLower95).unreachedPrecisionWarning(0.99)
+        XCTAssertTrue(warning?.contains("precision 0.99") == true && warning?.contains("best 0.989") == true,
+                      warning ?? "no warning")
+        XCTAssertNil(fitted(.pointEstimate).unreachedPrecisionWarning(0.99))
     }
 
     func testECEAndBrierOnAKnownExample() {
@@ -67,7 +107,7 @@ final class CalibrationTests: XCTestCase {
         let calibration = ModelCalibration(encoderSHA256: "abc", mean: Array(repeating: 0, count: n),
                                            scale: Array(repeating: 1, count: n), weights: Array(repeating: 0.1, count: n),
                                            bias: -1, fittedOn: .init(data: "d", names: 1, depth: 1, suggestions: 1, accuracyAt1: 1),
-                                           curve: [.init(threshold: 0.5, precision: 1, coverage: 1)])
+                                           curve: [.init(threshold: 0.5, precision: 1, coverage: 1, precisionLower95: 0.27)])
         let path = directory + "/calibration.json"
         try calibration.save(path: path)
         XCTAssertEqual(try ModelCalibration.load(path: path, encoderSHA256: "abc"), calibration)
@@ -75,13 +115,47 @@ final class CalibrationTests: XCTestCase {
             XCTAssertTrue("\(error)".hasPrefix(path + ": fitted for encoder.bin abc"), "\(error)")
         }
         var text = try String(contentsOfFile: path, encoding: .utf8)
-        text = text.replacingOccurrences(of: "\"format_version\" : 1", with: "\"format_version\" : 9")
+        text = text.replacingOccurrences(of: "\"format_version\" : 2", with: "\"format_version\" : 9")
         try text.write(toFile: path, atomically: true, encoding: .utf8)
         XCTAssertThrowsError(try ModelCalibration.load(path: path, encoderSHA256: "abc")) { error in
-            XCTAssertEqual("\(error)", path + ": format_version 9 is not supported (this build reads 1)")
+            XCTAssertEqual("\(error)", path + ": format_version 9 is not supported (this build reads 1 to 2)")
         }
         try "{\"format\": \"kwsuggest-calibration\"}".write(toFile: path, atomically: true, encoding: .utf8)
         XCTAssertThrowsError(try ModelCalibration.load(path: path, encoderSHA256: nil))
+    }
+
+    /// A version 1 file (no threshold_rule, no precision_lower_95: the format before the rule existed) still
+    /// loads and reads its curve by the point estimate, as it was written; a version 2 file must name its rule.
+    func testVersionOneFilesLoadWithThePointEstimateRule() throws {
+        let n = ConfidenceFeatures.names.count
+        let version1 = """
+            {"format": "kwsuggest-calibration", "format_version": 1, "method": "logistic", "encoder_sha256": "abc",
+             "features": [\(ConfidenceFeatures.names.map { "\"\($0)\"" }.joined(separator: ", "))],
+             "mean": [\(Array(repeating: "0", count: n).joined(separator: ", "))],
+             "scale": [\(Array(repeating: "1", count: n).joined(separator: ", "))],
+             "weights": [\(Array(repeating: "0.1", count: n).joined(separator: ", "))], "bias": -1,
+             "fitted_on": {"data": "d", "names": 4, "depth": 1, "suggestions": 4, "accuracy_at_1": 0.75},
+             "thresholds": {"0.95": 0.8},
+             "curve": [{"threshold": 0.9, "precision": 1, "coverage": 0.25}, {"threshold": 0.8, "precision": 1, "coverage": 0.5},
+                       {"threshold": 0.7, "precision": 0.75, "coverage": 1}]}
+            """
+        let path = directory + "/calibration.json"
+        try version1.write(toFile: path, atomically: true, encoding: .utf8)
+        let loaded = try ModelCalibration.load(path: path, encoderSHA256: "abc")
+        XCTAssertEqual(loaded.formatVersion, 1)
+        XCTAssertEqual(loaded.rule, .pointEstimate)
+        XCTAssertEqual(loaded.threshold(forPrecision: 0.98), 0.8)
+        XCTAssertEqual(loaded.threshold(forPrecision: 0.7), 0.7)
+        let unnamed = version1.replacingOccurrences(of: "\"format_version\": 1", with: "\"format_version\": 2")
+        try unnamed.write(toFile: path, atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try ModelCalibration.load(path: path, encoderSHA256: "abc")) { error in
+            XCTAssertEqual("\(error)", path + ": threshold_rule is missing")
+        }
+        let noBounds = unnamed.replacingOccurrences(of: "\"method\"", with: "\"threshold_rule\": \"wilson-lower-95\", \"method\"")
+        try noBounds.write(toFile: path, atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try ModelCalibration.load(path: path, encoderSHA256: "abc")) { error in
+            XCTAssertEqual("\(error)", path + ": threshold_rule wilson-lower-95 needs precision_lower_95 at every curve point")
+        }
     }
 
     func testCalibrationSplitIsAFixedHashedFraction() {

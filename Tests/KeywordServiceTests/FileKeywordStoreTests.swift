@@ -25,6 +25,39 @@ final class FileKeywordStoreTests: XCTestCase {
     func testFeedbackIsIdempotentByClientID() throws { try contract.feedbackIsIdempotentByClientID() }
     func testConcurrentFeedbackLosesNothing() throws { try contract.concurrentFeedbackLosesNothing() }
     func testImportKeepsIDs() throws { try contract.importKeepsIDs() }
+    func testFeedbackPagesAndLastID() throws { try contract.feedbackPagesAndLastID() }
+
+    /// Paging skips the part of a multi-megabyte file an earlier scan showed to hold no larger id, and still sees
+    /// records appended later with smaller ids (an import), and a file replaced by another.
+    func testPagingResumesFromCheckpointsAndSeesLaterAppends() throws {
+        let store = FileKeywordStore(overlayPath: overlayPath)
+        func records(_ ids: ClosedRange<Int>) -> [FeedbackRecord] {
+            ids.map { FeedbackRecord(id: Int64($0), receivedAt: "2026-01-02T03:04:05.678Z",
+                                     item: FeedbackItem(name: "名前 \($0) " + String(repeating: "x", count: 200), keyword: "k", action: .accept)) }
+        }
+        XCTAssertEqual(try store.importFeedback(records(1...3000) + records(5001...8000)), 6000)
+        func all(after start: Int64) throws -> [Int64] {
+            var ids: [Int64] = []
+            var after = start
+            while true {
+                let page = try store.feedback(after: after, limit: 700)
+                guard let last = page.last else { return ids }
+                ids += page.map(\.id)
+                after = last.id
+            }
+        }
+        XCTAssertEqual(try all(after: 0), (Array(1...3000) + Array(5001...8000)).map(Int64.init))
+        XCTAssertEqual(try store.importFeedback(records(3001...3010)), 10)
+        XCTAssertEqual(try store.feedback(after: 3000, limit: 12).map(\.id), (Array(3001...3010) + [5001, 5002]).map(Int64.init))
+        XCTAssertEqual(try store.lastFeedbackID(after: 2990, limit: 20), 3010)
+        XCTAssertEqual(try all(after: 7990), Array(7991...8000).map(Int64.init))
+        // Another file in its place: nothing learnt from the old one applies.
+        try FileManager.default.removeItem(atPath: store.feedbackPath)
+        let fresh = FileKeywordStore(overlayPath: overlayPath + ".other")
+        XCTAssertEqual(try fresh.importFeedback(records(1...5)), 5)
+        try FileManager.default.moveItem(atPath: fresh.feedbackPath, toPath: store.feedbackPath)
+        XCTAssertEqual(try store.feedback(after: 2, limit: 10).map(\.id), [3, 4, 5])
+    }
 
     func testFilesLiveBesideTheOverlay() throws {
         let store = FileKeywordStore(overlayPath: overlayPath)

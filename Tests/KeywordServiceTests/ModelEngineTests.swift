@@ -199,7 +199,7 @@ final class ModelFilesTests: XCTestCase {
         let broken = try write("{\"name\": \"a\", \"keywords\": [\"b\"]}\nnot json\n")
         defer { try? FileManager.default.removeItem(atPath: broken) }
         XCTAssertThrowsError(try LabelledData.load(path: broken)) { error in
-            XCTAssertEqual("\(error)", "\(broken):2: not valid JSON")
+            XCTAssertEqual("\(error)", "\(broken):2: not valid JSON: invalid literal at byte 1")
         }
     }
 

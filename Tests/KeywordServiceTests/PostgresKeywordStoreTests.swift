@@ -35,6 +35,7 @@ final class PostgresKeywordStoreTests: XCTestCase {
     func testFeedbackIsIdempotentByClientID() throws { try contract.feedbackIsIdempotentByClientID() }
     func testConcurrentFeedbackLosesNothing() throws { try contract.concurrentFeedbackLosesNothing() }
     func testImportKeepsIDs() throws { try contract.importKeepsIDs() }
+    func testFeedbackPagesAndLastID() throws { try contract.feedbackPagesAndLastID() }
 
     func testChangesAreLoggedWithRevisionAndRequestID() throws {
         let store = try PostgresKeywordStore(url: url)

@@ -109,6 +109,29 @@ struct StoreContract {
         let next = try store.appendFeedback([FeedbackItem(name: "c", keyword: "w", action: .accept)])
         XCTAssertGreaterThan(next[0].id, 9)
     }
+
+    /// Pages in id order even when imported ids stand out of order, and the id an export ends at: the
+    /// `limit`-th after `after`, the last one without a limit, nil when there is none.
+    func feedbackPagesAndLastID() throws {
+        let store = try make()
+        XCTAssertNil(try store.lastFeedbackID(after: 0, limit: nil))
+        XCTAssertNil(try store.lastFeedbackID(after: 0, limit: 5))
+        _ = try store.appendFeedback((1...30).map { FeedbackItem(name: "n\($0)", keyword: "k", action: .accept) })
+        let imported = [40, 35].map {
+            FeedbackRecord(id: Int64($0), receivedAt: "2026-01-02T03:04:05.678Z", item: FeedbackItem(name: "i\($0)", keyword: "k", action: .reject))
+        }
+        XCTAssertEqual(try store.importFeedback(imported), 2)
+        XCTAssertEqual(try store.feedback(after: 28, limit: 3).map(\.id), [29, 30, 35])
+        XCTAssertEqual(try store.feedback(after: 0, limit: 100).map(\.id), Array(1...30).map(Int64.init) + [35, 40])
+        XCTAssertEqual(try store.lastFeedbackID(after: 0, limit: nil), 40)
+        XCTAssertEqual(try store.lastFeedbackID(after: 0, limit: 1), 1)
+        XCTAssertEqual(try store.lastFeedbackID(after: 10, limit: 5), 15)
+        XCTAssertEqual(try store.lastFeedbackID(after: 28, limit: 3), 35)
+        XCTAssertEqual(try store.lastFeedbackID(after: 28, limit: 100), 40)
+        XCTAssertNil(try store.lastFeedbackID(after: 40, limit: nil))
+        // Another instance (another process or replica) sees the same.
+        XCTAssertEqual(try make().lastFeedbackID(after: 35, limit: 10), 40)
+    }
 }
 
 /// Strings collected from many threads.

@@ -15,7 +15,14 @@ not re-implemented. It re-implements the scoring of Sources/KeywordIndex + Sourc
               text matches are checked against the name's token boundaries, which come from the
               surfaces of all its tokens (content or not) when those spell exactly its folded text;
               a variety maps to the keywords spelled like its target, else to those with its rows;
-              a keyword whose every text match lies inside another keyword's variety match is flagged
+              a keyword whose every text match lies inside another keyword's variety match is flagged;
+              a keyword has more than one spelling: where the tokenizer splits it, the row of its whole
+              text as one lexicon word (`whole_word_row` of `tokenize --json --keyword`) also matches by
+              rows, and its text without an interior の also matches by text, unless either is another
+              keyword's own rows or text
+  brands      one-token brand names of varieties.tsv (source `brand`) whose row is none of their
+              keyword's rows read as unknown (row -1) in names; a match through a brand row gives the
+              variety feature the value `brand_evidence_scale` of manifest.json (1 when absent)
   hubness     off by default in ScoringOptions, so not applied
 
 Then compares its top-5 (ties: lower keyword index first) with `kwsuggest suggest --json -k 5` and
@@ -138,7 +145,8 @@ def read_varieties(path):
         variety, keyword = columns[0].strip(" \t\u3000"), columns[1].strip(" \t\u3000")
         if variety in ("variety", "name"):
             continue
-        result.append((variety, keyword))
+        source = columns[2].strip(" \t\u3000") if len(columns) >= 3 else ""
+        result.append((variety, keyword, source))
     return result
 
 
@@ -177,7 +185,7 @@ def boundaries(surfaces, folded):
     return tuple(marks) if tuple(spelled) == folded else None
 
 
-def analyze(binary, model, lines, keyword):
+def analyze(binary, model, lines, keyword, unknown=frozenset()):
     args = ["tokenize", "--json", "--model", model] + (["--keyword"] if keyword else [])
     out = run(binary, args, lines).splitlines()
     if len(out) != len(lines):
@@ -194,12 +202,38 @@ def analyze(binary, model, lines, keyword):
             used = content
             text = obj["normalized"]
         rows = tuple(-1 if t["row"] is None else int(t["row"]) for t in used)
+        if not keyword and unknown:
+            # Brand words whose row belongs to an unrelated word read as unknown in names (see unknown_in_names).
+            rows = tuple(-1 if t["surface"] in unknown else r for t, r in zip(used, rows))
         folded = fold(text)
         # Keywords carry no token surfaces in the Swift analyzer (AnalyzedText.tokenSurfaces is empty), so no
         # boundaries; names carry the surfaces of all their tokens.
         marks = None if keyword else boundaries([t["surface"] for t in tokens], folded)
-        result.append({"folded": folded, "rows": rows, "surfaces": [t["surface"] for t in used],
-                       "boundaries": marks})
+        item = {"folded": folded, "rows": rows, "surfaces": [t["surface"] for t in used], "boundaries": marks}
+        if keyword:
+            # Every token's row (content or not), and other row sequences of the same word: where the lattice
+            # splits the keyword (more than one token) but the lexicon knows its text as one word with a row
+            # other than the keyword's own rows, that one row (しめさば: しめ / さば, and 締め鯖's row).
+            item["all_rows"] = tuple(int(t["row"]) for t in tokens if t["row"] is not None)
+            item["content"] = [(t["surface"], t["row"]) for t in content]
+            whole = obj.get("whole_word_row")
+            item["alternatives"] = [(int(whole),)] if len(tokens) > 1 and whole is not None and (int(whole),) != rows else []
+        result.append(item)
+    return result
+
+
+def unknown_in_names(brands):
+    """The one-token brand names (source `brand` of varieties.tsv) whose row is none of their keyword's rows: in
+    names these tokens read as unknown (row -1), since chiVe's row for them is an unrelated word's.
+    `brands` holds (brand, keyword) pairs as analyzed keywords."""
+    result = set()
+    for brand, target in brands:
+        if len(brand["content"]) != 1:
+            continue
+        surface, row = brand["content"][0]
+        if row is not None and int(row) in target["all_rows"]:
+            continue
+        result.add(surface)
     return result
 
 
@@ -237,8 +271,16 @@ def keyword_matrices(enc, vectors, keywords):
 
 # ---------------------------------------------------------------- exact-match evidence (LexicalMatcher)
 
+NO = ord("の")
+
+
+def without_particle(folded):
+    """The folded text with one interior の removed, for each の with at least two characters on each side."""
+    return [folded[:i] + folded[i + 1:] for i in range(2, len(folded) - 2) if folded[i] == NO]
+
+
 class Matcher:
-    def __init__(self, keywords, varieties):
+    def __init__(self, keywords, varieties, variety_weights=None):
         self.count = len(keywords)
         self.texts, self.row_seqs, self.single, self.bigrams = {}, {}, {}, {}
         by_text, by_rows = {}, {}
@@ -261,18 +303,34 @@ class Matcher:
                     grams.add((f[i], f[i + 1]))
                     self.bigrams.setdefault((f[i], f[i + 1]), []).append(k)
             self.bigram_count.append(len(grams))
+        # Other row sequences of the same word (the whole keyword as one lexicon word), unless they are another
+        # keyword's own rows; they count as the keyword's row matches (with the specificity of its own rows).
+        for k, kw in enumerate(keywords):
+            for alternative in kw["alternatives"]:
+                if alternative and all(r >= 0 for r in alternative) and alternative not in by_rows:
+                    self.row_seqs.setdefault(alternative, []).append(k)
+        # A keyword spelled with an interior の (two or more characters on each side) also matches without it,
+        # unless that spelling is another keyword's own text: いかの塩辛 in 「いか塩辛」.
+        for k, kw in enumerate(keywords):
+            for variant in without_particle(kw["folded"]):
+                if variant not in by_text:
+                    self.texts.setdefault(variant, []).append(k)
         self.specificity = [0.0] * self.count
         for ids in by_rows.values():
             for k in ids:
                 self.specificity[k] = 1.0 / len(ids)
         self.varieties = {}
-        for variety, target in varieties:
+        self.variety_weight = {}  # (folded variety, keyword) -> the variety feature's value (the largest)
+        weights = variety_weights or [1.0] * len(varieties)
+        for (variety, target), weight in zip(varieties, weights):
             # The keywords spelled like the target; only when there are none, those with the target's rows.
             targets = list(by_text.get(target["folded"], []))
             if not targets and target["rows"] and all(r >= 0 for r in target["rows"]):
                 targets = list(by_rows.get(target["rows"], []))
             for k in targets:
                 self.varieties.setdefault(variety["folded"], []).append(k)
+                key = (variety["folded"], k)
+                self.variety_weight[key] = max(self.variety_weight.get(key, 0.0), weight)
         self.max_text = max((len(key) for key in self.texts), default=0)
         self.max_rows = max((len(key) for key in self.row_seqs), default=0)
         self.max_variety = max((len(key) for key in self.varieties), default=0)
@@ -299,7 +357,7 @@ class Matcher:
 
         variety_spans = []  # (start, end, keyword) of every variety match, as LexicalScratch.varietySpans
         for k, start, length in self.scan(folded, self.varieties, self.max_variety):
-            put(k, F["variety"], 1.0)
+            put(k, F["variety"], np.float32(self.variety_weight[(folded[start:start + length], k)]))
             variety_spans.append((start, start + length, k))
 
         def inside_other_variety(k, start, end):
@@ -371,7 +429,12 @@ class Scorer:
         pairs = read_varieties(os.path.join(model, "varieties.tsv"))
         texts = analyze(binary, model, [p[0] for p in pairs] + [p[1] for p in pairs], keyword=True)
         varieties = list(zip(texts[: len(pairs)], texts[len(pairs):]))
-        self.matcher = Matcher(analyzed, varieties)
+        self.unknown = unknown_in_names([v for v, p in zip(varieties, pairs) if p[2] == "brand"])
+        manifest_path = os.path.join(model, "manifest.json")
+        manifest = json.load(open(manifest_path, encoding="utf-8")) if os.path.exists(manifest_path) else {}
+        brand_scale = float(manifest.get("brand_evidence_scale") or 1.0)
+        weights = [brand_scale if p[2] == "brand" else 1.0 for p in pairs]
+        self.matcher = Matcher(analyzed, varieties, weights)
         self.means, self.directions = keyword_matrices(keyword_enc, self.vectors, analyzed)
 
     def scores(self, name):
@@ -424,7 +487,7 @@ def main():
 
     names = [n.strip() for n in read_lines(args.names) if n.strip() and not n.strip().startswith("#")]
     scorer = Scorer(args.model, args.binary)
-    analyzed = analyze(args.binary, args.model, names, keyword=False)
+    analyzed = analyze(args.binary, args.model, names, keyword=False, unknown=scorer.unknown)
 
     swift = [json.loads(line) for line in run(args.binary, ["suggest", "--json", "-k", "5", "--model", args.model],
                                               names).splitlines()]

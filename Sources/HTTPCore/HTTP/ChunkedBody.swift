@@ -40,7 +40,7 @@ extension RequestParser {
                 if bytes[rest..<contentEnd].contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) {
                     return .failure(.bad("control character in a chunk extension", code: .invalidChunk))
                 }
-                guard chunkBody.count + size <= limits.maxBodyBytes else { return .failure(tooLargeBody()) }
+                guard chunkBody.count + size <= bodyLimit else { return .failure(tooLargeBody()) }
                 chunkPosition = lf + 1 - start
                 if let error = framingOverrun(current) { return .failure(error) }
                 chunkPhase = size == 0 ? .trailers(bytes: 0) : .data(remaining: size)

@@ -21,6 +21,7 @@ extension ErrorCode {
     public static let malformedRequest = ErrorCode("malformed_request")
     public static let requestTimeout = ErrorCode("request_timeout")
     public static let serverFull = ErrorCode("server_full")
+    public static let serverBusy = ErrorCode("server_busy")
     public static let shuttingDown = ErrorCode("shutting_down")
     public static let tooManyHeaders = ErrorCode("too_many_headers")
     public static let unsupportedTransferCoding = ErrorCode("unsupported_transfer_coding")
@@ -38,6 +39,7 @@ extension ErrorCode {
         .lengthRequired,
         .malformedRequest,
         .requestTimeout,
+        .serverBusy,
         .serverFull,
         .shuttingDown,
         .tooManyHeaders,

@@ -169,6 +169,9 @@ public struct HTTPResponse: Sendable, Equatable {
     public var status: HTTPStatus
     public var headers: HTTPHeaders
     public var body: [UInt8]
+    /// A body produced piece by piece instead of `body` (which is then ignored): sent with chunked transfer
+    /// coding (to HTTP/1.0 clients: until the connection closes), pulled only as fast as the client reads.
+    public var stream: ResponseStream?
 
     public init(status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8] = []) {
         self.status = status

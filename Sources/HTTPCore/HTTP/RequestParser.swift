@@ -55,9 +55,27 @@ public struct RequestParser {
     var chunkPhase = ChunkPhase.size
     var chunkPosition = 0
     var chunkBody: [UInt8] = []
+    /// The body limit of the request being read: `limits.maxBodyBytes`, or a route's own lower cap
+    /// (`limitBody(to:)`).
+    private(set) var bodyLimit: Int
 
     init(limits: HTTPLimits) {
         self.limits = limits
+        bodyLimit = limits.maxBodyBytes
+    }
+
+    /// The body length the current head declares (`Content-Length`); nil for chunked bodies and outside a body.
+    var declaredBodyLength: Int? {
+        if case .length(let length)? = head?.framing { return length }
+        return nil
+    }
+
+    /// Lowers the body limit of the request whose head was just parsed to `limit` (a route's cap, never above
+    /// `limits.maxBodyBytes`); the error to answer when its declared length is already larger.
+    mutating func limitBody(to limit: Int) -> HTTPParseError? {
+        bodyLimit = min(limit, limits.maxBodyBytes)
+        if let declared = declaredBodyLength, declared > bodyLimit { return tooLargeBody() }
+        return nil
     }
 
     /// True once a request's header section was parsed and its body is still arriving.
@@ -84,6 +102,7 @@ public struct RequestParser {
         chunkPosition = 0
         chunkBody = []
         wantsContinue = false
+        bodyLimit = limits.maxBodyBytes
     }
 
     /// Parses as far as `bytes[start...]` allows.
@@ -345,8 +364,9 @@ public struct RequestParser {
         return .success(.length(0))
     }
 
-    func tooLargeBody() -> HTTPParseError {
-        HTTPParseError(status: .contentTooLarge, code: .bodyTooLarge,
-                       message: "the request body exceeds \(limits.maxBodyBytes) bytes")
+    func tooLargeBody() -> HTTPParseError { Self.bodyTooLarge(limit: bodyLimit) }
+
+    static func bodyTooLarge(limit: Int) -> HTTPParseError {
+        HTTPParseError(status: .contentTooLarge, code: .bodyTooLarge, message: "the request body exceeds \(limit) bytes")
     }
 }

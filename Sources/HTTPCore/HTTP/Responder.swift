@@ -44,6 +44,10 @@ public protocol HTTPResponder: Sendable {
     /// credentials are missing): it is sent instead of reading the body, and the connection closes after it.
     /// Requests that arrive whole are checked here too, before their handler. Must be quick: it runs on the loop.
     func admit(_ head: HTTPRequest) -> HTTPResponse?
+    /// The largest body the route of `head` takes, in bytes (nil: `HTTPLimits.maxBodyBytes`, which also caps this).
+    /// A declared `Content-Length` above it is answered 413 on the head, before `100 Continue`; a chunked body
+    /// that grows past it gets 413 as soon as it does. Must be quick: it runs on the loop.
+    func bodyLimit(for head: HTTPRequest) -> Int?
 }
 
 extension HTTPResponder {
@@ -52,6 +56,7 @@ extension HTTPResponder {
     }
     public func decorate(_ response: inout HTTPResponse, for request: HTTPRequest?) {}
     public func admit(_ head: HTTPRequest) -> HTTPResponse? { nil }
+    public func bodyLimit(for head: HTTPRequest) -> Int? { nil }
 }
 
 /// Renders `{"error":{"code":"…","message":"…"}}`, the one error body format of this server.

@@ -18,8 +18,11 @@ struct ResponseWriter {
     /// - Complexity: O(header bytes + body bytes).
     /// - Parameter keepAliveHTTP10: the request was HTTP/1.0 with `Connection: keep-alive` and the connection stays
     ///   open: HTTP/1.0 closes by default, so the answer must say `Connection: keep-alive` (RFC 9112 §9.3).
+    /// - Parameter chunked: for a streamed response (`response.stream`), send `Transfer-Encoding: chunked`; false
+    ///   for an HTTP/1.0 client, whose streamed body ends when the connection closes (`close` must then be true).
+    ///   The pieces themselves are framed by `appendPiece` and `appendLastChunk`.
     mutating func write(_ response: HTTPResponse, omitBody: Bool, close: Bool, keepAliveHTTP10: Bool = false,
-                        into output: inout [UInt8]) {
+                        chunked: Bool = true, into output: inout [UInt8]) {
         output.reserveCapacity(output.count + 160 + response.body.count)
         output.append(contentsOf: "HTTP/1.1 ".utf8)
         appendDecimal(response.status.code, to: &output)
@@ -28,7 +31,9 @@ struct ResponseWriter {
         output.append(contentsOf: "\r\nDate: ".utf8)
         output.append(contentsOf: date())
         let code = response.status.code
-        if code >= 200 && code != 204 {
+        if response.stream != nil {
+            if chunked && code >= 200 && code != 204 { output.append(contentsOf: "\r\nTransfer-Encoding: chunked".utf8) }
+        } else if code >= 200 && code != 204 {
             output.append(contentsOf: "\r\nContent-Length: ".utf8)
             appendDecimal(response.body.count, to: &output)
         }
@@ -44,9 +49,28 @@ struct ResponseWriter {
             appendSafe(field.value, to: &output)
         }
         output.append(contentsOf: "\r\n\r\n".utf8)
-        if !omitBody && code >= 200 && code != 204 {
+        if !omitBody && code >= 200 && code != 204 && response.stream == nil {
             output.append(contentsOf: response.body)
         }
+    }
+
+    /// One piece of a streamed body: a chunk (RFC 9112 §7.1) `size-in-hex CRLF data CRLF`, or the bytes as they
+    /// are when the body ends with the connection. An empty piece writes nothing (an empty chunk would end it).
+    static func appendPiece(_ bytes: [UInt8], chunked: Bool, to output: inout [UInt8]) {
+        guard !bytes.isEmpty else { return }
+        guard chunked else {
+            output.append(contentsOf: bytes)
+            return
+        }
+        output.append(contentsOf: String(bytes.count, radix: 16).utf8)
+        output.append(contentsOf: "\r\n".utf8)
+        output.append(contentsOf: bytes)
+        output.append(contentsOf: "\r\n".utf8)
+    }
+
+    /// The last chunk and the empty trailer section that end a chunked body.
+    static func appendLastChunk(to output: inout [UInt8]) {
+        output.append(contentsOf: "0\r\n\r\n".utf8)
     }
 
     /// Header text without CR or LF, so no value can split the response (header injection).

@@ -64,6 +64,15 @@ public struct ServerConfiguration: Sendable {
     public var drainTimeout: Double = 10
     /// Listen backlog. Default 1024.
     public var backlog: Int32 = 1024
+    /// Request bodies above `budgetedBodyBytes` share this many bytes server-wide while they are held (from their
+    /// head until their response is sent): a body that does not fit while others hold the budget is answered 503
+    /// `server_busy` with `Retry-After` (on the head when `Content-Length` declares it, else as soon as a chunked
+    /// body outgrows what is free), so many concurrent large bodies cannot exhaust memory. A body is always admitted
+    /// when no other holds any of the budget, so a route's largest body can always be served. Default 256 MiB.
+    public var bodyBudgetBytes: Int = 256 * 1024 * 1024
+    /// Bodies up to this size are not counted against `bodyBudgetBytes` (at most `maxConnections` of them can be
+    /// held: 256 MiB with the defaults). Default 64 KiB.
+    public var budgetedBodyBytes: Int = 64 * 1024
     /// Which requests get an access-log line. Default `.on` (every request).
     public var accessLogMode = AccessLogMode.on
     /// One JSON line per request on stderr (`accessLogMode` `.on` or `.off`).

@@ -2,6 +2,7 @@
 // enforces timeouts. Blocking handlers go to the worker pool and come back through the loop's inbox.
 import CSystem
 import Locking
+import StrictJSON
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -18,6 +19,8 @@ final class ServerCore: Sendable {
     let nextConnectionID = Atomic<UInt64>(1)
     let nextRequestID = Atomic<UInt64>(1)
     let requestIDPrefix: String
+    /// Bytes of large request bodies held right now (see `ServerConfiguration.bodyBudgetBytes`).
+    let bodyBytesHeld = Atomic<Int>(0)
 
     init(configuration: ServerConfiguration, responder: any HTTPResponder, metrics: ServerMetrics) {
         self.configuration = configuration
@@ -27,6 +30,21 @@ final class ServerCore: Sendable {
         reservedPool = WorkerPool(count: configuration.reservedWorkers, name: "kwsuggest-reserved")
         let random = UInt32.random(in: 0...UInt32.max)
         requestIDPrefix = String(random, radix: 16)
+    }
+
+    /// Takes `bytes` more of the body budget: always when nothing is held, else only when it fits.
+    func reserveBody(_ bytes: Int) -> Bool {
+        var held = bodyBytesHeld.load(ordering: .relaxed)
+        while true {
+            if held > 0 && held + bytes > configuration.bodyBudgetBytes { return false }
+            let (exchanged, original) = bodyBytesHeld.compareExchange(expected: held, desired: held + bytes, ordering: .relaxed)
+            if exchanged { return true }
+            held = original
+        }
+    }
+
+    func releaseBody(_ bytes: Int) {
+        if bytes > 0 { bodyBytesHeld.subtract(bytes, ordering: .relaxed) }
     }
 
     func makeRequestID() -> String {
@@ -43,6 +61,8 @@ final class EventLoop: @unchecked Sendable {
         case adopt(Int32)
         /// A worker finished a blocking request.
         case completed(Completion)
+        /// A worker produced the next piece of a streamed response.
+        case streamed(connectionID: UInt64, fd: Int32, piece: ResponseStream.Piece)
         /// Stop accepting, finish in-flight requests, then exit.
         case drain
     }
@@ -82,6 +102,8 @@ final class EventLoop: @unchecked Sendable {
     private static let writeInterest = UInt32(EPOLLOUT.rawValue)
     /// Stop reading while this much output waits for a slow reader.
     private static let outputHighWater = 256 * 1024
+    /// Pull the next piece of a streamed body only once its earlier pieces are down to this.
+    private static let streamLowWater = 64 * 1024
 
     init(index: Int, core: ServerCore) throws {
         self.index = index
@@ -174,6 +196,7 @@ final class EventLoop: @unchecked Sendable {
             switch message {
             case .adopt(let fd): adopt(fd, rejected: false)
             case .completed(let completion): complete(completion)
+            case .streamed(let id, let fd, let piece): received(piece, connectionID: id, fd: fd)
             case .drain: beginDrain()
             }
         }
@@ -280,8 +303,13 @@ final class EventLoop: @unchecked Sendable {
         while connection.state == .active, connection.outbound.count - connection.sent < Self.outputHighWater {
             switch connection.parseNext(now: now) {
             case .needMore:
-                if let head = connection.headAwaitingAdmission(), let refusal = core.responder.admit(head) {
+                if let head = connection.headAwaitingAdmission(), let refusal = admission(head, on: connection) {
                     refuse(head, with: refusal, on: connection)
+                    break
+                }
+                if connection.parser.isReadingBody, let head = connection.parser.currentHead,
+                   !reserveBody(for: connection) {
+                    refuse(head, with: busy(), on: connection)
                     break
                 }
                 if connection.parser.wantsContinue {
@@ -300,6 +328,43 @@ final class EventLoop: @unchecked Sendable {
         flush(connection)
     }
 
+    /// Checks a head whose body is still arriving: the responder's `admit`, the route's body limit (declared
+    /// lengths above it are refused now, chunked bodies are held to it), and the body budget for a declared length.
+    private func admission(_ head: HTTPRequest, on connection: HTTPConnection) -> HTTPResponse? {
+        if let refusal = core.responder.admit(head) { return refusal }
+        if let limit = core.responder.bodyLimit(for: head), let error = connection.parser.limitBody(to: limit) {
+            return core.responder.respond(to: error)
+        }
+        return reserveBody(for: connection) ? nil : busy()
+    }
+
+    /// Holds enough of the body budget for the body being read: its declared length, or for a chunked body the
+    /// bytes held for it so far. Bodies up to `budgetedBodyBytes` hold none. False when the budget is spent.
+    private func reserveBody(for connection: HTTPConnection) -> Bool {
+        // A chunked body is held twice while it arrives: raw in the buffer and decoded in the parser.
+        let needed = connection.parser.declaredBodyLength ?? (connection.unparsedBytes + connection.parser.chunkBody.count)
+        guard needed > core.configuration.budgetedBodyBytes, needed > connection.reservedBodyBytes else { return true }
+        // Chunked bodies grow: take at least 1 MiB more at a time, so the budget is not touched on every read.
+        let more = connection.parser.declaredBodyLength == nil
+            ? max(needed - connection.reservedBodyBytes, 1024 * 1024) : needed - connection.reservedBodyBytes
+        guard core.reserveBody(more) else { return false }
+        connection.reservedBodyBytes += more
+        return true
+    }
+
+    private func releaseBody(of connection: HTTPConnection) {
+        core.releaseBody(connection.reservedBodyBytes)
+        connection.reservedBodyBytes = 0
+    }
+
+    private func busy() -> HTTPResponse {
+        var response = core.responder.respond(to: HTTPParseError(
+            status: .serviceUnavailable, code: .serverBusy,
+            message: "too many large request bodies are being received; retry shortly"))
+        response.headers.set("Retry-After", "1")
+        return response
+    }
+
     /// Answers a request refused on its head; its body is not read, so the connection closes.
     private func refuse(_ head: HTTPRequest, with response: HTTPResponse, on connection: HTTPConnection) {
         connection.parser.reset()
@@ -314,7 +379,15 @@ final class EventLoop: @unchecked Sendable {
     private func dispatch(_ request: HTTPRequest, on connection: HTTPConnection, admitted: Bool) {
         let started = Syscall.monotonicNanoseconds()
         core.metrics.recordQueueWait(shard: index, seconds: Double(started - min(started, now)) / 1e9)
-        if !admitted, let refusal = core.responder.admit(request) {
+        var refusal: HTTPResponse?
+        if !admitted {
+            refusal = core.responder.admit(request)
+            // It arrived whole, so its body was held only to `HTTPLimits.maxBodyBytes`: the route's limit now.
+            if refusal == nil, let limit = core.responder.bodyLimit(for: request), request.body.count > limit {
+                refusal = core.responder.respond(to: RequestParser.bodyTooLarge(limit: limit))
+            }
+        }
+        if let refusal {
             core.metrics.requestStarted()
             let requestID = Self.validRequestID(request.headers["X-Request-Id"]) ?? core.makeRequestID()
             finish(Completion(connectionID: connection.id, fd: connection.fd, request: request,
@@ -361,10 +434,19 @@ final class EventLoop: @unchecked Sendable {
         var response = completion.response
         core.responder.decorate(&response, for: completion.request)
         response.headers.add("X-Request-Id", completion.requestID)
-        let close = !completion.keepAlive || draining
+        releaseBody(of: connection)
+        let isHTTP10 = completion.request.minorVersion == 0
+        let streams = response.stream != nil && completion.request.method != .head
+        // HTTP/1.0 has no chunked coding: a streamed body ends with the connection.
+        let close = !completion.keepAlive || draining || (streams && isHTTP10)
         writer.write(response, omitBody: completion.request.method == .head, close: close,
-                     keepAliveHTTP10: completion.request.minorVersion == 0, into: &connection.outbound)
-        if close { connection.state = .closingAfterFlush }
+                     keepAliveHTTP10: isHTTP10, chunked: !isHTTP10, into: &connection.outbound)
+        if let body = response.stream, streams {
+            connection.streaming = HTTPConnection.Streaming(body: body, chunked: !isHTTP10, closeAfter: close)
+            connection.state = .streaming
+        } else if close {
+            connection.state = .closingAfterFlush
+        }
         let seconds = Double(Syscall.monotonicNanoseconds() - completion.started) / 1e9
         core.metrics.requestFinished()
         core.metrics.record(shard: index, route: completion.label, method: completion.request.method.rawValue,
@@ -403,13 +485,63 @@ final class EventLoop: @unchecked Sendable {
                 return
             }
         }
-        connection.outbound.removeAll(keepingCapacity: connection.outbound.capacity <= 64 * 1024)
+        connection.outbound.removeAll(keepingCapacity: connection.outbound.capacity <= 256 * 1024)
         connection.sent = 0
         if connection.state == .closingAfterFlush {
             Syscall.shutdownWrite(connection.fd)
             connection.state = .lingering(until: now + 2_000_000_000)
         }
         updateInterest(connection)
+        pull(connection)
+    }
+
+    // MARK: Streamed bodies
+
+    /// Asks a worker for the next piece of a streamed body, when none is being made and little output waits.
+    private func pull(_ connection: HTTPConnection) {
+        guard connection.state == .streaming, var streaming = connection.streaming, !streaming.pulling,
+              connection.outbound.count - connection.sent <= Self.streamLowWater else { return }
+        streaming.pulling = true
+        connection.streaming = streaming
+        let (id, fd, loop, body) = (connection.id, connection.fd, self, streaming.body)
+        core.pool.submit {
+            let piece = body.next()
+            loop.post(.streamed(connectionID: id, fd: fd, piece: piece))
+        }
+    }
+
+    /// A piece came back from the worker: frame it and send it, or end the body.
+    private func received(_ piece: ResponseStream.Piece, connectionID: UInt64, fd: Int32) {
+        // The client may have left meanwhile; its producer is then simply dropped.
+        guard let connection = connections[fd], connection.id == connectionID,
+              connection.state == .streaming, var streaming = connection.streaming else { return }
+        streaming.pulling = false
+        connection.streaming = streaming
+        connection.lastWriteAt = now
+        switch piece {
+        case .bytes(let bytes):
+            ResponseWriter.appendPiece(bytes, chunked: streaming.chunked, to: &connection.outbound)
+            flush(connection)
+        case .end:
+            if streaming.chunked { ResponseWriter.appendLastChunk(to: &connection.outbound) }
+            connection.streaming = nil
+            connection.state = streaming.closeAfter ? .closingAfterFlush : .active
+            connection.idleSince = now
+            flush(connection)
+            if connections[fd] === connection, connection.state == .active { process(connection) }
+        case .failed(let reason):
+            Syscall.writeAll(2, Array("{\"event\":\"stream_failed\",\"reason\":\(Self.jsonString(reason))}\n".utf8))
+            // Without the last chunk the client sees an incomplete body.
+            connection.streaming = nil
+            connection.state = .closingAfterFlush
+            flush(connection)
+        }
+    }
+
+    private static func jsonString(_ text: String) -> String {
+        var json = JSONWriter()
+        json.string(String(text.prefix(500)))
+        return String(decoding: json.bytes, as: UTF8.self)
     }
 
     private func updateInterest(_ connection: HTTPConnection) {
@@ -418,7 +550,7 @@ final class EventLoop: @unchecked Sendable {
         switch connection.state {
         case .active, .lingering:
             if connection.outbound.count - connection.sent < Self.outputHighWater { wanted |= Self.readInterest }
-        case .waiting, .closingAfterFlush:
+        case .waiting, .streaming, .closingAfterFlush:
             break
         }
         guard wanted != connection.interest else { return }
@@ -432,6 +564,8 @@ final class EventLoop: @unchecked Sendable {
 
     private func close(_ connection: HTTPConnection) {
         guard connections.removeValue(forKey: connection.fd) != nil else { return }
+        releaseBody(of: connection)
+        connection.streaming = nil
         Syscall.close(connection.fd)
         core.openConnections.subtract(1, ordering: .relaxed)
         core.metrics.connectionClosed()
@@ -460,6 +594,7 @@ final class EventLoop: @unchecked Sendable {
     /// refused when full or draining): rendered by the responder, decorated like every other response (CORS,
     /// cache headers), with a request id, logged and counted, then the connection closes once it is sent.
     private func answerAndClose(_ connection: HTTPConnection, _ error: HTTPParseError, route: String, seconds: Double) {
+        releaseBody(of: connection)  // the body will not be read further
         var response = core.responder.respond(to: error)
         core.responder.decorate(&response, for: nil)
         let requestID = core.makeRequestID()

@@ -7,6 +7,8 @@ final class HTTPConnection {
         case active
         /// A request is running on a worker thread; the connection waits for its response.
         case waiting
+        /// A streamed response is being sent (`stream`); later requests wait, unread, until it ends.
+        case streaming
         /// The last response is queued; close once it is sent.
         case closingAfterFlush
         /// Response sent and write side shut; discard input until the peer closes or `until` passes,
@@ -40,6 +42,21 @@ final class HTTPConnection {
 
     /// epoll interest currently registered.
     var interest: UInt32
+
+    /// The streamed body being sent, while `state` is `.streaming`.
+    struct Streaming {
+        var body: ResponseStream
+        /// Chunked framing; false for an HTTP/1.0 client (the body ends with the connection).
+        var chunked: Bool
+        /// Close once the body is complete.
+        var closeAfter: Bool
+        /// A piece is being produced on a worker: never more than one at a time.
+        var pulling = false
+    }
+    var streaming: Streaming?
+
+    /// Bytes of the server-wide body budget this connection holds for its current request.
+    var reservedBodyBytes = 0
 
     init(fd: Int32, id: UInt64, limits: HTTPLimits, now: UInt64, interest: UInt32) {
         self.fd = fd
@@ -133,6 +150,9 @@ final class HTTPConnection {
         switch state {
         case .waiting:
             return .none
+        case .streaming:
+            // Waiting for the producer is not the client's fault; a client that stops reading is.
+            return hasUnsentOutput && now - min(now, lastWriteAt) > timeouts.write ? .close : .none
         case .lingering(let until):
             return now >= until ? .close : .none
         case .active, .closingAfterFlush:

@@ -64,20 +64,24 @@ extension Handlers {
         return .json(.created, json.bytes)
     }
 
-    /// The most records one export answer holds; `Feedback-Last-Id` continues from there.
-    static let maxExportRecords = 10_000
+    /// Records per store read while an export streams: one page is all an export holds in memory.
+    static let exportPageRecords = 1_000
 
-    /// JSON lines of the records after `since` (at most `limit`): training data (`{"name","keywords","source"}` for accepts and
-    /// corrections) by default, every record as stored with `format=raw`. `Feedback-Last-Id` names the last
-    /// record read, for the next `since`.
+    /// JSON lines of the records after `since`, oldest first, streamed in pages straight from the store: training
+    /// data (`{"name","keywords","source"}` for accepts and corrections) by default, every record as stored with
+    /// `format=raw`. Without `limit` every record there is when the request arrives; with it at most `limit`.
+    /// `Feedback-Last-Id` names the last record the answer covers (fixed before the first line is sent), for the
+    /// next `since`.
     func exportFeedback(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         try RequestDecoding.authorize(request, token: configuration.adminToken)
         let query = try RequestDecoding.query(request.query, allowed: ["since", "format", "limit"])
         let since = Int64(try RequestDecoding.integer(query, "since", default: 0, range: 0...(1 << 53), code: .invalidSince,
                                                       message: "'since' must be a record id (an integer ≥ 0)"))
-        let limit = try RequestDecoding.integer(query, "limit", default: Self.maxExportRecords,
-                                                range: 1...Self.maxExportRecords, code: .invalidLimit,
-                                                message: "'limit' must be an integer from 1 to \(Self.maxExportRecords)")
+        var limit: Int?
+        if query["limit"] != nil {
+            limit = try RequestDecoding.integer(query, "limit", default: 1, range: 1...(1 << 53), code: .invalidLimit,
+                                                message: "'limit' must be an integer from 1 to \(1 << 53)")
+        }
         let raw: Bool
         switch query["format"] ?? "training" {
         case "training": raw = false
@@ -85,37 +89,88 @@ extension Handlers {
         default: throw .badRequest(.invalidFormat, "'format' must be 'training' or 'raw'")
         }
         let store = try store()
-        let records: [FeedbackRecord]
+        let last: Int64?
         do {
-            records = try store.feedback(after: since, limit: limit)
+            last = try store.lastFeedbackID(after: since, limit: limit)
         } catch .unavailable {
             throw APIError.storeUnavailable
         } catch {
-            Syscall.writeAll(2, Array("{\"event\":\"feedback_export_failed\",\"error\":\(Self.quoted("\(error)"))}\n".utf8))
+            Self.logExportFailure(error)
             throw APIError(.internalServerError, .feedbackExportFailed, "the feedback could not be read")
         }
-        var body: [UInt8] = []
-        body.reserveCapacity(records.count * 160)
-        for record in records {
-            var json = JSONWriter()
-            if raw {
-                FeedbackDecoding.writeRecord(record, into: &json)
-            } else {
-                guard record.item.action != .reject else { continue }
-                json.object { json in
-                    json.field("name", string: record.item.name)
-                    json.field("keywords") { json in json.array { json in json.string(record.item.keyword) } }
-                    json.field("source", string: "feedback")
-                }
-            }
-            body += json.bytes
-            body.append(0x0A)
+        var response = HTTPResponse(status: .ok)
+        response.headers.add("Content-Type", "application/x-ndjson; charset=utf-8")
+        response.headers.add("Cache-Control", "no-store")
+        response.headers.add("Feedback-Last-Id", String(last ?? since))
+        if let last {
+            response.stream = FeedbackExport(store: store, after: since, through: last, raw: raw,
+                                             pageRecords: Self.exportPageRecords).stream()
         }
-        var headers = HTTPHeaders()
-        headers.add("Content-Type", "application/x-ndjson; charset=utf-8")
-        headers.add("Cache-Control", "no-store")
-        headers.add("Feedback-Last-Id", String(records.last?.id ?? since))
-        return HTTPResponse(status: .ok, headers: headers, body: body)
+        return response
+    }
+
+    static func logExportFailure(_ error: KeywordStoreError) {
+        Syscall.writeAll(2, Array("{\"event\":\"feedback_export_failed\",\"error\":\(quoted("\(error)"))}\n".utf8))
+    }
+}
+
+/// One export's progress through the store: each pull reads the next page of records (on a worker thread, never
+/// an event loop) and renders it as JSON lines, up to the record fixed as its end.
+final class FeedbackExport: Sendable {
+    private let store: any KeywordStore
+    private let through: Int64
+    private let raw: Bool
+    private let pageRecords: Int
+    /// The id after which the next page starts; nil once the export is complete.
+    private let cursor: Locked<Int64?>
+
+    init(store: any KeywordStore, after: Int64, through: Int64, raw: Bool, pageRecords: Int) {
+        self.store = store
+        self.through = through
+        self.raw = raw
+        self.pageRecords = pageRecords
+        cursor = Locked(after)
+    }
+
+    func stream() -> ResponseStream {
+        ResponseStream { [self] in next() }
+    }
+
+    private func next() -> ResponseStream.Piece {
+        guard let after = cursor.withLock({ $0 }) else { return .end }
+        let records: [FeedbackRecord]
+        do {
+            records = try store.feedback(after: after, limit: pageRecords)
+        } catch {
+            Handlers.logExportFailure(error)
+            cursor.withLock { $0 = nil }
+            return .failed("the feedback could not be read: \(error)")
+        }
+        var body: [UInt8] = []
+        body.reserveCapacity(records.count * 200)
+        var reached = after
+        for record in records where record.id <= through {
+            reached = record.id
+            body += Self.line(record, raw: raw)
+        }
+        let done = records.count < pageRecords || reached >= through || records.last.map({ $0.id > through }) == true
+        cursor.withLock { $0 = done ? nil : reached }
+        return .bytes(body)
+    }
+
+    static func line(_ record: FeedbackRecord, raw: Bool) -> [UInt8] {
+        var json = JSONWriter()
+        if raw {
+            FeedbackDecoding.writeRecord(record, into: &json)
+        } else {
+            guard record.item.action != .reject else { return [] }
+            json.object { json in
+                json.field("name", string: record.item.name)
+                json.field("keywords") { json in json.array { json in json.string(record.item.keyword) } }
+                json.field("source", string: "feedback")
+            }
+        }
+        return json.bytes + [0x0A]
     }
 }
 
@@ -160,6 +215,7 @@ enum FeedbackDecoding {
             return nil
         }
         guard case .string(let raw) = value else { throw .badRequest(.invalidKeyword, "'\(field)' must be a string") }
+        try RequestDecoding.keywordLength(raw, field: field, limits: limits)
         let text = RequestDecoding.trimWhitespace(raw)
         if let problem = KeywordRules.problem(with: text, maxCodePoints: limits.maxKeywordCharacters) {
             throw .badRequest(.invalidKeyword, "'\(field)' \(problem)")
@@ -167,8 +223,9 @@ enum FeedbackDecoding {
         return text
     }
 
-    /// An optional short string (client id, model, annotator): 1…200 characters, no control characters.
-    private static func label(_ value: JSONValue?, field: String, code: ErrorCode) throws(APIError) -> String? {
+    /// An optional short string (client id, model, annotator, a keyword change's actor): 1…200 characters, no
+    /// control characters.
+    static func label(_ value: JSONValue?, field: String, code: ErrorCode) throws(APIError) -> String? {
         guard let value, value != .null else { return nil }
         guard case .string(let text) = value else { throw .badRequest(code, "'\(field)' must be a string") }
         guard !text.isEmpty, text.unicodeScalars.count <= maxLabelCharacters else {

@@ -101,13 +101,7 @@ final class Handlers: Sendable {
     /// The fields of a suggestion request in text form (a query string or a form body).
     private static let textFields: Set<String> = ["name", "k", "explain"]
 
-    static func suggestBodyTooLarge(_ limits: APILimits) -> APIError {
-        APIError(.contentTooLarge, .bodyTooLarge,
-                 "a suggest body is at most \(limits.maxSuggestBodyBytes) bytes; send long lists to /v1/suggest/batch")
-    }
-
     func suggestFromBody(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        guard request.body.count <= limits.maxSuggestBodyBytes else { throw Self.suggestBodyTooLarge(limits) }
         if try RequestDecoding.bodyFormat(request, form: true) == .form {
             let fields = try RequestDecoding.form(request, allowed: Self.textFields)
             return try suggest(try textInput(fields, missingName: "add name=<product name> to the form"))
@@ -272,6 +266,10 @@ final class Handlers: Sendable {
         let offset = try integer("offset", default: 0, range: 0...Int(Int32.max))
         let limit = try integer("limit", default: min(1000, limits.maxKeywordPage), range: 1...limits.maxKeywordPage)
         let prefix = query["prefix"] ?? ""
+        // No keyword is longer than this, and the schema's maxLength keeps every page URL under the URI limit.
+        guard RequestDecoding.fitsCodePoints(prefix, limits.maxKeywordCharacters + limits.maxPaddingCharacters) else {
+            throw .badRequest(.invalidPage, "'prefix' is at most \(limits.maxKeywordCharacters + limits.maxPaddingCharacters) characters (Unicode code points)")
+        }
         let matching = prefix.isEmpty ? list.keywords : KeywordList(list.keywords.filter { $0.hasPrefix(prefix) })
         let page = matching.dropFirst(offset).prefix(limit)
         var json = JSONWriter(capacity: 128 + page.count * 16)
@@ -317,14 +315,15 @@ final class Handlers: Sendable {
     func updateKeywords(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         try RequestDecoding.authorize(request, token: configuration.adminToken)
         let fields = try RequestDecoding.object(request)
-        try RequestDecoding.onlyFields(fields, ["add", "remove"])
+        try RequestDecoding.onlyFields(fields, ["add", "remove", "actor"])
         let add = try cleanKeywords(try RequestDecoding.strings(fields["add"], field: "add", code: .invalidAdd), field: "add")
         let remove = try cleanKeywords(try RequestDecoding.strings(fields["remove"], field: "remove", code: .invalidRemove), field: "remove")
         guard add.count + remove.count <= limits.maxKeywordChanges else {
             throw .badRequest(.tooManyKeywords, "at most \(limits.maxKeywordChanges) keywords per change")
         }
         let change = KeywordChange(add: add, remove: remove, expectedVersion: try Self.expectedVersion(request),
-                                   requestID: request.headers["X-Request-Id"].map { String($0.prefix(200)) })
+                                   requestID: request.headers["X-Request-Id"].map { String($0.prefix(200)) },
+                                   actor: try FeedbackDecoding.label(fields["actor"], field: "actor", code: .invalidActor))
         let engine = try engine()
         // An empty change changes nothing: the answer is the current list, and nothing is written.
         if add.isEmpty && remove.isEmpty { return keywordResponse(engine.keywordList()) }
@@ -356,6 +355,7 @@ final class Handlers: Sendable {
     private func cleanKeywords(_ raw: [String], field: String) throws(APIError) -> [String] {
         var result: [String] = []
         for (index, keyword) in raw.enumerated() {
+            try RequestDecoding.keywordLength(keyword, field: "\(field)[\(index)]", limits: limits)
             let trimmed = keyword.trimmingCharacters(in: .whitespacesAndNewlines)
             if let problem = KeywordRules.problem(with: trimmed, maxCodePoints: limits.maxKeywordCharacters) {
                 throw .badRequest(.invalidKeyword, "'\(field)[\(index)]' \(problem)")

@@ -31,6 +31,8 @@ public final class KeywordAPI: HTTPResponder {
     /// request head, before `100 Continue` and before any body is read.
     private let guardedRoutes: Set<String>
     let handlers: Handlers
+    /// The byte cap of each route's body (see `BodyCaps`).
+    public let bodyCaps: BodyCaps
 
     public init(configuration: APIConfiguration, state: EngineState, metrics: ServerMetrics) {
         self.configuration = configuration
@@ -38,6 +40,7 @@ public final class KeywordAPI: HTTPResponder {
         self.metrics = metrics
         let handlers = Handlers(configuration: configuration, state: state, metrics: metrics)
         self.handlers = handlers
+        bodyCaps = BodyCaps(configuration.limits)
         var table: [String: [HTTPMethod: (handler: Handler, blocking: Bool, lane: WorkLane)]] = [:]
         var guarded: Set<String> = []
         func add(_ method: HTTPMethod, _ path: String, blocking: Bool = false, lane: WorkLane = .shared,
@@ -110,8 +113,11 @@ public final class KeywordAPI: HTTPResponder {
             }
         }
         let handler = entry.handler
+        let cap = bodyCap(method, route.path)
         return RouteMatch(label: route.path, isBlocking: entry.blocking, lane: entry.lane) { request in
             do throws(APIError) {
+                // The server refuses larger bodies before reading them; this covers requests answered in-process.
+                if request.body.count > cap { throw Self.bodyTooLarge(method, route.path, cap: cap) }
                 return try handler(request)
             } catch {
                 return error.response
@@ -123,19 +129,48 @@ public final class KeywordAPI: HTTPResponder {
     /// `Expect: 100-continue` gets 401 instead of `100 Continue`, and no unauthorised body is read.
     /// The handler checks again, for requests answered in-process through `respond(to:)`.
     public func admit(_ head: HTTPRequest) -> HTTPResponse? {
-        if head.method == .post, head.path == "/v1/suggest" {
-            // Suggest runs on the event loop: a body longer than any valid one is refused before it is read.
-            guard let declared = head.headers["Content-Length"].flatMap({ Int(Substring($0).trimmingSpaces()) }),
-                  declared > configuration.limits.maxSuggestBodyBytes else { return nil }
-            return Handlers.suggestBodyTooLarge(configuration.limits).response
+        if guardedRoutes.contains("\(head.method.rawValue) \(head.path)") {
+            do throws(APIError) {
+                try RequestDecoding.authorize(head, token: configuration.adminToken)
+            } catch {
+                return error.response
+            }
         }
-        guard guardedRoutes.contains("\(head.method.rawValue) \(head.path)") else { return nil }
-        do throws(APIError) {
-            try RequestDecoding.authorize(head, token: configuration.adminToken)
-            return nil
-        } catch {
-            return error.response
+        // A body longer than its route takes is refused before it is read (the HTTP layer holds chunked bodies to
+        // `bodyLimit(for:)`); this answer names the route's cap.
+        let cap = bodyCap(head.method, head.path)
+        if let declared = head.headers["Content-Length"].flatMap({ Int(Substring($0).trimmingSpaces()) }), declared > cap {
+            return Self.bodyTooLarge(head.method, head.path, cap: cap).response
         }
+        return nil
+    }
+
+    public func bodyLimit(for head: HTTPRequest) -> Int? { bodyCap(head.method, head.path) }
+
+    /// `configuration` with `limits.maxBodyBytes` raised to the largest route cap, so the HTTP layer's ceiling
+    /// never refuses a body its route takes (the routes' own caps then apply, on the head).
+    public func serverConfiguration(_ configuration: ServerConfiguration) -> ServerConfiguration {
+        var configuration = configuration
+        configuration.limits.maxBodyBytes = max(configuration.limits.maxBodyBytes, bodyCaps.largest)
+        return configuration
+    }
+
+    /// The most bytes a body of `method path` may have: the route's `BodyCaps` entry; requests without a body in
+    /// the API (GET, unknown routes) may carry at most the suggest cap, which any error answer needs.
+    func bodyCap(_ method: HTTPMethod, _ path: String) -> Int {
+        guard method == .post else { return bodyCaps.suggest }
+        switch path {
+        case "/v1/suggest/batch": return bodyCaps.batch
+        case "/v1/keywords": return bodyCaps.keywords
+        case "/v1/feedback": return bodyCaps.feedback
+        default: return bodyCaps.suggest
+        }
+    }
+
+    static func bodyTooLarge(_ method: HTTPMethod, _ path: String, cap: Int) -> APIError {
+        let hint = method == .post && path == "/v1/suggest" ? "; send long lists to /v1/suggest/batch" : ""
+        return APIError(.contentTooLarge, .bodyTooLarge,
+                        "a \(method.rawValue) \(path.prefix(100)) body is at most \(cap) bytes (the largest the schema allows)\(hint)")
     }
 
     public func decorate(_ response: inout HTTPResponse, for request: HTTPRequest?) {
@@ -149,8 +184,17 @@ public final class KeywordAPI: HTTPResponder {
     }
 
     /// Routes and answers a request in-process, without sockets (for tests and tools).
+    /// A streamed body is collected whole (a failed one leaves the body empty and is answered 500).
     public func respond(to request: HTTPRequest) -> HTTPResponse {
         var response = match(request).handler(request)
+        if let stream = response.stream {
+            response.stream = nil
+            if let body = stream.collect() {
+                response.body = body
+            } else {
+                response = APIError(.internalServerError, .feedbackExportFailed, "the streamed answer failed").response
+            }
+        }
         decorate(&response, for: request)
         return response
     }

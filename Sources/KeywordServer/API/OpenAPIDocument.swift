@@ -4,6 +4,10 @@ import HTTPCore
 import StrictJSON
 
 enum OpenAPIDocument {
+    /// The limits the document states: the same defaults the server enforces.
+    private static let limits = APILimits()
+    private static let caps = BodyCaps(limits)
+
     /// The error codes a client can see, from the one catalogue (`ErrorCode.all`), as a JSON array.
     private static var errorCodes: String {
         var json = JSONWriter(capacity: 1024)
@@ -12,6 +16,8 @@ enum OpenAPIDocument {
         }
         return String(decoding: json.bytes, as: UTF8.self)
     }
+
+    private static let busy = "While large bodies being received fill the server's budget, a large one is 503 server_busy with Retry-After."
 
     static let json = #"""
 {
@@ -25,7 +31,7 @@ enum OpenAPIDocument {
     "/v1/suggest": {
       "post": {
         "summary": "Top-k keywords for one product name",
-        "description": "JSON, or a form body (curl -d 'name=...&k=3' sends application/x-www-form-urlencoded, Annif's convention). Any other Content-Type is 415 with a message naming the header to send. A body over 65536 bytes is 413 body_too_large (before it is read when Content-Length says so).",
+        "description": "JSON, or a form body (curl -d 'name=...&k=3' sends application/x-www-form-urlencoded, Annif's convention). Any other Content-Type is 415 with a message naming the header to send. A body over \#(caps.suggest) bytes is 413 body_too_large (before it is read when Content-Length says so); the largest body this schema allows, with every code point as a JSON escape, is \#(caps.suggestBound) bytes. \#(busy)",
         "requestBody": {"required": true, "content": {
           "application/json": {"schema": {"$ref": "#/components/schemas/SuggestRequest"}},
           "application/x-www-form-urlencoded": {"schema": {"$ref": "#/components/schemas/SuggestForm"}}
@@ -50,7 +56,7 @@ enum OpenAPIDocument {
         "responses": {
           "200": {"description": "Suggestions", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SuggestResponse"}}}},
           "400": {"$ref": "#/components/responses/Error"},
-          "414": {"description": "The request target is longer than the server's limit (16 KiB by default, above what a 1000-code-point name needs percent-encoded; RFC 9112 §3)", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+          "414": {"description": "The request target is longer than the server's limit (16 KiB by default, above the 12950 bytes the longest query this schema allows takes with every code point percent-encoded; RFC 9112 §3)", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
           "431": {"$ref": "#/components/responses/Error"}, "500": {"$ref": "#/components/responses/Error"},
           "503": {"$ref": "#/components/responses/Error"}
         }
@@ -59,6 +65,7 @@ enum OpenAPIDocument {
     "/v1/suggest/batch": {
       "post": {
         "summary": "Top-k keywords for up to 1000 names",
+        "description": "A body over \#(caps.batch) bytes is 413 body_too_large (before it is read when Content-Length says so): the largest body the schema allows, every code point written as a JSON escape (astral ones as surrogate pairs), with \#(BodyCaps.whitespaceBytes) bytes of white space between tokens. names × k beyond the bound (10000, or 1000 with explain) is 400 batch_too_large (see BatchRequest). \#(busy)",
         "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/BatchRequest"}}}},
         "responses": {
           "200": {"description": "One result per name, in order", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/BatchResponse"}}}},
@@ -76,7 +83,7 @@ enum OpenAPIDocument {
         "parameters": [
           {"name": "offset", "in": "query", "schema": {"type": "integer", "minimum": 0, "maximum": 2147483647, "default": 0}},
           {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 10000, "default": 1000}},
-          {"name": "prefix", "in": "query", "schema": {"type": "string"}}
+          {"name": "prefix", "in": "query", "schema": {"type": "string", "maxLength": \#(limits.maxKeywordCharacters + limits.maxPaddingCharacters)}, "description": "No keyword is longer; a longer prefix is 400 invalid_page"}
         ],
         "responses": {
           "200": {"description": "Keywords", "headers": {"ETag": {"$ref": "#/components/headers/ETag"}}, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/KeywordList"}}}},
@@ -85,6 +92,7 @@ enum OpenAPIDocument {
       },
       "post": {
         "summary": "Add and remove keywords; durable in the store before the answer, served by this replica at once",
+        "description": "A body over \#(caps.keywords) bytes is 413 body_too_large (before it is read when Content-Length says so), the largest the schema allows. \#(busy)",
         "security": [{}, {"bearer": []}],
         "parameters": [
           {"name": "If-Match", "in": "header", "description": "The list version (ETag of GET /v1/keywords) the change is made against, quoted or bare, W/ allowed; a stale one gets 412; * or an empty value means no check; a list of several tags is 400 invalid_if_match", "schema": {"type": "string", "pattern": "^[ \\t]*(\\*|(W/)?\"[^\",]+\"|W/[^\",]+|(?!W/)[^\",]+)?[ \\t]*$"}}
@@ -97,13 +105,14 @@ enum OpenAPIDocument {
           "412": {"description": "If-Match named a version that is no longer current (code version_mismatch); the ETag header holds the current one", "headers": {"ETag": {"$ref": "#/components/headers/ETag"}}, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
           "413": {"$ref": "#/components/responses/Error"}, "415": {"$ref": "#/components/responses/Error"},
           "431": {"$ref": "#/components/responses/Error"}, "500": {"$ref": "#/components/responses/Error"},
-          "503": {"description": "The model is loading (not_ready) or the store cannot be reached (store_unavailable); nothing was changed", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+          "503": {"description": "The model is loading (not_ready), the store cannot be reached (store_unavailable), or large bodies fill the server's budget (server_busy, with Retry-After); nothing was changed", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
         }
       }
     },
     "/v1/feedback": {
       "post": {
         "summary": "Record annotator decisions: one item, or {\"items\": [...]} of up to 1000 (stored all or none)",
+        "description": "A body over \#(caps.feedback) bytes is 413 body_too_large (before it is read when Content-Length says so), the largest the schema allows. \#(busy)",
         "security": [{}, {"bearer": []}],
         "requestBody": {"required": true, "content": {"application/json": {"schema": {"oneOf": [{"$ref": "#/components/schemas/FeedbackItem"}, {"$ref": "#/components/schemas/FeedbackBatch"}]}}}},
         "responses": {
@@ -117,16 +126,17 @@ enum OpenAPIDocument {
     "/v1/feedback/export": {
       "get": {
         "summary": "Stored feedback as JSON lines, oldest first: training data (accepts and corrections) by default, every record with format=raw",
+        "description": "Streamed (chunked transfer coding) from the store page by page, so any number of records can be exported. Without limit, every record stored when the request arrives; with limit, at most that many. Feedback-Last-Id names the last record the answer covers, so since=Feedback-Last-Id continues exactly where it ended. If the store fails midway the connection closes before the last chunk, so a cut-short export never looks complete.",
         "security": [{}, {"bearer": []}],
         "parameters": [
           {"name": "since", "in": "query", "description": "Only records with a greater id (the Feedback-Last-Id of the previous export)", "schema": {"type": "integer", "minimum": 0, "maximum": 9007199254740992, "default": 0}},
-          {"name": "limit", "in": "query", "description": "At most this many records; continue with since = Feedback-Last-Id", "schema": {"type": "integer", "minimum": 1, "maximum": 10000, "default": 10000}},
+          {"name": "limit", "in": "query", "description": "At most this many records (absent: all of them); continue with since = Feedback-Last-Id", "schema": {"type": "integer", "minimum": 1, "maximum": 9007199254740992}},
           {"name": "format", "in": "query", "schema": {"enum": ["training", "raw"], "default": "training"}}
         ],
         "responses": {
           "200": {
             "description": "One JSON object per line: TrainingLine objects, or FeedbackRecord objects with format=raw",
-            "headers": {"Feedback-Last-Id": {"description": "Id of the last record read (since, when none)", "schema": {"type": "string", "pattern": "^[0-9]+$"}}},
+            "headers": {"Feedback-Last-Id": {"description": "Id of the last record the answer covers, fixed before it streams (since, when none)", "schema": {"type": "string", "pattern": "^[0-9]+$"}}},
             "content": {"application/x-ndjson": {"schema": {"type": "string"}}}
           },
           "400": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"},
@@ -148,12 +158,12 @@ enum OpenAPIDocument {
     },
     "schemas": {
       "Name": {
-        "type": "string", "minLength": 1, "pattern": "^[\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\x00]([^\\x00]{0,998}[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\x00])?[\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*$",
-        "description": "A product name: 1-1000 Unicode code points after trimming white space (Unicode White_Space), no NUL (rejected on purpose: C tools and log lines cut strings there). The pattern states exactly that; white space around the name does not count towards the 1000."
+        "type": "string", "minLength": 1, "maxLength": \#(limits.maxNameCharacters + limits.maxPaddingCharacters), "pattern": "^[\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\x00]([^\\x00]{0,998}[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\x00])?[\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*$",
+        "description": "A product name: 1-1000 Unicode code points after trimming white space (Unicode White_Space), no NUL (rejected on purpose: C tools and log lines cut strings there). The pattern states exactly that; white space around the name does not count towards the 1000; with it the name is at most 1100 code points (maxLength), so the schema bounds every body."
       },
       "Keyword": {
-        "type": "string", "minLength": 1, "pattern": "^[\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\x00-\\x1f\\x7f-\\x9f]([^\\x00-\\x1f\\x7f-\\x9f]{0,98}[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\x00-\\x1f\\x7f-\\x9f])?[\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*$",
-        "description": "1-100 Unicode code points after trimming white space, no control characters inside (the pattern states exactly that)"
+        "type": "string", "minLength": 1, "maxLength": \#(limits.maxKeywordCharacters + limits.maxPaddingCharacters), "pattern": "^[\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\x00-\\x1f\\x7f-\\x9f]([^\\x00-\\x1f\\x7f-\\x9f]{0,98}[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\x00-\\x1f\\x7f-\\x9f])?[\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*$",
+        "description": "1-100 Unicode code points after trimming white space, no control characters inside (the pattern states exactly that); with the white space around it at most 200 (maxLength)"
       },
       "TextFlag": {
         "type": "string", "pattern": "^([Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|[Yy][Ee][Ss]|[Nn][Oo]|1|0|)$", "default": "false",
@@ -199,7 +209,7 @@ enum OpenAPIDocument {
       },
       "BatchRequest": {
         "type": "object", "required": ["names"], "additionalProperties": false,
-        "description": "names × k is at most 10000, or 1000 with explain (else 400 batch_too_large); an answer over 8 MiB is 413 response_too_large",
+        "description": "names × k is at most 10000, or 1000 with explain (k absent or null counts as 5); more is 400 batch_too_large. maxItems and k's maximum do not imply it (1000 × 50), and JSON Schema cannot state a product: stated exactly it is one alternative per distinct largest number of names (84 of them), more than test generators such as schemathesis can work with, so it stays here. An answer over 8 MiB is 413 response_too_large.",
         "properties": {
           "names": {"type": "array", "maxItems": 1000, "items": {"$ref": "#/components/schemas/Name"}},
           "k": {"type": ["integer", "null"], "minimum": 1, "maximum": 50, "default": 5, "description": "null means the default, 5"},
@@ -223,7 +233,8 @@ enum OpenAPIDocument {
         "description": "A change with nothing to add or remove writes nothing and answers the current list; at most 10000 in add and remove together (400 too_many_keywords); the list holds at most 50000 keywords (400 keyword_list_full); each 1-100 Unicode code points after trimming, no control characters. null is the same as an empty list.",
         "properties": {
           "add": {"type": ["array", "null"], "maxItems": 10000, "items": {"$ref": "#/components/schemas/Keyword"}},
-          "remove": {"type": ["array", "null"], "maxItems": 10000, "items": {"$ref": "#/components/schemas/Keyword"}}
+          "remove": {"type": ["array", "null"], "maxItems": 10000, "items": {"$ref": "#/components/schemas/Keyword"}},
+          "actor": {"type": ["string", "null"], "minLength": 1, "maxLength": 200, "pattern": "^[^\\x00-\\x1f\\x7f-\\x9f]*$", "description": "Who makes the change, recorded with it in the PostgreSQL store's change log (the file store keeps no log)"}
         }
       },
       "FeedbackItem": {

@@ -17,6 +17,10 @@ public struct APILimits: Sendable, Equatable {
     /// Unicode code points in a name after trimming (what JSON Schema's `maxLength` counts), so at most four
     /// times as many UTF-8 bytes. Grapheme clusters would let combining marks through unbounded. Default 1000.
     public var maxNameCharacters = 1000
+    /// Unicode code points of white space around a name or a keyword, beyond its own limit: a name is at most
+    /// `maxNameCharacters + maxPaddingCharacters` code points as sent (JSON Schema's `maxLength`), so the schema
+    /// bounds every string and with it every body (`BodyCaps`). Default 100.
+    public var maxPaddingCharacters = 100
     /// Largest `k`. Default 50.
     public var maxK = 50
     /// `k` when not given. Default 5.
@@ -143,6 +147,10 @@ enum RequestDecoding {
 
     /// 1…maxNameCharacters characters after trimming whitespace; no NUL.
     static func name(_ raw: String, field: String = "name", limits: APILimits) throws(APIError) -> String {
+        let most = limits.maxNameCharacters + limits.maxPaddingCharacters
+        guard fitsCodePoints(raw, most) else {
+            throw .badRequest(.nameTooLong, "'\(field)' is longer than \(most) characters (Unicode code points) with the white space around it")
+        }
         let trimmed = trimWhitespace(raw)
         guard !trimmed.isEmpty else { throw .badRequest(.emptyName, "'\(field)' is empty") }
         guard !trimmed.utf8.contains(0) else {
@@ -152,6 +160,14 @@ enum RequestDecoding {
             throw .badRequest(.nameTooLong, "'\(field)' is longer than \(limits.maxNameCharacters) characters (Unicode code points)")
         }
         return trimmed
+    }
+
+    /// A keyword as sent is at most `maxKeywordCharacters + maxPaddingCharacters` code points (its `maxLength`).
+    static func keywordLength(_ raw: String, field: String, limits: APILimits) throws(APIError) {
+        let most = limits.maxKeywordCharacters + limits.maxPaddingCharacters
+        guard fitsCodePoints(raw, most) else {
+            throw .badRequest(.invalidKeyword, "'\(field)' is longer than \(most) characters (Unicode code points) with the white space around it")
+        }
     }
 
     /// Whether `text` has at most `limit` Unicode code points (the service's one implementation).
@@ -171,7 +187,8 @@ enum RequestDecoding {
 
     static func k(_ value: JSONValue?, limits: APILimits) throws(APIError) -> Int {
         guard let value, value != .null else { return limits.defaultK }
-        guard case .number(let number) = value, number == number.rounded(), abs(number) < 1e9 else {
+        guard case .number(let literal) = value, case let number = literal.value, number == number.rounded(),
+              abs(number) < 1e9 else {
             throw .badRequest(.invalidK, "'k' must be an integer from 1 to \(limits.maxK)")
         }
         return try k(Int(number), limits: limits)
@@ -236,9 +253,8 @@ enum RequestDecoding {
         var parsed: Int?
         if let exact = Int(text) {
             parsed = exact
-        } else if let number = number(text), case .number(let double) = number, double == double.rounded(),
-                  abs(double) < 9_007_199_254_740_992 {
-            parsed = Int(double)
+        } else if let number = number(text), case .number(let literal) = number, let integer = literal.integer(as: Int.self) {
+            parsed = integer
         }
         guard let parsed, range.contains(parsed) else { throw .badRequest(code, message) }
         return parsed

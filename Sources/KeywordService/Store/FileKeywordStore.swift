@@ -32,6 +32,8 @@ public final class FileKeywordStore: KeywordStore {
     /// Revisions stamped on the overlays this process's file stores hand out (see `KeywordOverlay.revision`).
     private static let revisions = Atomic<UInt64>(0)
     private let index = Locked(FeedbackIndex())
+    /// Where earlier scans of the feedback file got to (see `scanFeedback`).
+    private let checkpoints = Locked<[ScanCheckpoint]>([])
     private let stopped = Atomic<Bool>(false)
     private let watching = Atomic<Bool>(false)
     /// How often the watcher compares the overlay file's identity, size and modification time.
@@ -137,31 +139,123 @@ public final class FileKeywordStore: KeywordStore {
         }
     }
 
+    /// Reads the file once, in blocks, and keeps at most about `limit` records: memory follows the page, not the
+    /// file. Lines whose id is at most `after` are skipped without decoding them (see `FeedbackLine.quickID`).
     public func feedback(after: Int64, limit: Int) throws(KeywordStoreError) -> [FeedbackRecord] {
-        let data: [UInt8]
-        do {
-            data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: feedbackPath)))
-        } catch {
-            if access(feedbackPath, F_OK) != 0 { return [] }
-            throw .failed("\(feedbackPath): cannot read: \(error.localizedDescription)")
-        }
+        let limit = max(0, limit)
         var records: [FeedbackRecord] = []
-        var start = 0
-        var line = 0
-        // A last line without its newline is a write cut short by a crash: never acknowledged, skipped.
-        while let end = data[start...].firstIndex(of: 0x0A) {
-            line += 1
-            defer { start = end + 1 }
+        // Once `limit` records are kept, a line with a larger id than all of them cannot be in the page.
+        var cutoff = Int64.max
+        try scanFeedback(after: after) { (line, number) throws(KeywordStoreError) in
+            if let id = FeedbackLine.quickID(line), id <= after || id > cutoff { return }
             let record: FeedbackRecord
             do {
-                record = try FeedbackLine.decode(data[start..<end])
+                record = try FeedbackLine.decode(line)
             } catch {
-                throw .failed("\(feedbackPath):\(line): \(error)")
+                throw .failed("\(feedbackPath):\(number): \(error)")
             }
-            if record.id > after { records.append(record) }
+            guard record.id > after, record.id <= cutoff else { return }
+            records.append(record)
+            // Imported records may stand out of id order: keep the smallest ids seen so far.
+            if records.count >= 2 * limit + 64 {
+                records.sort { $0.id < $1.id }
+                records.removeLast(records.count - limit)
+                cutoff = records.last?.id ?? cutoff
+            }
         }
         records.sort { $0.id < $1.id }
-        return Array(records.prefix(max(0, limit)))
+        return Array(records.prefix(limit))
+    }
+
+    public func lastFeedbackID(after: Int64, limit: Int?) throws(KeywordStoreError) -> Int64? {
+        var ids: [Int64] = []
+        var largest: Int64?
+        try scanFeedback(after: after) { (line, number) throws(KeywordStoreError) in
+            let id: Int64
+            if let quick = FeedbackLine.quickID(line) {
+                id = quick
+            } else {
+                do {
+                    id = try FeedbackLine.decode(line).id
+                } catch {
+                    throw .failed("\(feedbackPath):\(number): \(error)")
+                }
+            }
+            guard id > after else { return }
+            largest = max(largest ?? id, id)
+            guard let limit else { return }
+            ids.append(id)
+            if ids.count >= limit + 4096 {
+                ids.sort()
+                ids.removeLast(ids.count - limit)
+            }
+        }
+        guard let limit else { return largest }
+        ids.sort()
+        return ids.prefix(max(1, limit)).last
+    }
+
+    /// Calls `body` with each complete line of the feedback file (without its newline) and its 1-based number,
+    /// reading 1 MiB at a time. A last line without its newline is a write cut short by a crash: never
+    /// acknowledged, skipped. A missing file has no lines.
+    ///
+    /// With `after`, lines that cannot hold an id above it may be skipped: each scan notes, at the end of every
+    /// block, the largest id in the file up to there (`ScanCheckpoint`), and a later scan starts at the furthest
+    /// point whose prefix holds no id above `after`. The file is only ever appended to, so a prefix never changes
+    /// while the file (device and inode) is the same; paging through an export thus reads the file about once.
+    private func scanFeedback(after: Int64? = nil,
+                              _ body: (ArraySlice<UInt8>, Int) throws(KeywordStoreError) -> Void) throws(KeywordStoreError) {
+        let fd = open(feedbackPath, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            if errno == ENOENT { return }
+            throw Self.failure("open", feedbackPath)
+        }
+        defer { Glibc.close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw Self.failure("fstat", feedbackPath) }
+        let file = (UInt64(info.st_dev), UInt64(info.st_ino))
+        var start = ScanCheckpoint(device: file.0, inode: file.1, offset: 0, lines: 0, largestID: 0)
+        if let after {
+            start = checkpoints.withLock { points in
+                // A file cut shorter than a checkpoint is not the file it was taken in.
+                points.last { $0.device == file.0 && $0.inode == file.1 && $0.largestID <= after && $0.offset <= Int(info.st_size) }
+            } ?? start
+            if start.offset > 0, lseek(fd, off_t(start.offset), SEEK_SET) < 0 { throw Self.failure("lseek", feedbackPath) }
+        }
+        var buffer: [UInt8] = []
+        var block = [UInt8](repeating: 0, count: 1 << 20)
+        var position = start
+        while true {
+            let count = block.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw Self.failure("read", feedbackPath)
+            }
+            if count == 0 { return }
+            buffer.append(contentsOf: block[0..<count])
+            var lineStart = 0
+            while let end = buffer[lineStart...].firstIndex(of: 0x0A) {
+                position.lines += 1
+                let line = buffer[lineStart..<end]
+                try body(line, position.lines)
+                let id = FeedbackLine.quickID(line) ?? (try? FeedbackLine.decode(line))?.id ?? Int64.max
+                position.largestID = max(position.largestID, id)
+                lineStart = end + 1
+            }
+            position.offset += lineStart
+            buffer.removeFirst(lineStart)
+            note(position)
+        }
+    }
+
+    /// Keeps the checkpoints of one file, in file order, at most 4096 of them (4 GiB of feedback at 1 MiB apart).
+    private func note(_ point: ScanCheckpoint) {
+        checkpoints.withLock { points in
+            if let last = points.last, last.device != point.device || last.inode != point.inode { points.removeAll() }
+            guard points.last.map({ $0.offset < point.offset }) ?? true else { return }
+            points.append(point)
+            if points.count > 4096 { points.removeFirst(points.count - 4096) }
+        }
     }
 
     // MARK: Watching
@@ -253,6 +347,16 @@ public final class FileKeywordStore: KeywordStore {
         let code = errno
         return .failed("\(path): \(call) failed: \(String(cString: strerror(code))) (errno \(code))")
     }
+}
+
+/// A place in the feedback file a scan reached: the byte offset just after a line, the lines before it, and the
+/// largest id among them.
+struct ScanCheckpoint: Sendable {
+    var device: UInt64
+    var inode: UInt64
+    var offset: Int
+    var lines: Int
+    var largestID: Int64
 }
 
 /// What the feedback file holds, kept between appends: re-read only from where the last scan stopped.

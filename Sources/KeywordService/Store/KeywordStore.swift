@@ -134,6 +134,11 @@ public protocol KeywordStore: AnyObject, Sendable {
     /// Records with an id greater than `after`, oldest first, at most `limit`.
     func feedback(after: Int64, limit: Int) throws(KeywordStoreError) -> [FeedbackRecord]
 
+    /// The id of the `limit`-th record after `after` in id order (of the last one when there are fewer, or with no
+    /// limit); nil when there is none. An export fixes its end with it before it streams, so the
+    /// `Feedback-Last-Id` it announces first is exactly the last record it sends.
+    func lastFeedbackID(after: Int64, limit: Int?) throws(KeywordStoreError) -> Int64?
+
     /// Calls `onChange` (from a background thread) when another process or replica may have changed the
     /// keyword list, or when the store came back after an outage. Once per store.
     func startWatching(_ onChange: @escaping @Sendable (_ reason: String) -> Void)

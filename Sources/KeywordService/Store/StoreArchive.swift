@@ -1,6 +1,7 @@
 // `kwsuggest store export` / `import`: a store's whole contents as JSON lines, to move between stores
 // (files to PostgreSQL and back) and for backups.
 import Foundation
+import StrictJSON
 
 /// The archive format: one line `{"type":"keywords","added":[…],"removed":[…]}`, then one line per feedback
 /// record `{"type":"feedback","id":…,"received_at":…,"name":…,…}` (the keys of the raw feedback export).
@@ -16,20 +17,24 @@ public enum StoreArchive {
     /// Writes the archive of `store` through `write` (called once per line, newline included).
     public static func export(_ store: any KeywordStore, write: ([UInt8]) throws -> Void) throws {
         let overlay = try store.loadOverlay()
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        var head = [UInt8](try encoder.encode(KeywordsLine(type: "keywords", added: overlay.added, removed: overlay.removed)))
-        head.append(0x0A)
-        try write(head)
+        var head = JSONWriter()
+        head.object { json in
+            for (field, keywords) in [("added", overlay.added), ("removed", overlay.removed)] {
+                json.field(field) { json in
+                    json.array { json in
+                        for keyword in keywords { json.string(keyword) }
+                    }
+                }
+            }
+            json.field("type", string: "keywords")
+        }
+        try write(head.bytes + [0x0A])
         var after: Int64 = 0
         while true {
             let page = try store.feedback(after: after, limit: 10_000)
             guard let last = page.last else { break }
             for record in page {
-                var line = FeedbackLine.encode(record)
-                // {"action":… → {"type":"feedback","action":…
-                line.insert(contentsOf: Array(#""type":"feedback","#.utf8), at: 1)
-                try write(line)
+                try write(FeedbackLine.encode(record, type: "feedback"))
             }
             after = last.id
         }
@@ -37,7 +42,7 @@ public enum StoreArchive {
 
     /// Reads an archive and loads it into `store`: the keyword changes replace the store's, feedback records
     /// are added with their ids unless an id (or client id) is already there. Nothing is written when any line
-    /// is bad; the error names `source` and the line.
+    /// is bad (not valid JSON, a repeated key, a field of the wrong type); the error names `source` and the line.
     public static func importArchive(_ data: Data, source: String, into store: any KeywordStore) throws -> ImportSummary {
         var overlay: KeywordOverlay?
         var records: [FeedbackRecord] = []
@@ -45,24 +50,27 @@ public enum StoreArchive {
         for line in data.split(separator: 0x0A, omittingEmptySubsequences: false) {
             number += 1
             if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
-            let kind: String
+            let value: JSONValue
             do {
-                kind = try JSONDecoder().decode(TypeOnly.self, from: Data(line)).type
+                value = try JSONParser.parse(Array(line))
             } catch {
+                throw KeywordStoreError.failed("\(source):\(number): not valid JSON: \(error)")
+            }
+            guard case .string(let kind)? = value["type"] else {
                 throw KeywordStoreError.failed("\(source):\(number): expected a JSON object with a \"type\" of \"keywords\" or \"feedback\"")
             }
             switch kind {
             case "keywords":
                 guard overlay == nil else { throw KeywordStoreError.failed("\(source):\(number): a second \"keywords\" line") }
                 do {
-                    let keywords = try JSONDecoder().decode(KeywordsLine.self, from: Data(line))
+                    let keywords = try JSONDecoding.decode(KeywordsLine.self, from: value)
                     overlay = KeywordOverlay(added: keywords.added, removed: keywords.removed)
                 } catch {
-                    throw KeywordStoreError.failed("\(source):\(number): a \"keywords\" line needs \"added\" and \"removed\" arrays of strings")
+                    throw KeywordStoreError.failed("\(source):\(number): a \"keywords\" line needs \"added\" and \"removed\" arrays of strings (\(error))")
                 }
             case "feedback":
                 do {
-                    records.append(try FeedbackLine.decode(line))
+                    records.append(try FeedbackLine.decode(value))
                 } catch {
                     throw KeywordStoreError.failed("\(source):\(number): \(error)")
                 }
@@ -76,12 +84,7 @@ public enum StoreArchive {
                              feedbackRead: records.count, feedbackStored: stored)
     }
 
-    private struct TypeOnly: Decodable {
-        var type: String
-    }
-
-    private struct KeywordsLine: Codable {
-        var type: String
+    private struct KeywordsLine: Decodable {
         var added: [String]
         var removed: [String]
     }

@@ -15,8 +15,12 @@ struct ServeCommand: Command {
 
     /// The engine `serve` uses: the trained model of the model directory, with the store's keyword changes applied.
     static let engineFactory: EngineFactory = { directory, store, verify, precision in
-        try ModelEngine(components: ModelDirectory.load(path: directory, verify: verify), store: store,
-                        autoAcceptPrecision: precision)
+        let engine = try ModelEngine(components: ModelDirectory.load(path: directory, verify: verify), store: store,
+                                     autoAcceptPrecision: precision)
+        if engine.autoAcceptThreshold == nil, let warning = engine.components.calibration?.unreachedPrecisionWarning(precision) {
+            ServiceRunner.event(["event": "warning", "message": warning])
+        }
+        return engine
     }
 
     static let host = Option<String>("--host", value: "host", help: "Address to bind; '::' for IPv4+IPv6.",
@@ -61,8 +65,9 @@ struct ServeCommand: Command {
             is trimmed). Without a token writes are open: a warning on a loopback address, and a refusal to start
             on any other address unless --allow-open-writes is given. With a calibrated model (calibration.json)
             every suggestion carries its confidence, and an answer is marked auto_accept when the top one clears
-            the threshold the calibration curve gives for --auto-accept-precision; a precision the curve never
-            reaches auto-accepts nothing.
+            the threshold the calibration curve gives for --auto-accept-precision (by the file's threshold_rule:
+            the lowest threshold whose one-sided 95 % lower bound of top-1 precision on the calibration names
+            reaches it); a precision the curve never reaches auto-accepts nothing.
             """
     )
 

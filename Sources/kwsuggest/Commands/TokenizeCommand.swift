@@ -20,6 +20,9 @@ struct TokenizeCommand: Command {
             prices, discounts and stop phrases (stop-phrases.txt in the model directory), and segmented
             with the lexicon. Plain output prints the normalised text, a tab, then the tokens as
             surface(normalised form)#row, with ? for an unknown word and #- for no vector row.
+            With --keyword, JSON lines also carry "whole_word_row": the vector row of the whole text as
+            one lexicon word (no sub-word fallback; null when the lexicon has no such word or it has no
+            row), which the exact-match evidence uses for keywords the lattice splits.
             """
     )
 
@@ -55,9 +58,11 @@ struct TokenizeCommand: Command {
         func handle(_ line: String) {
             let normalized: String
             let tokens: [Token]
+            var wholeWordRow: Int?? = nil
             if keyword {
                 tokens = pipeline.tokenizeKeyword(line)
                 normalized = tokens.map(\.surface).joined(separator: " ")
+                if json { wholeWordRow = .some(pipeline.wholeWordRow(tokens.map(\.surface).joined())) }
             } else {
                 let analysis = pipeline.analyze(line)
                 (normalized, tokens) = (analysis.normalized.text, analysis.tokens)
@@ -65,7 +70,7 @@ struct TokenizeCommand: Command {
             if stats {
                 totals.add(tokens)
             } else if json {
-                output.write(Self.json(line, normalized, tokens))
+                output.write(Self.json(line, normalized, tokens, wholeWordRow: wholeWordRow))
             } else {
                 output.write(Self.plain(normalized, tokens))
             }
@@ -95,7 +100,8 @@ struct TokenizeCommand: Command {
         return line + "\n"
     }
 
-    static func json(_ input: String, _ normalized: String, _ tokens: [Token]) -> String {
+    /// One JSON line; `wholeWordRow` (keywords only) is written when given, as a row or null.
+    static func json(_ input: String, _ normalized: String, _ tokens: [Token], wholeWordRow: Int?? = nil) -> String {
         var text = "{\"input\": " + jsonQuote(input) + ", \"normalized\": " + jsonQuote(normalized) + ", \"tokens\": ["
         for (index, token) in tokens.enumerated() {
             if index > 0 { text += ", " }
@@ -104,7 +110,9 @@ struct TokenizeCommand: Command {
             text += ", \"content\": " + (token.isContent ? "true" : "false")
             text += ", \"start\": \(token.range.lowerBound), \"end\": \(token.range.upperBound)}"
         }
-        return text + "]}\n"
+        text += "]"
+        if let wholeWordRow { text += ", \"whole_word_row\": " + (wholeWordRow.map(String.init) ?? "null") }
+        return text + "}\n"
     }
 
     private func monotonicSeconds() -> Double { clockSeconds(CLOCK_MONOTONIC) }

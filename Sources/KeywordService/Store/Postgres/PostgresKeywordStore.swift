@@ -1,5 +1,7 @@
 // The store for replicas: keyword changes and feedback in PostgreSQL, changes announced with LISTEN/NOTIFY.
 import Foundation
+import Locking
+import StrictJSON
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -24,9 +26,10 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
 
     private let conninfo: String
     private let pq: LibPQ
-    /// Guards `connection`, the one connection used for reads and writes.
-    private let lock = NSLock()
-    private var connection: PostgresConnection?
+    /// The one connection used for reads and writes (nil after a failure until the next transaction connects).
+    /// A transaction holds the lock for its whole run, blocking libpq calls included: a libpq connection runs
+    /// one transaction at a time, so the other callers wait their turn (in the kernel, as on any pthread mutex).
+    private let sharedConnection: Locked<PostgresConnection?>
     private let available = Atomic<Bool>(false)
     private let stopped = Atomic<Bool>(false)
     private let watching = Atomic<Bool>(false)
@@ -46,7 +49,7 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
         } catch {
             throw .failed("\(displayName): cannot migrate the schema: \(error)")
         }
-        self.connection = connection
+        sharedConnection = Locked(connection)
         available.store(true, ordering: .relaxed)
     }
 
@@ -187,6 +190,20 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
         }
     }
 
+    public func lastFeedbackID(after: Int64, limit: Int?) throws(KeywordStoreError) -> Int64? {
+        try transaction { connection in
+            let rows: [[String?]]
+            if let limit {
+                rows = try connection.exec("""
+                    SELECT max(id) FROM (SELECT id FROM kwsuggest_feedback WHERE id > $1 ORDER BY id LIMIT $2) AS page
+                    """, [String(after), String(max(1, limit))])
+            } else {
+                rows = try connection.exec("SELECT max(id) FROM kwsuggest_feedback WHERE id > $1", [String(after)])
+            }
+            return rows.first?.first.flatMap { $0 }.flatMap { Int64($0) }
+        }
+    }
+
     public func feedback(after: Int64, limit: Int) throws(KeywordStoreError) -> [FeedbackRecord] {
         try transaction { connection in
             let rows = try connection.exec("""
@@ -201,7 +218,7 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
                 }
                 var shown: [String] = []
                 if let text = row[6] {
-                    guard let decoded = try? JSONDecoder().decode([String].self, from: Data(text.utf8)) else {
+                    guard let decoded = try? JSONDecoding.decode([String].self, from: Array(text.utf8)) else {
                         throw .failed("\(displayName): kwsuggest_feedback row \(id) has a 'shown' column that is not a JSON array of strings")
                     }
                     shown = decoded
@@ -214,9 +231,11 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
     }
 
     private static func jsonArray(_ strings: [String]) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
-        return (try? encoder.encode(strings)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
+        var json = JSONWriter()
+        json.array { json in
+            for string in strings { json.string(string) }
+        }
+        return String(decoding: json.bytes, as: UTF8.self)
     }
 
     // MARK: Transactions
@@ -224,28 +243,34 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
     /// Runs `body` in a transaction on the shared connection, connecting first when needed. A connection found
     /// dead at BEGIN (the server restarted since) is replaced once, since nothing was sent yet.
     private func transaction<T>(_ body: (PostgresConnection) throws -> T) throws(KeywordStoreError) -> T {
-        lock.lock()
-        defer { lock.unlock() }
+        try sharedConnection.withLock { (slot: inout PostgresConnection?) throws(KeywordStoreError) -> T in
+            try transaction(on: &slot, body)
+        }
+    }
+
+    /// `transaction` with the connection slot held.
+    private func transaction<T>(on slot: inout PostgresConnection?,
+                                _ body: (PostgresConnection) throws -> T) throws(KeywordStoreError) -> T {
         var attempt = 0
         while true {
             attempt += 1
             let connection: PostgresConnection
-            if let existing = self.connection, existing.isConnected {
+            if let existing = slot, existing.isConnected {
                 connection = existing
             } else {
-                self.connection = nil
+                slot = nil
                 do {
                     connection = try PostgresConnection(conninfo: conninfo, pq: pq)
                 } catch {
                     available.store(false, ordering: .relaxed)
                     throw .unavailable("\(displayName): \(error)")
                 }
-                self.connection = connection
+                slot = connection
             }
             do {
                 try connection.exec("BEGIN")
             } catch {
-                self.connection = nil
+                slot = nil
                 if attempt < 2, case .connection = error { continue }
                 available.store(false, ordering: .relaxed)
                 throw .unavailable("\(displayName): \(error)")
@@ -259,7 +284,7 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
                 _ = try? connection.exec("ROLLBACK")
                 throw error
             } catch PostgresError.connection(let message) {
-                self.connection = nil
+                slot = nil
                 available.store(false, ordering: .relaxed)
                 throw .unavailable("\(displayName): \(message)")
             } catch {
