@@ -27,6 +27,10 @@ struct IndexLayout: Sendable {
     private(set) var meanAddresses: [UInt] = []
     private(set) var directionAddresses: [UInt] = []
     private var single: [Bool] = []
+    /// List indices of the keywords of at most one token, ascending.
+    private var singlePositions: [Int32] = []
+    /// Slots of single-token keywords placed in chunks of longer ones (see `settleTail`).
+    private var tailSlots: [Int32] = []
     /// Free slots of single-token chunks and of the others.
     private var freeSingle: [Int32] = []
     private var freeMultiple: [Int32] = []
@@ -42,11 +46,16 @@ struct IndexLayout: Sendable {
     func isSingle(chunk c: Int) -> Bool { single[c] }
 
     /// Puts `entry` at keyword index `k` (later keywords move up by one), with its encodings.
-    mutating func insert(_ entry: KeywordEntry, at k: Int, vectors: (unitMean: [Float], direction: [Float])) {
-        let isSingle = entry.text.rows.count <= 1
+    mutating func insert(_ entry: KeywordEntry, at k: Int, vectors: (unitMean: [Float], direction: [Float]),
+                         tail: Bool = false) {
+        let oneToken = entry.text.rows.count <= 1, isSingle = oneToken && !tail
         if (isSingle ? freeSingle : freeMultiple).isEmpty { addChunk(single: isSingle) }
         let slot = isSingle ? freeSingle.removeLast() : freeMultiple.removeLast()
         position.insert(slot, at: k)
+        let at = lowerBound(Int32(k))
+        for i in at..<singlePositions.count { singlePositions[i] += 1 }
+        if oneToken { singlePositions.insert(Int32(k), at: at) }
+        if tail { tailSlots.append(slot) }
         entries[Int(slot)] = entry
         write(Int(slot), vectors)
         matcher.insert(entry.text, id: slot)
@@ -55,10 +64,53 @@ struct IndexLayout: Sendable {
     /// Takes out the keyword at index `k` (later keywords move down by one) and frees its slot.
     mutating func remove(at k: Int) {
         let slot = position.remove(at: k)
+        let at = lowerBound(Int32(k))
+        if at < singlePositions.count && singlePositions[at] == Int32(k) { singlePositions.remove(at: at) }
+        for i in at..<singlePositions.count { singlePositions[i] -= 1 }
+        tailSlots.removeAll { $0 == slot }
         guard let entry = entries[Int(slot)] else { preconditionFailure("keyword without an entry") }
         matcher.remove(entry.text, id: slot)
         entries[Int(slot)] = nil
         if single[Int(slot) / IndexLayout.chunkSlots] { freeSingle.append(slot) } else { freeMultiple.append(slot) }
+    }
+
+    /// Puts the last (singles mod 8) single-token keywords, in list order, in chunks of longer keywords and every
+    /// other single-token keyword in a single-token chunk, moving the few that are on the wrong side.
+    ///
+    /// This is where a contiguous index puts them: single-token keywords first, in list order, and the last
+    /// block, which they share with longer keywords, scored by the two-product path. The two paths differ in the
+    /// last bit, so placing them alike keeps every score equal to that layout's (and the shipped calibrator, fitted
+    /// on it, reproducible).
+    /// - Complexity: O(single-token keywords after the earliest previous tail keyword), usually a few, plus
+    ///   re-inserting at most 14 keywords.
+    mutating func settleTail() {
+        let wanted = Array(singlePositions.suffix(singlePositions.count % FloatKernels.lanes)).map(Int.init)
+        var moves: [(k: Int, tail: Bool)] = []
+        // The keywords placed as the tail before this change are single-token keywords, found from the end of
+        // `singlePositions` (usually among its last few).
+        var remaining = Set(tailSlots), i = singlePositions.count - 1
+        while !remaining.isEmpty && i >= 0 {
+            let k = Int(singlePositions[i])
+            if remaining.remove(position[k]) != nil && !wanted.contains(k) { moves.append((k, false)) }
+            i -= 1
+        }
+        for k in wanted where single[Int(position[k]) / IndexLayout.chunkSlots] { moves.append((k, true)) }
+        for (k, tail) in moves {
+            let slot = Int(position[k])
+            guard let entry = entries[slot] else { preconditionFailure("keyword without an entry") }
+            let encoded = vectors(slot)
+            remove(at: k)
+            insert(entry, at: k, vectors: encoded, tail: tail)
+        }
+    }
+
+    private func lowerBound(_ k: Int32) -> Int {
+        var low = 0, high = singlePositions.count
+        while low < high {
+            let mid = (low + high) / 2
+            if singlePositions[mid] < k { low = mid + 1 } else { high = mid }
+        }
+        return low
     }
 
     private mutating func addChunk(single isSingle: Bool) {

@@ -61,6 +61,7 @@ public final class KeywordIndex: Sendable {
                 layout.insert(entry, at: k, vectors: KeywordIndex.encode(entry, model: model, vectors: vectors, options: options))
             }
         }
+        layout.settleTail()
         self.init(model: model, vectors: vectors, options: options, layout: layout, previous: nil)
     }
 
@@ -103,6 +104,7 @@ public final class KeywordIndex: Sendable {
         for (k, entry) in insertions.sorted(by: { $0.index < $1.index }) {
             layout.insert(entry, at: k, vectors: KeywordIndex.encode(entry, model: model, vectors: vectors, options: options))
         }
+        layout.settleTail()
         return KeywordIndex(model: model, vectors: vectors, options: options, layout: layout, previous: self)
     }
 
