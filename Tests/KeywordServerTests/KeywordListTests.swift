@@ -9,7 +9,7 @@ final class KeywordListTests: XCTestCase {
         var configuration = APIConfiguration()
         configuration.limits.maxKeywords = maxKeywords
         return KeywordAPI(configuration: configuration, state: EngineState(engine: FakeEngine(keywords: keywords)),
-                          metrics: ServerMetrics())
+                          metrics: KeywordAPI.makeMetrics())
     }
 
     func testTheListHasACapWithAClearError() {
