@@ -69,7 +69,8 @@ final class BodyCapTests: XCTestCase {
         XCTAssertGreaterThan(batch.utf8.count, caps.batch * 99 / 100)
         let keyword = MaximalJSON.string(limits.maxKeywordCharacters, padding: limits.maxPaddingCharacters)
         let list = MaximalJSON.array(Array(repeating: keyword, count: limits.maxKeywordChanges))
-        let keywords = MaximalJSON.object([("add", list), ("remove", list)])
+        let keywords = MaximalJSON.object([("add", list), ("remove", list),
+                                           ("actor", MaximalJSON.string(FeedbackDecoding.maxLabelCharacters))])
         XCTAssertLessThanOrEqual(keywords.utf8.count, caps.keywords)
         XCTAssertGreaterThan(keywords.utf8.count, caps.keywords * 99 / 100)
         let item = MaximalJSON.feedbackItem(limits)

@@ -24,6 +24,20 @@ final class KeywordListTests: XCTestCase {
         XCTAssertEqual(APILimits().maxKeywords, 50_000)
     }
 
+    /// `actor` names who made a change and reaches the store with it; it follows the annotator's rules.
+    func testAChangeCarriesItsActor() {
+        let engine = FakeEngine(keywords: ["a"])
+        let api = KeywordAPI(configuration: APIConfiguration(), state: EngineState(engine: engine), metrics: ServerMetrics())
+        XCTAssertEqual(api.respond(to: makeRequest(.post, "/v1/keywords", body: #"{"add":["b"],"actor":"佐藤"}"#)).status.code, 200)
+        XCTAssertEqual(api.respond(to: makeRequest(.post, "/v1/keywords", body: #"{"add":["c"],"actor":null}"#)).status.code, 200)
+        XCTAssertEqual(engine.changes.withLock { $0.map(\.actor) }, ["佐藤", nil])
+        for bad in [#""""#, #""a\u0007b""#, "\"" + String(repeating: "x", count: 201) + "\"", "7"] {
+            let response = api.respond(to: makeRequest(.post, "/v1/keywords", body: #"{"add":["d"],"actor":"# + bad + "}"))
+            XCTAssertEqual(errorCode(response), "invalid_actor", bad)
+        }
+        XCTAssertEqual(engine.changes.withLock { $0.count }, 2)
+    }
+
     func testPagesWithOffsetLimitAndPrefix() throws {
         let keywords = (0..<30).map { String(format: "k%02d", $0) } + ["にんじん", "にんにく", "トマト"]
         let api = makeLimitedAPI(keywords, maxKeywords: 100)

@@ -13,6 +13,8 @@ final class FakeEngine: SuggestionEngine {
     private let keywords: Locked<[String]>
     private let failUpdates: Bool
     let reloads = Atomic<Int>(0)
+    /// Every change applied, as the store received it.
+    let changes = Locked<[KeywordChange]>([])
     /// When set, each suggest call signals `entered` and then waits for `gate`: a test holds a request in flight
     /// for exactly as long as it needs, and knows when it has arrived, without sleeping.
     let gate: DispatchSemaphore?
@@ -50,6 +52,7 @@ final class FakeEngine: SuggestionEngine {
 
     func updateKeywords(_ change: KeywordChange) throws -> KeywordListSnapshot {
         if failUpdates { throw Failure() }
+        changes.withLock { $0.append(change) }
         try keywords.withLock { list in
             if let expected = change.expectedVersion, expected != "v\(list.count)" {
                 throw KeywordStoreError.versionMismatch(current: "v\(list.count)")

@@ -38,6 +38,7 @@ extension ErrorCode {
     public static let feedbackExportFailed = ErrorCode("feedback_export_failed")
     public static let feedbackFailed = ErrorCode("feedback_failed")
     public static let invalidAction = ErrorCode("invalid_action")
+    public static let invalidActor = ErrorCode("invalid_actor")
     public static let invalidAnnotator = ErrorCode("invalid_annotator")
     public static let invalidFormat = ErrorCode("invalid_format")
     public static let invalidId = ErrorCode("invalid_id")
@@ -88,6 +89,7 @@ extension ErrorCode {
         .feedbackExportFailed,
         .feedbackFailed,
         .invalidAction,
+        .invalidActor,
         .invalidAnnotator,
         .invalidFormat,
         .invalidId,

@@ -491,6 +491,8 @@ function renderKeywords() {
 }
 
 async function changeKeywords(change, done) {
+  const actor = $("annotator").value.trim();
+  if (actor) change.actor = actor;
   try {
     const response = await fetch("/v1/keywords", { method: "POST", headers: headers(true), body: JSON.stringify(change) });
     const body = await response.json();

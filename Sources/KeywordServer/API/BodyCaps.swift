@@ -39,7 +39,7 @@ public struct BodyCaps: Sendable, Equatable {
         suggest = limits.maxSuggestBodyBytes
         batch = Self.object([("names", Self.array(limits.maxBatchNames, name)), ("k", Self.numberBytes), ("explain", flag)])
         let list = Self.array(limits.maxKeywordChanges, keyword)
-        keywords = Self.object([("add", list), ("remove", list)])
+        keywords = Self.object([("add", list), ("remove", list), ("actor", label)])
         let item = Self.object([
             ("id", label), ("name", name), ("keyword", keyword), ("action", Self.string("correct".count)),
             ("shown", Self.array(limits.maxK, keyword)), ("model", label), ("annotator", label),

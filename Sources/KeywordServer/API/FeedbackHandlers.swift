@@ -223,8 +223,9 @@ enum FeedbackDecoding {
         return text
     }
 
-    /// An optional short string (client id, model, annotator): 1…200 characters, no control characters.
-    private static func label(_ value: JSONValue?, field: String, code: ErrorCode) throws(APIError) -> String? {
+    /// An optional short string (client id, model, annotator, a keyword change's actor): 1…200 characters, no
+    /// control characters.
+    static func label(_ value: JSONValue?, field: String, code: ErrorCode) throws(APIError) -> String? {
         guard let value, value != .null else { return nil }
         guard case .string(let text) = value else { throw .badRequest(code, "'\(field)' must be a string") }
         guard !text.isEmpty, text.unicodeScalars.count <= maxLabelCharacters else {

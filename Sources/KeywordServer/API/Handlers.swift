@@ -315,14 +315,15 @@ final class Handlers: Sendable {
     func updateKeywords(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         try RequestDecoding.authorize(request, token: configuration.adminToken)
         let fields = try RequestDecoding.object(request)
-        try RequestDecoding.onlyFields(fields, ["add", "remove"])
+        try RequestDecoding.onlyFields(fields, ["add", "remove", "actor"])
         let add = try cleanKeywords(try RequestDecoding.strings(fields["add"], field: "add", code: .invalidAdd), field: "add")
         let remove = try cleanKeywords(try RequestDecoding.strings(fields["remove"], field: "remove", code: .invalidRemove), field: "remove")
         guard add.count + remove.count <= limits.maxKeywordChanges else {
             throw .badRequest(.tooManyKeywords, "at most \(limits.maxKeywordChanges) keywords per change")
         }
         let change = KeywordChange(add: add, remove: remove, expectedVersion: try Self.expectedVersion(request),
-                                   requestID: request.headers["X-Request-Id"].map { String($0.prefix(200)) })
+                                   requestID: request.headers["X-Request-Id"].map { String($0.prefix(200)) },
+                                   actor: try FeedbackDecoding.label(fields["actor"], field: "actor", code: .invalidActor))
         let engine = try engine()
         // An empty change changes nothing: the answer is the current list, and nothing is written.
         if add.isEmpty && remove.isEmpty { return keywordResponse(engine.keywordList()) }

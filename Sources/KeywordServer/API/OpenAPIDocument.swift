@@ -233,7 +233,8 @@ enum OpenAPIDocument {
         "description": "A change with nothing to add or remove writes nothing and answers the current list; at most 10000 in add and remove together (400 too_many_keywords); the list holds at most 50000 keywords (400 keyword_list_full); each 1-100 Unicode code points after trimming, no control characters. null is the same as an empty list.",
         "properties": {
           "add": {"type": ["array", "null"], "maxItems": 10000, "items": {"$ref": "#/components/schemas/Keyword"}},
-          "remove": {"type": ["array", "null"], "maxItems": 10000, "items": {"$ref": "#/components/schemas/Keyword"}}
+          "remove": {"type": ["array", "null"], "maxItems": 10000, "items": {"$ref": "#/components/schemas/Keyword"}},
+          "actor": {"type": ["string", "null"], "minLength": 1, "maxLength": 200, "pattern": "^[^\\x00-\\x1f\\x7f-\\x9f]*$", "description": "Who makes the change, recorded with it in the PostgreSQL store's change log (the file store keeps no log)"}
         }
       },
       "FeedbackItem": {
