@@ -7,6 +7,7 @@ import Glibc
 #endif
 
 extension EventLoop {
+    /// Accepts up to 256 waiting connections and hands each to a loop.
     func acceptAll(_ listener: Int32) {
         var accepted = 0
         while accepted < 256 {
@@ -40,12 +41,14 @@ extension EventLoop {
         }
     }
 
+    /// Stops watching the listeners for 100 ms (descriptors ran out).
     func pauseAccepting() {
         guard acceptPausedUntil == nil else { return }
         acceptPausedUntil = now + 100_000_000
         for fd in listeners { _ = try? Syscall.epollControl(epoll, EPOLL_CTL_DEL, fd, events: 0) }
     }
 
+    /// Watches the listeners again once the pause is over (checked on the timer tick).
     func resumeAcceptingIfDue() {
         guard let until = acceptPausedUntil, now >= until else { return }
         acceptPausedUntil = nil

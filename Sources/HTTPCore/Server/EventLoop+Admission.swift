@@ -27,11 +27,13 @@ extension EventLoop {
         return true
     }
 
+    /// Returns what the connection held of the body budget (its body was answered or will not be read).
     func releaseBody(of connection: HTTPConnection) {
         core.releaseBody(connection.reservedBodyBytes)
         connection.reservedBodyBytes = 0
     }
 
+    /// The answer when the budget is spent: 503 `server_busy` with `Retry-After: 1`.
     func busy() -> HTTPResponse {
         var response = core.responder.respond(to: HTTPParseError(
             status: .serviceUnavailable, code: .serverBusy,

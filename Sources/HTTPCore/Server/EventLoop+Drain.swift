@@ -4,6 +4,7 @@
 import CSystem
 
 extension EventLoop {
+    /// On each timer tick: applies `HTTPConnection.expiry` to every connection.
     func checkDeadlines() {
         let timeouts = HTTPConnection.Timeouts(core.configuration)
         for connection in Array(connections.values) {
@@ -36,6 +37,7 @@ extension EventLoop {
         core.metrics.record(shard: index, route: route, method: "-", status: response.status.code, seconds: seconds)
     }
 
+    /// Stops accepting and closes or answers idle connections; `run()` exits once none is left or time is up.
     func beginDrain() {
         guard !draining else { return }
         draining = true

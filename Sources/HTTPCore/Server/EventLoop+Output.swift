@@ -6,6 +6,7 @@ import Glibc
 #endif
 
 extension EventLoop {
+    /// Sends queued output until it is all sent or the socket would block; then closes or pulls as the state says.
     func flush(_ connection: HTTPConnection) {
         while connection.hasUnsentOutput {
             let result = connection.outbound.withUnsafeBytes { raw in
@@ -33,6 +34,7 @@ extension EventLoop {
         pull(connection)
     }
 
+    /// Watches for what the connection waits for: writability while output is unsent, input unless it is parked.
     func updateInterest(_ connection: HTTPConnection) {
         var wanted: UInt32 = 0
         if connection.hasUnsentOutput { wanted |= Self.writeInterest }
@@ -51,6 +53,7 @@ extension EventLoop {
         }
     }
 
+    /// Forgets the connection, returns its body budget and closes the socket (once).
     func close(_ connection: HTTPConnection) {
         guard connections.removeValue(forKey: connection.fd) != nil else { return }
         releaseBody(of: connection)

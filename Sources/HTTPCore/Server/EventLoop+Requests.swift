@@ -3,6 +3,7 @@
 // the inbox). Every answer, inline or not, is finished in one place: decorated, serialised, counted and logged.
 
 extension EventLoop {
+    /// The socket is readable: read up to 16 buffers (less when it runs dry), then answer what they complete.
     func readable(_ connection: HTTPConnection) {
         var reads = 0
         while reads < 16 {
@@ -26,6 +27,7 @@ extension EventLoop {
         process(connection)
     }
 
+    /// Answers the complete requests buffered on `connection`, in order, while little output waits for the client.
     func process(_ connection: HTTPConnection) {
         while connection.state == .active, connection.outbound.count - connection.sent < Self.outputHighWater {
             switch connection.parseNext(now: now) {
@@ -55,6 +57,7 @@ extension EventLoop {
         flush(connection)
     }
 
+    /// Runs one request's handler, inline or on its worker lane; `admitted` when `admit` already saw its head.
     func dispatch(_ request: HTTPRequest, on connection: HTTPConnection, admitted: Bool) {
         let started = Syscall.monotonicNanoseconds()
         core.metrics.recordQueueWait(shard: index, seconds: Double(started - min(started, now)) / 1e9)
@@ -98,6 +101,7 @@ extension EventLoop {
                on: connection)
     }
 
+    /// A worker's response came back through the inbox.
     func complete(_ completion: Completion) {
         guard let connection = connections[completion.fd], connection.id == completion.connectionID else {
             // The client left while its request ran.
@@ -109,6 +113,7 @@ extension EventLoop {
         process(connection)
     }
 
+    /// Every answer ends here: decorated, serialised into the output buffer, counted and logged.
     func finish(_ completion: Completion, on connection: HTTPConnection) {
         var response = completion.response
         core.responder.decorate(&response, for: completion.request)

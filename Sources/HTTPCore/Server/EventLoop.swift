@@ -11,7 +11,8 @@ import Glibc
 #endif
 
 /// An epoll loop. All mutable state except `inbox` is touched only on the loop's own thread,
-/// which is why it is `@unchecked Sendable`: other threads may only call `post(_:)`.
+/// which is why it is `@unchecked Sendable`: other threads may only call `post(_:)`. The state and methods the
+/// extensions share are internal rather than private only because they live in other files.
 final class EventLoop: @unchecked Sendable {
     enum Message {
         /// Take over an accepted connection.
