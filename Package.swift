@@ -49,7 +49,7 @@ let package = Package(
         .executableTarget(
             name: "kwsuggest",
             dependencies: ["KeywordServer", "HTTPCore", "KeywordService", "KeywordIndex", "KeywordModel", "KeywordText",
-                           "KeywordVectors"],
+                           "KeywordVectors", "Locking"],
             swiftSettings: settings),
 
         .testTarget(name: "KeywordTextTests", dependencies: ["KeywordText"], resources: [.copy("Fixtures")],

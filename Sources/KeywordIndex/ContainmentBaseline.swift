@@ -7,13 +7,13 @@ extension KeywordIndex {
     /// 0 otherwise (so contained keywords rank longest first, then by list order).
     /// - Complexity: O(name length · longest keyword + K).
     public func containmentScores(_ name: LexicalText) -> [Float] {
-        var scratch = LexicalScratch(keywordCount: count)
+        var scratch = LexicalScratch(keywordCount: matcher.keywordCount)
         matcher.match(name, into: &scratch)
         var scores = [Float](repeating: 0, count: count)
-        for k32 in scratch.touched {
-            let k = Int(k32)
-            if scratch.features[k * LexicalFeature.count + LexicalFeature.text.rawValue] > 0 {
-                scores[k] = 1 + Float(matcher.textLength(of: k)) / 1000
+        for slot32 in scratch.touched {
+            let slot = Int(slot32), k = Int(order[slot])
+            if k >= 0 && scratch.features[slot * LexicalFeature.count + LexicalFeature.text.rawValue] > 0 {
+                scores[k] = 1 + Float(matcher.textLength(of: slot)) / 1000
             }
         }
         return scores

@@ -108,6 +108,24 @@ enum FloatKernels {
             unit_means: unitMeans.baseAddress, directions: directions.baseAddress, out: out.baseAddress)
     }
 
+    /// Scores all blocks of `arguments` with `kernel` on the calling thread; `work` holds `3 · n` SIMD8 values.
+    @inline(__always)
+    static func scoreAll(kernel: ScoringKernel, _ arguments: inout ckernels_score_args,
+                         work: UnsafeMutablePointer<SIMD8<Float>>) {
+        switch kernel.runnable {
+        case .avx2:
+            #if arch(x86_64)
+            work.withMemoryRebound(to: Float.self, capacity: 3 * arguments.n * lanes) { floats in
+                ckernels_score_blocks_avx2(&arguments, 0, arguments.blocks, floats)
+            }
+            #else
+            scoreBlocks(arguments, blocks: 0..<arguments.blocks, work: work)
+            #endif
+        case .portable:
+            scoreBlocks(arguments, blocks: 0..<arguments.blocks, work: work)
+        }
+    }
+
     /// Scores all blocks with `kernel`, split over `threads` (1 or 2) with disjoint output ranges; `work` holds
     /// `3 · n · threads` SIMD8 values.
     static func score(kernel: ScoringKernel, _ arguments: ckernels_score_args, threads: Int,

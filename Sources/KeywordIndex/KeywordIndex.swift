@@ -1,4 +1,5 @@
 // The keyword matrix: keyword encodings computed once, and all keywords scored for a name in one pass.
+import Dispatch
 import KeywordModel
 #if canImport(Glibc)
 import Glibc
@@ -18,108 +19,125 @@ public struct KeywordEntry: Sendable, Equatable {
 /// mean state, plus learned exact-match evidence, minus an optional hubness penalty.
 ///
 /// Keyword-side encodings (`unitMeans`: mean of unit word states, the attention query; `directions`: unit
-/// mean state) live in two contiguous K × hidden Float32 matrices built at init. Per request, the name is
-/// encoded once; then for each keyword k, with `U` the unit name states, `H` the states and `G = H Hᵀ`:
+/// mean state) live in K × hidden Float32 matrices (see `IndexLayout`). Per request, the name is encoded once;
+/// then for each keyword k, with `U` the unit name states, `H` the states and `G = H Hᵀ`:
 /// `α = softmax(τ · U m_k)`, `score = (α · H d_k) / √(αᵀ G α)`. Work space comes from a pool, so a warm
 /// index allocates nothing per request apart from the returned array.
+///
+/// An index is immutable. `applying(removals:insertions:)` makes the index of a changed list, sharing every
+/// part the change does not touch with this one, at a cost that depends on the change and not on the list.
 public final class KeywordIndex: Sendable {
-    public let entries: [KeywordEntry]
     public let model: InferenceModel
     public let options: ScoringOptions
     let vectors: InputVectors
-    let matcher: LexicalMatcher
-    /// Blocked keyword matrices in internal order (see `slot`).
-    let unitMeans: [Float]
-    let directions: [Float]
-    /// Internal position → keyword index, and back. Keywords of at most one token come first: for them the
-    /// attention query equals the direction, so their leading `singleBlocks` blocks need one product, not two.
+    let layout: IndexLayout
+    /// Slot → keyword index (−1 for a free slot).
     let order: [Int32]
-    let position: [Int32]
-    let singleBlocks: Int
+    /// Per keyword index; empty without hubness.
     let hubPenalty: [Float]
     private let pool: ScratchPool
 
-    public var count: Int { entries.count }
+    /// The keywords, in list order.
+    public var entries: KeywordEntries { KeywordEntries(layout: layout) }
+    public var count: Int { layout.position.count }
     public var keywords: [String] { entries.map(\.keyword) }
+    var matcher: LexicalMatcher { layout.matcher }
+    var position: [Int32] { layout.position }
 
     /// Encodes every keyword. Keywords already encoded in `reusing` (same model) are copied, not re-encoded.
     /// - Complexity: O(K · m · hidden · (input + 3 · hidden)) for new keywords; O(K²·hidden) more with hubness on.
-    public init(model: InferenceModel, vectors: InputVectors, entries: [KeywordEntry], varieties: [VarietyEntry] = [],
-                options: ScoringOptions = ScoringOptions(), reusing previous: KeywordIndex? = nil) {
-        self.entries = entries
+    public convenience init(model: InferenceModel, vectors: InputVectors, entries: [KeywordEntry],
+                            varieties: [VarietyEntry] = [], options: ScoringOptions = ScoringOptions(),
+                            reusing previous: KeywordIndex? = nil) {
+        var layout = IndexLayout(hidden: model.hidden, varieties: varieties)
+        var previousSlot: [[Int32]: Int] = [:]
+        if let previous, previous.model.hidden == model.hidden {
+            for slot in previous.layout.position { previousSlot[previous.layout.entries[Int(slot)]!.text.rows] = Int(slot) }
+        }
+        for (k, entry) in entries.enumerated() {
+            if let previous, let slot = previousSlot[entry.text.rows] {
+                layout.insert(entry, at: k, vectors: previous.layout.vectors(slot))
+            } else {
+                layout.insert(entry, at: k, vectors: KeywordIndex.encode(entry, model: model, vectors: vectors, options: options))
+            }
+        }
+        layout.settleTail()
+        self.init(model: model, vectors: vectors, options: options, layout: layout, previous: nil)
+    }
+
+    private init(model: InferenceModel, vectors: InputVectors, options: ScoringOptions, layout: IndexLayout,
+                 previous: KeywordIndex?) {
         self.model = model
         self.options = options
         self.vectors = vectors
-        matcher = LexicalMatcher(keywords: entries.map(\.text), varieties: varieties)
-        let h = model.hidden, count = entries.count
-        let single = entries.indices.filter { entries[$0].text.rows.count <= 1 }
-        let multiple = entries.indices.filter { entries[$0].text.rows.count > 1 }
-        order = (single + multiple).map { Int32($0) }
-        var position = [Int32](repeating: 0, count: count)
-        for (p, k) in order.enumerated() { position[Int(k)] = Int32(p) }
-        self.position = position
-        singleBlocks = single.count / FloatKernels.lanes
-        let padded = (count + FloatKernels.lanes - 1) / FloatKernels.lanes * FloatKernels.lanes
-        var unitMeans = [Float](repeating: 0, count: padded * h)
-        var directions = [Float](repeating: 0, count: padded * h)
-        var previousRow: [[Int32]: Int] = [:]
-        if let previous, previous.model.hidden == h {
-            for (i, entry) in previous.entries.enumerated() { previousRow[entry.text.rows] = Int(previous.position[i]) }
-        }
-        let maxTokens = max(1, entries.map(\.text.rows.count).max() ?? 1)
-        var projected = [Float](repeating: 0, count: maxTokens * h)
-        var states = projected
-        var mean = [Float](repeating: 0, count: h)
-        for (p, k32) in order.enumerated() {
-            let entry = entries[Int(k32)]
-            if let previous, let i = previousRow[entry.text.rows] {
-                for q in 0..<h {
-                    unitMeans[KeywordIndex.slot(p, q, h)] = previous.unitMeans[KeywordIndex.slot(i, q, h)]
-                    directions[KeywordIndex.slot(p, q, h)] = previous.directions[KeywordIndex.slot(i, q, h)]
-                }
-                continue
-            }
-            let m = entry.text.rows.count
-            guard m > 0 else { continue }
-            entry.text.rows.withUnsafeBufferPointer { rows in
-                projected.withUnsafeMutableBufferPointer { pr in
-                    states.withUnsafeMutableBufferPointer { st in
-                        model.keyword.encode(rows, vectors: vectors, kernel: options.kernel, projected: pr.baseAddress!, states: st.baseAddress!)
-                    }
-                }
-            }
-            for q in 0..<h { mean[q] = 0 }
-            for j in 0..<m {
-                var sq: Float = 1e-12
-                for q in 0..<h { sq += states[j * h + q] * states[j * h + q] }
-                let norm = sq.squareRoot()
-                for q in 0..<h {
-                    unitMeans[KeywordIndex.slot(p, q, h)] += states[j * h + q] / norm / Float(m)
-                    mean[q] += states[j * h + q] / Float(m)
-                }
-            }
-            var sq: Float = 1e-12
-            for q in 0..<h { sq += mean[q] * mean[q] }
-            let norm = sq.squareRoot()
-            for q in 0..<h { directions[KeywordIndex.slot(p, q, h)] = mean[q] / norm }
-        }
-        self.unitMeans = unitMeans
-        self.directions = directions
-        var rows = [Float](repeating: 0, count: count * h)
+        self.layout = layout
+        var order = [Int32](repeating: -1, count: layout.capacity)
+        for (k, slot) in layout.position.enumerated() { order[Int(slot)] = Int32(k) }
+        self.order = order
+        let h = model.hidden, count = layout.position.count
         if options.hubness > 0 {
-            for k in 0..<count { for q in 0..<h { rows[k * h + q] = directions[KeywordIndex.slot(Int(position[k]), q, h)] } }
+            var rows = [Float](repeating: 0, count: count * h)
+            for (k, slot) in layout.position.enumerated() {
+                let (_, direction) = layout.vectors(Int(slot))
+                for q in 0..<h { rows[k * h + q] = direction[q] }
+            }
+            hubPenalty = KeywordIndex.neighbourMeans(rows, count: count, hidden: h, neighbours: options.hubNeighbours)
+        } else {
+            hubPenalty = []
         }
-        hubPenalty = options.hubness > 0
-            ? KeywordIndex.neighbourMeans(rows, count: count, hidden: h, neighbours: options.hubNeighbours)
-            : [Float](repeating: 0, count: count)
-        let maxNameTokens = options.maxNameTokens
-        pool = ScratchPool { IndexScratch(keywords: count, padded: padded, hidden: h, maxTokens: maxNameTokens) }
+        let capacity = layout.capacity, maxNameTokens = options.maxNameTokens
+        if let previous, previous.layout.capacity == capacity {
+            pool = previous.pool
+        } else {
+            pool = ScratchPool { IndexScratch(keywords: capacity, padded: capacity, hidden: h, maxTokens: maxNameTokens) }
+        }
     }
 
-    /// Where component `q` of the keyword at internal position `p` sits in the blocked keyword matrices
-    /// (blocks of 8 keywords, component-major inside a block, so one SIMD8 load reads 8 keywords' component).
-    @inline(__always) static func slot(_ p: Int, _ q: Int, _ h: Int) -> Int {
-        ((p / FloatKernels.lanes) * h + q) * FloatKernels.lanes + p % FloatKernels.lanes
+    /// The index of this list with the keywords at `removals` (indices into this list) taken out, then
+    /// `insertions` put in (each at its index in the resulting list, in ascending order). Only inserted
+    /// keywords are encoded; the exact-match tables change only where the changed keywords appear.
+    /// - Complexity: O(changes · (encoding + keywords sharing their text, rows or bigrams)) plus O(K) copies
+    ///   of two Int32 arrays; O(K²·hidden) more with hubness on (its penalty is computed afresh).
+    public func applying(removals: [Int], insertions: [(index: Int, entry: KeywordEntry)]) -> KeywordIndex {
+        var layout = self.layout
+        for k in removals.sorted(by: >) { layout.remove(at: k) }
+        for (k, entry) in insertions.sorted(by: { $0.index < $1.index }) {
+            layout.insert(entry, at: k, vectors: KeywordIndex.encode(entry, model: model, vectors: vectors, options: options))
+        }
+        layout.settleTail()
+        return KeywordIndex(model: model, vectors: vectors, options: options, layout: layout, previous: self)
+    }
+
+    /// The attention query (mean of unit word states) and direction (unit mean state) of one keyword.
+    static func encode(_ entry: KeywordEntry, model: InferenceModel, vectors: InputVectors,
+                       options: ScoringOptions) -> (unitMean: [Float], direction: [Float]) {
+        let h = model.hidden, m = entry.text.rows.count
+        var unitMean = [Float](repeating: 0, count: h), direction = unitMean
+        guard m > 0 else { return (unitMean, direction) }
+        var projected = [Float](repeating: 0, count: m * h)
+        var states = projected
+        entry.text.rows.withUnsafeBufferPointer { rows in
+            projected.withUnsafeMutableBufferPointer { pr in
+                states.withUnsafeMutableBufferPointer { st in
+                    model.keyword.encode(rows, vectors: vectors, kernel: options.kernel, projected: pr.baseAddress!, states: st.baseAddress!)
+                }
+            }
+        }
+        var mean = [Float](repeating: 0, count: h)
+        for j in 0..<m {
+            var sq: Float = 1e-12
+            for q in 0..<h { sq += states[j * h + q] * states[j * h + q] }
+            let norm = sq.squareRoot()
+            for q in 0..<h {
+                unitMean[q] += states[j * h + q] / norm / Float(m)
+                mean[q] += states[j * h + q] / Float(m)
+            }
+        }
+        var sq: Float = 1e-12
+        for q in 0..<h { sq += mean[q] * mean[q] }
+        let norm = sq.squareRoot()
+        for q in 0..<h { direction[q] = mean[q] / norm }
+        return (unitMean, direction)
     }
 
     /// The best `k` keywords for `name`, best first (ties: lower index first).
@@ -127,7 +145,8 @@ public final class KeywordIndex: Sendable {
     public func search(_ name: LexicalText, k: Int) -> [ScoredKeyword] {
         pool.with { scratch in
             scoreAll(name, scratch)
-            return KeywordIndex.top(scratch.internalScores.elements, count: count, k: k, order: order, heap: &scratch.heap)
+            return KeywordIndex.top(scratch.internalScores.elements, count: layout.capacity, k: k, order: order,
+                                    heap: &scratch.heap)
         }
     }
 
@@ -137,10 +156,11 @@ public final class KeywordIndex: Sendable {
     public func searchWithEvidence(_ name: LexicalText, k: Int) -> [(keyword: ScoredKeyword, evidence: [Float])] {
         pool.with { scratch in
             scoreAll(name, scratch)
-            let found = KeywordIndex.top(scratch.internalScores.elements, count: count, k: k, order: order, heap: &scratch.heap)
+            let found = KeywordIndex.top(scratch.internalScores.elements, count: layout.capacity, k: k, order: order,
+                                         heap: &scratch.heap)
             let evidence = options.evidence
             return found.map { scored in
-                (scored, evidence ? Array(scratch.lexical.featureValues(of: scored.index))
+                (scored, evidence ? Array(scratch.lexical.featureValues(of: Int(position[scored.index])))
                                   : [Float](repeating: 0, count: LexicalFeature.count))
             }
         }
@@ -152,6 +172,13 @@ public final class KeywordIndex: Sendable {
             scoreAll(name, scratch)
             return position.map { scratch.internalScores[Int($0)] }
         }
+    }
+
+    /// The exact-match evidence of `name` for every keyword with any, by keyword index (ascending).
+    public func exactMatchEvidence(_ name: LexicalText) -> [(keyword: Int, values: [Float])] {
+        matcher.features(of: name).compactMap { slot, values in
+            order[slot] >= 0 ? (Int(order[slot]), values) : nil
+        }.sorted { $0.keyword < $1.keyword }
     }
 
     /// The attention weight of each name token for keyword `index` (uniform when attention is off).
@@ -200,10 +227,10 @@ public final class KeywordIndex: Sendable {
         }
         let tau = model.temperature
         var largest = -Float.infinity
+        let (unitMean, _) = layout.vectors(Int(position[k]))
         for i in 0..<n {
             var a: Float = 0
-            let p = Int(position[k])
-            for q in 0..<h { a += scratch.units[i * h + q] * unitMeans[KeywordIndex.slot(p, q, h)] }
+            for q in 0..<h { a += scratch.units[i * h + q] * unitMean[q] }
             scratch.alpha[i] = tau * a
             largest = max(largest, tau * a)
         }
@@ -216,26 +243,29 @@ public final class KeywordIndex: Sendable {
         for i in 0..<n { scratch.alpha[i] /= total }
     }
 
-    /// Leaves every keyword's score in `scratch.internalScores`, in internal order (see `order`).
+    /// Leaves every slot's score in `scratch.internalScores` (free slots hold meaningless values; see `order`).
     private func scoreAll(_ name: LexicalText, _ scratch: IndexScratch) {
         let n = encodeName(name, scratch)
-        let h = model.hidden, count = self.count
-        let blocks = (count + FloatKernels.lanes - 1) / FloatKernels.lanes
+        let capacity = layout.capacity
         if n > 0 {
-            let tau = model.temperature, attention = options.attention, single = singleBlocks
-            let threads = count >= 16_384 ? 2 : 1
-            unitMeans.withUnsafeBufferPointer { means in
-                directions.withUnsafeBufferPointer { directions in
-                    let arguments = FloatKernels.arguments(
-                        n: n, hidden: h, blocks: blocks, singleBlocks: single, temperature: tau, attention: attention,
-                        states: scratch.states.elements, units: scratch.units.elements, gram: scratch.gram.elements,
-                        unitMeans: means, directions: directions, out: scratch.internalScores.mutableElements)
-                    FloatKernels.score(kernel: options.kernel, arguments, threads: threads,
-                                       work: scratch.work.mutableElements)
+            let chunks = layout.chunkCount
+            let threads = capacity >= 16_384 && chunks > 1 ? 2 : 1
+            if threads == 1 {
+                scoreChunks(0..<chunks, n: n, scratch, work: scratch.work.mutableElements)
+            } else {
+                let half = chunks / 2, work = scratch.work.mutableElements
+                // Each thread writes only its own chunks' scores and its own part of `work`.
+                struct Shared: @unchecked Sendable { let index: KeywordIndex; let scratch: IndexScratch
+                    let work: UnsafeMutableBufferPointer<SIMD8<Float>> }
+                let shared = Shared(index: self, scratch: scratch, work: work)
+                DispatchQueue.concurrentPerform(iterations: 2) { part in
+                    let range = part == 0 ? 0..<half : half..<chunks
+                    let own = UnsafeMutableBufferPointer(rebasing: shared.work[(part * 3 * n)..<((part + 1) * 3 * n)])
+                    shared.index.scoreChunks(range, n: n, shared.scratch, work: own)
                 }
             }
         } else {
-            for p in 0..<count { scratch.internalScores[p] = 0 }
+            for p in 0..<capacity { scratch.internalScores[p] = 0 }
         }
         if options.evidence {
             matcher.match(name, into: &scratch.lexical)
@@ -246,17 +276,46 @@ public final class KeywordIndex: Sendable {
                 for f in 0..<LexicalFeature.count {
                     bonus += weights[f] * scratch.lexical.features[k * LexicalFeature.count + f]
                 }
-                scratch.internalScores[Int(position[k])] += bonus * scale
+                scratch.internalScores[k] += bonus * scale
             }
         }
         let beta = options.hubness
         if beta != 0 {
-            for p in 0..<count { scratch.internalScores[p] -= beta * hubPenalty[Int(order[p])] }
+            for p in 0..<capacity where order[p] >= 0 { scratch.internalScores[p] -= beta * hubPenalty[Int(order[p])] }
+        }
+    }
+
+    /// Scores the slots of `chunks` with the vector kernel, one chunk (`IndexLayout.chunkSlots` slots) at a time.
+    private func scoreChunks(_ chunks: Range<Int>, n: Int, _ scratch: IndexScratch,
+                             work: UnsafeMutableBufferPointer<SIMD8<Float>>) {
+        guard let first = chunks.first, let workBase = work.baseAddress else { return }
+        let blocks = IndexLayout.chunkSlots / FloatKernels.lanes, size = layout.chunkFloats
+        let out = scratch.internalScores.mutableElements
+        // The sizes are checked once, on the first chunk; every chunk has the same shape.
+        var arguments = FloatKernels.arguments(
+            n: n, hidden: model.hidden, blocks: blocks, singleBlocks: 0, temperature: model.temperature,
+            attention: options.attention, states: scratch.states.elements, units: scratch.units.elements,
+            gram: scratch.gram.elements,
+            unitMeans: UnsafeBufferPointer(start: UnsafePointer(bitPattern: layout.meanAddresses[first]), count: size),
+            directions: UnsafeBufferPointer(start: UnsafePointer(bitPattern: layout.directionAddresses[first]), count: size),
+            out: UnsafeMutableBufferPointer(rebasing: out[(first * IndexLayout.chunkSlots)..<((first + 1) * IndexLayout.chunkSlots)]))
+        assert(chunks.upperBound * IndexLayout.chunkSlots <= out.count, "scores shorter than the chunks")
+        layout.meanAddresses.withUnsafeBufferPointer { means in
+            layout.directionAddresses.withUnsafeBufferPointer { directions in
+                for c in chunks {
+                    arguments.single_blocks = layout.isSingle(chunk: c) ? blocks : 0
+                    arguments.unit_means = UnsafePointer(bitPattern: means[c])
+                    arguments.directions = UnsafePointer(bitPattern: directions[c])
+                    arguments.out = out.baseAddress! + c * IndexLayout.chunkSlots
+                    FloatKernels.scoreAll(kernel: options.kernel, &arguments, work: workBase)
+                }
+            }
         }
     }
 
     /// Indices of the `k` largest of the first `count` scores, best first; ties go to the lower index. With
-    /// `order`, `scores[p]` belongs to keyword `order[p]`, and that keyword index is reported and compared.
+    /// `order`, `scores[p]` belongs to keyword `order[p]`, and that keyword index is reported and compared;
+    /// slots whose `order` is negative are skipped.
     /// - Complexity: O(count · log k).
     static func top<Scores: RandomAccessCollection<Float>>(
         _ scores: Scores, count: Int? = nil, k: Int, order: [Int32]? = nil, heap: inout [ScoredKeyword]
@@ -275,6 +334,7 @@ public final class KeywordIndex: Sendable {
         for i in 0..<total {
             let score = scores[i]
             if score < floor { continue }
+            if permuted && positions[i] < 0 { continue }
             let candidate = ScoredKeyword(index: permuted ? Int(positions[i]) : i, score: score)
             if heap.count < k {
                 heap.append(candidate)

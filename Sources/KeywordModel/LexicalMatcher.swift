@@ -148,98 +148,211 @@ public struct LexicalScratch: Sendable {
     }
 }
 
+/// The varieties table, indexed by the target's spelling and rows (fixed for a matcher and its updates).
+final class VarietyTable: Sendable {
+    let entries: [VarietyEntry]
+    let byTargetText: [[UInt32]: [Int]]
+    let byTargetRows: [[Int32]: [Int]]
+    /// The entries' distinct weights, ascending; `table[v]` is the index of entry v's weight among them.
+    let weights: [Float]
+    let table: [Int]
+
+    init(_ entries: [VarietyEntry]) {
+        self.entries = entries
+        let weights = Set(entries.map(\.weight)).sorted()
+        self.weights = weights
+        table = entries.map { entry in weights.firstIndex(of: entry.weight) ?? 0 }
+        var byText: [[UInt32]: [Int]] = [:], byRows: [[Int32]: [Int]] = [:]
+        for (v, entry) in entries.enumerated() {
+            byText[entry.target.folded, default: []].append(v)
+            if LexicalMatcher.validRows(entry.target.rows) { byRows[entry.target.rows, default: []].append(v) }
+        }
+        byTargetText = byText
+        byTargetRows = byRows
+    }
+}
+
 /// Finds, for one name, every keyword with exact-match evidence, in time linear in the name's length.
 ///
-/// Built once per keyword list. Keys are folded keyword texts, keyword row sequences, folded variety names
-/// (mapped onto the keywords spelled like the variety's target, else those with its rows) and single rows.
+/// Keys are folded keyword texts, keyword row sequences, folded variety names (mapped onto the keywords spelled
+/// like the variety's target, else those with its rows) and single rows. Keywords are numbered by id (an index
+/// of the list it was built from, or a slot the caller chose); `insert` and `remove` change one keyword and
+/// every table entry that depends on it, in time that does not grow with the list, sharing the rest with the
+/// matcher they started from. A matcher reached by any sequence of changes matches like one built from its
+/// final keywords.
 public struct LexicalMatcher: Sendable {
-    public let keywordCount: Int
-    private let texts: SequenceTable
-    private let rowSequences: SequenceTable
-    /// Variety names → keywords, one table per entry weight (ordinary rows, brand rows), with that weight.
-    private let varieties: [(weight: Float, table: SequenceTable)]
-    private let singleRows: [Int32: [Int32]]
-    private let distinctRows: [Int32]
-    private let textLength: [Int32]
-    private let rowSpecificity: [Float]
+    /// Ids run from 0 to `keywordCount - 1` (some unused when ids are slots).
+    public private(set) var keywordCount = 0
+    private var texts = SequenceTable()
+    /// Keyword row sequences → the keywords with exactly those rows (so a key's postings count is how many
+    /// keywords share the rows); alternative row sequences that are no keyword's own rows → their keywords.
+    private var rowSequences = SequenceTable()
+    private var alternativeRows = SequenceTable()
+    /// Variety names → keywords, one table per entry weight (ordinary rows, brand rows; see `VarietyTable`).
+    private var varieties: [SequenceTable]
+    private var singleRows = ChunkedMap<Int32, [Int32]>(chunkCount: 1024)
+    private var distinctRows = ChunkedArray<Int32>(filler: 0)
+    private var textLength = ChunkedArray<Int32>(filler: 0)
+    /// Each keyword's rows when they are valid (else empty), to find how many keywords share them.
+    private var keywordRows = ChunkedArray<[Int32]>(filler: [])
     /// Folded character bigram → keywords containing it; and each keyword's distinct bigram count.
-    private let bigramKeywords: [UInt64: [Int32]]
-    private let bigramCount: [Int32]
+    private var bigramKeywords = ChunkedMap<UInt64, [Int32]>(chunkCount: 1024)
+    private var bigramCount = ChunkedArray<Int32>(filler: 0)
+    /// Keywords by folded text and by rows (valid rows only); keywords by each of their particle-free spellings
+    /// and by each of their alternative row sequences (whether those are keys depends on the two maps before).
+    private var byText = ChunkedMap<[UInt32], [Int32]>()
+    private var byRows = ChunkedMap<[Int32], [Int32]>()
+    private var variantOwners = ChunkedMap<[UInt32], [Int32]>()
+    private var alternativeOwners = ChunkedMap<[Int32], [Int32]>()
+    private let varietyTable: VarietyTable
 
+    /// An empty matcher for `capacity` ids.
+    public init(capacity: Int = 0, varieties: [VarietyEntry] = []) {
+        varietyTable = VarietyTable(varieties)
+        self.varieties = [SequenceTable](repeating: SequenceTable(), count: varietyTable.weights.count)
+        reserve(capacity)
+    }
+
+    /// Keyword `k` of `keywords` gets id `k`.
     /// - Complexity: O(total length of keywords and varieties).
     public init(keywords: [LexicalText], varieties: [VarietyEntry] = []) {
+        self.init(capacity: keywords.count, varieties: varieties)
+        for (k, keyword) in keywords.enumerated() { insert(keyword, id: Int32(k)) }
         keywordCount = keywords.count
-        var textEntries: [([UInt32], Int32)] = []
-        var rowEntries: [([UInt32], Int32)] = []
-        var single: [Int32: [Int32]] = [:]
-        var distinct: [Int32] = []
-        var byText: [[UInt32]: [Int32]] = [:]
-        var byRows: [[Int32]: [Int32]] = [:]
-        for (k, keyword) in keywords.enumerated() {
-            let id = Int32(k)
-            textEntries.append((keyword.folded, id))
-            byText[keyword.folded, default: []].append(id)
-            let valid = !keyword.rows.isEmpty && keyword.rows.allSatisfy { $0 >= 0 }
-            if valid {
-                rowEntries.append((keyword.rows.map { UInt32(bitPattern: $0) }, id))
-                byRows[keyword.rows, default: []].append(id)
-            }
-            var seen: [Int32] = []
-            for row in keyword.rows where row >= 0 && !seen.contains(row) {
-                seen.append(row)
-                single[row, default: []].append(id)
-            }
-            distinct.append(Int32(seen.count))
+    }
+
+    /// Makes ids up to `capacity - 1` usable.
+    public mutating func reserve(_ capacity: Int) {
+        guard capacity > keywordCount else { return }
+        distinctRows.grow(to: capacity)
+        textLength.grow(to: capacity)
+        keywordRows.grow(to: capacity)
+        bigramCount.grow(to: capacity)
+        keywordCount = capacity
+    }
+
+    static func validRows(_ rows: [Int32]) -> Bool { !rows.isEmpty && rows.allSatisfy { $0 >= 0 } }
+
+    /// The keywords a variety entry maps onto: those spelled like its target; only when there are none, those
+    /// with the target's rows (a list that writes 玉ねぎ for the target たまねぎ). Rows alone would also reach every
+    /// keyword chiVe merged onto the same row (枝豆's row carries とんぶり and 落花生).
+    private func targets(_ entry: VarietyEntry) -> [Int32] {
+        let spelled = byText.list(entry.target.folded)
+        if !spelled.isEmpty { return spelled }
+        return LexicalMatcher.validRows(entry.target.rows) ? byRows.list(entry.target.rows) : []
+    }
+
+    /// Adds keyword `id` (unused until now) with its text.
+    /// - Complexity: O(length + keywords sharing its text, rows or bigrams), independent of the list's size.
+    public mutating func insert(_ keyword: LexicalText, id: Int32) {
+        precondition(id >= 0 && Int(id) < keywordCount, "id outside the matcher's capacity")
+        let folded = keyword.folded, rows = keyword.rows
+        // Its text. When it is the first keyword spelled so, particle-free spellings of other keywords equal to
+        // it stop being keys, and varieties with this target move from rows to spelling.
+        let firstSpelled = byText[folded] == nil
+        if firstSpelled {
+            for owner in variantOwners.list(folded) { texts.remove(folded, owner) }
         }
-        // Other row sequences of the same word (the whole keyword as one lexicon word), unless they are another
-        // keyword's own rows.
-        for (k, keyword) in keywords.enumerated() {
-            for alternative in keyword.alternativeRows
-            where !alternative.isEmpty && alternative.allSatisfy({ $0 >= 0 }) && byRows[alternative] == nil {
-                rowEntries.append((alternative.map { UInt32(bitPattern: $0) }, Int32(k)))
+        for v in varietyTable.byTargetText[folded] ?? [] {
+            let entry = varietyTable.entries[v]
+            if firstSpelled { for k in targets(entry) { varieties[varietyTable.table[v]].remove(entry.variety.folded, k) } }
+            varieties[varietyTable.table[v]].insert(entry.variety.folded, id)
+        }
+        byText.append(id, to: folded)
+        texts.insert(folded, id)
+        // Its rows: another keyword's alternative equal to them stops being a key; varieties with these target
+        // rows and no keyword spelled like the target gain it; every keyword with these rows gets less specific.
+        if LexicalMatcher.validRows(rows) {
+            if byRows[rows] == nil {
+                for owner in alternativeOwners.list(rows) { alternativeRows.remove(LexicalMatcher.bits(rows), owner) }
+            }
+            for v in varietyTable.byTargetRows[rows] ?? [] where byText[varietyTable.entries[v].target.folded] == nil {
+                varieties[varietyTable.table[v]].insert(varietyTable.entries[v].variety.folded, id)
+            }
+            byRows.append(id, to: rows)
+            rowSequences.insert(LexicalMatcher.bits(rows), id)
+            keywordRows[Int(id)] = rows
+        }
+        // Its particle-free spellings and alternative rows, where no keyword has them as its own.
+        for variant in LexicalMatcher.withoutParticle(folded) {
+            variantOwners.append(id, to: variant)
+            if byText[variant] == nil { texts.insert(variant, id) }
+        }
+        for alternative in keyword.alternativeRows where LexicalMatcher.validRows(alternative) {
+            alternativeOwners.append(id, to: alternative)
+            if byRows[alternative] == nil { alternativeRows.insert(LexicalMatcher.bits(alternative), id) }
+        }
+        let distinct = LexicalMatcher.distinctRows(rows)
+        for row in distinct { singleRows.append(id, to: row) }
+        distinctRows[Int(id)] = Int32(distinct.count)
+        let bigrams = LexicalMatcher.distinctBigrams(folded)
+        for bigram in bigrams { bigramKeywords.append(id, to: bigram) }
+        bigramCount[Int(id)] = Int32(bigrams.count)
+        textLength[Int(id)] = Int32(folded.count)
+    }
+
+    /// Removes keyword `id`, which was inserted with `keyword`: every step of `insert` undone, in reverse.
+    /// - Complexity: as `insert`.
+    public mutating func remove(_ keyword: LexicalText, id: Int32) {
+        precondition(id >= 0 && Int(id) < keywordCount, "id outside the matcher's capacity")
+        let folded = keyword.folded, rows = keyword.rows
+        textLength[Int(id)] = 0
+        bigramCount[Int(id)] = 0
+        for bigram in LexicalMatcher.distinctBigrams(folded) { bigramKeywords.removeOne(id, from: bigram) }
+        distinctRows[Int(id)] = 0
+        for row in LexicalMatcher.distinctRows(rows) { singleRows.removeOne(id, from: row) }
+        for alternative in keyword.alternativeRows.reversed() where LexicalMatcher.validRows(alternative) {
+            if byRows[alternative] == nil { alternativeRows.remove(LexicalMatcher.bits(alternative), id) }
+            alternativeOwners.removeOne(id, from: alternative)
+        }
+        for variant in LexicalMatcher.withoutParticle(folded).reversed() {
+            if byText[variant] == nil { texts.remove(variant, id) }
+            variantOwners.removeOne(id, from: variant)
+        }
+        if LexicalMatcher.validRows(rows) {
+            keywordRows[Int(id)] = []
+            rowSequences.remove(LexicalMatcher.bits(rows), id)
+            byRows.removeOne(id, from: rows)
+            for v in varietyTable.byTargetRows[rows] ?? [] where byText[varietyTable.entries[v].target.folded] == nil {
+                varieties[varietyTable.table[v]].remove(varietyTable.entries[v].variety.folded, id)
+            }
+            if byRows[rows] == nil {
+                for owner in alternativeOwners.list(rows) { alternativeRows.insert(LexicalMatcher.bits(rows), owner) }
             }
         }
-        // A keyword spelled with the particle の between two words also matches without it: さばの水煮缶 in
-        // 「さば水煮缶」, いかの塩辛 in 「いか塩辛」 (unless that spelling is another keyword: たけのこ水煮).
-        for (k, keyword) in keywords.enumerated() {
-            for variant in LexicalMatcher.withoutParticle(keyword.folded) where byText[variant] == nil {
-                textEntries.append((variant, Int32(k)))
-            }
+        texts.remove(folded, id)
+        byText.removeOne(id, from: folded)
+        let lastSpelled = byText[folded] == nil
+        for v in varietyTable.byTargetText[folded] ?? [] {
+            let entry = varietyTable.entries[v]
+            varieties[varietyTable.table[v]].remove(entry.variety.folded, id)
+            if lastSpelled { for k in targets(entry) { varieties[varietyTable.table[v]].insert(entry.variety.folded, k) } }
         }
-        var varietyEntries: [Float: [([UInt32], Int32)]] = [:]
-        for entry in varieties {
-            // The keywords spelled like the target; only when there are none, those with the target's rows
-            // (a list that writes 玉ねぎ for the target たまねぎ). Rows alone would also reach every keyword chiVe
-            // merged onto the same row (枝豆's row carries とんぶり and 落花生).
-            var targets = byText[entry.target.folded] ?? []
-            if targets.isEmpty, !entry.target.rows.isEmpty, entry.target.rows.allSatisfy({ $0 >= 0 }) {
-                targets = byRows[entry.target.rows] ?? []
-            }
-            for k in targets { varietyEntries[entry.weight, default: []].append((entry.variety.folded, k)) }
+        if lastSpelled {
+            for owner in variantOwners.list(folded) { texts.insert(folded, owner) }
         }
-        var specificity = [Float](repeating: 0, count: keywords.count)
-        for (_, ids) in byRows { for k in ids { specificity[Int(k)] = 1 / Float(ids.count) } }
-        rowSpecificity = specificity
-        var bigrams: [UInt64: [Int32]] = [:]
-        var bigramCounts: [Int32] = []
-        for (k, keyword) in keywords.enumerated() {
-            var seen = Set<UInt64>()
-            let f = keyword.folded
-            if f.count >= 2 {
-                for i in 0..<(f.count - 1) where seen.insert(LexicalMatcher.bigram(f[i], f[i + 1])).inserted {
-                    bigrams[LexicalMatcher.bigram(f[i], f[i + 1]), default: []].append(Int32(k))
-                }
-            }
-            bigramCounts.append(Int32(seen.count))
-        }
-        bigramKeywords = bigrams
-        bigramCount = bigramCounts
-        texts = SequenceTable(textEntries)
-        rowSequences = SequenceTable(rowEntries)
-        self.varieties = varietyEntries.keys.sorted().map { ($0, SequenceTable(varietyEntries[$0] ?? [])) }
-        singleRows = single
-        distinctRows = distinct
-        textLength = keywords.map { Int32($0.folded.count) }
+    }
+
+    /// 1 / (number of keywords with the rows of keyword `k`); 0 when its rows are not valid.
+    private func specificity(_ k: Int) -> Float {
+        let rows = keywordRows[k]
+        guard !rows.isEmpty, let ids = byRows[rows] else { return 0 }
+        return 1 / Float(ids.count)
+    }
+
+    private static func bits(_ rows: [Int32]) -> [UInt32] { rows.map { UInt32(bitPattern: $0) } }
+
+    private static func distinctRows(_ rows: [Int32]) -> [Int32] {
+        var seen: [Int32] = []
+        for row in rows where row >= 0 && !seen.contains(row) { seen.append(row) }
+        return seen
+    }
+
+    private static func distinctBigrams(_ f: [UInt32]) -> [UInt64] {
+        guard f.count >= 2 else { return [] }
+        var seen = Set<UInt64>(), result: [UInt64] = []
+        for i in 0..<(f.count - 1) where seen.insert(bigram(f[i], f[i + 1])).inserted { result.append(bigram(f[i], f[i + 1])) }
+        return result
     }
 
     /// Fills `scratch` with the features of every keyword that has evidence in `name`.
@@ -248,7 +361,7 @@ public struct LexicalMatcher: Sendable {
         precondition(scratch.keywordCount == keywordCount, "scratch was made for another keyword list")
         scratch.clear()
         name.folded.withUnsafeBufferPointer { folded in
-            for (weight, table) in varieties {
+            for (weight, table) in zip(varietyTable.weights, varieties) {
                 scan(folded, table) { k, start, length in
                     scratch.set(k, .variety, weight)
                     scratch.varietySpans.append(Int32(start)); scratch.varietySpans.append(Int32(start + length))
@@ -271,8 +384,9 @@ public struct LexicalMatcher: Sendable {
         var rowBuffer = name.rows
         rowBuffer.withUnsafeMutableBufferPointer { rows in
             rows.withMemoryRebound(to: UInt32.self) { bits in
-                scan(UnsafeBufferPointer(bits), rowSequences) { k, start, length in
-                    scratch.set(k, .rows, rowSpecificity[k])
+                scanRows(UnsafeBufferPointer(bits)) { k, start, length, shared in
+                    // A keyword's own rows: shared by the key's postings; alternative rows: looked up.
+                    scratch.set(k, .rows, shared > 0 ? 1 / Float(shared) : specificity(k))
                     scratch.rowSpan[2 * k] = Int32(start)
                     scratch.rowSpan[2 * k + 1] = Int32(start + length)
                 }
@@ -323,8 +437,10 @@ public struct LexicalMatcher: Sendable {
             if scratch.insideVariety[k] == 1 {
                 scratch.features[k * LexicalFeature.count + LexicalFeature.textInsideVariety.rawValue] = 1
             }
-            if hasRows && !hasText && rowSpecificity[k] < 1 {
-                scratch.features[k * LexicalFeature.count + LexicalFeature.sharedRowsOnly.rawValue] = 1 - rowSpecificity[k]
+            // With a row match, the rows feature holds the keyword's specificity.
+            let rowSpecificity = scratch.features[k * LexicalFeature.count + LexicalFeature.rows.rawValue]
+            if hasRows && !hasText && rowSpecificity < 1 {
+                scratch.features[k * LexicalFeature.count + LexicalFeature.sharedRowsOnly.rawValue] = 1 - rowSpecificity
             }
             guard hasText || hasRows else { continue }
             var covered = false
@@ -392,6 +508,31 @@ public struct LexicalMatcher: Sendable {
         return os <= ins && oe >= ine && (oe - os) > (ine - ins)
     }
 
+    /// `scan` over both row tables in one pass, so matches come in the same (start, length) order as from one
+    /// table; `found` gets the key's postings count for a keyword's own rows, 0 for alternative rows.
+    @inline(__always)
+    private func scanRows(_ buffer: UnsafeBufferPointer<UInt32>, _ found: (Int, Int, Int, Int) -> Void) {
+        let n = buffer.count
+        let longest = max(rowSequences.maxLength, alternativeRows.maxLength)
+        guard longest > 0 else { return }
+        for start in 0..<n {
+            var hash = SequenceTable.offset
+            let limit = min(longest, n - start)
+            if limit < 1 { continue }
+            for length in 1...limit {
+                hash = SequenceTable.step(hash, buffer[start + length - 1])
+                if rowSequences.hasKeys(ofLength: length) {
+                    rowSequences.withPostingList(buffer, start: start, length: length, hash: hash) { list in
+                        for k in list { found(Int(k), start, length, list.count) }
+                    }
+                }
+                if alternativeRows.hasKeys(ofLength: length) {
+                    alternativeRows.withPostings(buffer, start: start, length: length, hash: hash) { found(Int($0), start, length, 0) }
+                }
+            }
+        }
+    }
+
     @inline(__always)
     private func scan(_ buffer: UnsafeBufferPointer<UInt32>, _ table: SequenceTable,
                       _ found: (Int, Int, Int) -> Void) {
@@ -403,9 +544,8 @@ public struct LexicalMatcher: Sendable {
             if limit < 1 { continue }
             for length in 1...limit {
                 hash = SequenceTable.step(hash, buffer[start + length - 1])
-                guard table.lengths[length],
-                      let range = table.lookup(buffer, start: start, length: length, hash: hash) else { continue }
-                for p in range { found(Int(table.postings[p]), start, length) }
+                guard table.hasKeys(ofLength: length) else { continue }
+                table.withPostings(buffer, start: start, length: length, hash: hash) { found(Int($0), start, length) }
             }
         }
     }

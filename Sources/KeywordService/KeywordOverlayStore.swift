@@ -12,11 +12,19 @@ import StrictJSON
 public struct KeywordOverlay: Codable, Sendable, Equatable {
     public var added: [String]
     public var removed: [String]
+    /// Set by a store that hands out one overlay value for as long as its contents stay the same: overlays with
+    /// the same non-nil revision hold the same keywords, so a holder can tell "unchanged" without comparing the
+    /// lists, or keeping them. Neither encoded nor compared.
+    public var revision: UInt64?
+
+    private enum CodingKeys: String, CodingKey { case added, removed }
 
     public init(added: [String] = [], removed: [String] = []) {
         self.added = added
         self.removed = removed
     }
+
+    public static func == (a: KeywordOverlay, b: KeywordOverlay) -> Bool { a.added == b.added && a.removed == b.removed }
 
     /// The overlay after adding `add` and then removing `remove`; a later change wins over an earlier one.
     ///
@@ -69,16 +77,22 @@ public final class KeywordOverlayStore: Sendable {
 
     /// Reads the overlay. A missing file is an empty overlay; a file that is not an overlay is an error.
     public func load() throws -> KeywordOverlay {
+        guard let bytes = try read() else { return KeywordOverlay() }
+        return try Self.decode(bytes, path: path)
+    }
+
+    /// The file's bytes; nil when it does not exist.
+    func read() throws -> [UInt8]? {
         let data: Data
         do {
             data = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch let error as CocoaError where error.code == .fileReadNoSuchFile {
-            return KeywordOverlay()
+            return nil
         } catch {
-            if access(path, F_OK) != 0 && errno == ENOENT { return KeywordOverlay() }
+            if access(path, F_OK) != 0 && errno == ENOENT { return nil }
             throw KeywordOverlayError(path: path, message: "cannot read: \(error.localizedDescription)")
         }
-        return try Self.decode(Array(data), path: path)
+        return [UInt8](data)
     }
 
     /// Parses and checks an overlay file's bytes with the rules the API applies to keyword changes, so a file
@@ -122,10 +136,54 @@ public final class KeywordOverlayStore: Sendable {
 
     /// Writes the overlay atomically and durably (temp file, fsync, rename, fsync of the directory).
     public func save(_ overlay: KeywordOverlay) throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        var data = try encoder.encode(overlay)
-        data.append(0x0A)
+        try writeFile(Self.encode(overlay))
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// The file's bytes for `overlay`: the layout of Foundation's `JSONEncoder` with `.prettyPrinted`,
+    /// `.sortedKeys` and `.withoutEscapingSlashes` (two-space indent, `"key" : value`, an empty array as
+    /// `[` blank line `]`), and a final newline. Written directly: one pass over the keywords' bytes.
+    static func encode(_ overlay: KeywordOverlay) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(64 + (overlay.added + overlay.removed).reduce(0) { $0 + $1.utf8.count + 8 })
+        func append(_ text: StaticString) {
+            text.withUTF8Buffer { out.append(contentsOf: $0) }
+        }
+        func list(_ keywords: [String]) {
+            append("[\n")
+            for (i, keyword) in keywords.enumerated() {
+                append(i == 0 ? "    \"" : ",\n    \"")
+                for byte in keyword.utf8 {
+                    switch byte {
+                    case 0x22: append("\\\"")
+                    case 0x5C: append("\\\\")
+                    case 0x08: append("\\b")
+                    case 0x09: append("\\t")
+                    case 0x0A: append("\\n")
+                    case 0x0C: append("\\f")
+                    case 0x0D: append("\\r")
+                    case 0..<0x20:
+                        append("\\u00")
+                        out.append(Self.hexDigits[Int(byte >> 4)])
+                        out.append(Self.hexDigits[Int(byte & 0xF)])
+                    default: out.append(byte)
+                    }
+                }
+                append("\"")
+            }
+            append("\n  ]")
+        }
+        append("{\n  \"added\" : ")
+        list(overlay.added)
+        append(",\n  \"removed\" : ")
+        list(overlay.removed)
+        append("\n}\n")
+        return out
+    }
+
+    /// Writes `data` as the file, atomically and durably (temp file, fsync, rename, fsync of the directory).
+    func writeFile(_ data: [UInt8]) throws {
         let directory = (path as NSString).deletingLastPathComponent
         let directoryPath = directory.isEmpty ? "." : directory
         let base = (path as NSString).lastPathComponent

@@ -3,10 +3,16 @@ import Foundation
 import KeywordIndex
 import KeywordModel
 import Locking
+import Synchronization
 
 /// Serves suggestions from one loaded model. The keyword list is the model's `keywords.txt` with the
 /// store's additions and removals applied; changing it re-encodes only new keywords and swaps the
 /// index atomically, so concurrent `suggest` calls see either the old or the new list, never a mix.
+///
+/// A change made through `updateKeywords` to the overlay this engine serves (no other writer in between) is
+/// applied to the index as an edit (`KeywordIndex.applying`), at a cost that does not grow with the list. A
+/// reload, or a change on top of someone else's, rebuilds the list from the overlay (O(list), encoding only
+/// keywords the current index lacks).
 public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
     public let components: ModelComponents
     public let store: any KeywordStore
@@ -15,16 +21,34 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
     /// when the calibration curve never reaches the asked precision.
     public let autoAcceptThreshold: Double?
     private let preparedVarieties: [VarietyEntry]
+    /// Changes applied as edits of the served index (the rest were rebuilds); for tests.
+    let editedChanges = Atomic<Int>(0)
 
     private struct State {
         var index: KeywordIndex
         var snapshot: KeywordListSnapshot
-        var overlay: KeywordOverlay
+        /// The hash in `snapshot.version`.
+        var hash: KeywordListHash
+        var overlay: ServedOverlay
+
+        init(index: KeywordIndex, overlay: ServedOverlay) {
+            let keywords = KeywordList(index.entries)
+            let hash = KeywordListHash(keywords)
+            self.init(index: index, snapshot: ModelEngine.snapshot(keywords, hash: hash), hash: hash, overlay: overlay)
+        }
+
+        init(index: KeywordIndex, snapshot: KeywordListSnapshot, hash: KeywordListHash, overlay: ServedOverlay) {
+            self.index = index
+            self.snapshot = snapshot
+            self.hash = hash
+            self.overlay = overlay
+        }
     }
     /// Guards `state` (held only to read or swap the reference).
     private let state: Locked<State>
-    /// Serialises keyword updates and reloads (held while re-encoding and writing the overlay).
-    private let updates = Locked(())
+    /// Serialises keyword updates and reloads (held while re-encoding and writing the overlay), and holds the
+    /// served list's order, which only they read and change.
+    private let updates: Locked<KeywordOrder>
 
     /// - Parameters:
     ///   - store: where keyword changes live; default the file store on `overlayPath`.
@@ -44,7 +68,8 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
         let overlay = applyOverlay ? try self.store.loadOverlay() : KeywordOverlay()
         let keywords = ModelEngine.apply(overlay, to: components.keywords)
         let index = try components.makeIndex(keywords: keywords, options: options, varieties: preparedVarieties)
-        state = Locked(State(index: index, snapshot: ModelEngine.snapshot(keywords), overlay: overlay))
+        state = Locked(State(index: index, overlay: ServedOverlay(overlay)))
+        updates = Locked(KeywordOrder(base: components.keywords, list: keywords, overlay: overlay))
     }
 
     public var modelVersion: String { components.modelVersion }
@@ -79,36 +104,102 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
 
     public func keywordList() -> KeywordListSnapshot { current().snapshot }
 
+    /// Which of `keywords` are in the current list, from the list's order (no scan of the list).
+    /// - Complexity: O(keywords).
+    public func listed(_ keywords: [String]) -> Set<String> {
+        updates.withLock { order in Set(keywords.filter { order.isListed($0) }) }
+    }
+
     /// Applies the change in the store (under its lock, checking `expectedVersion` there) and installs the
     /// result before returning, so the caller reads its own write.
     public func updateKeywords(_ change: KeywordChange) throws -> KeywordListSnapshot {
-        try updates.withLock { _ in
-            let base = components.keywords
-            let overlay = try store.apply(change.cleaned) { (overlay: KeywordOverlay) throws(KeywordStoreError) in
+        try updates.withLock { order in
+            let base = components.keywords, cleaned = change.cleaned
+            let served = current()
+            var fromServed = false
+            let overlay = try store.apply(cleaned) { (overlay: KeywordOverlay) throws(KeywordStoreError) in
+                fromServed = served.overlay.matches(overlay)
                 guard let expected = change.expectedVersion else { return }
-                let version = ModelEngine.snapshot(ModelEngine.apply(overlay, to: base)).version
+                let version = fromServed
+                    ? served.snapshot.version : ModelEngine.snapshot(ModelEngine.apply(overlay, to: base)).version
                 guard version == expected else { throw .versionMismatch(current: version) }
             }
-            return try install(overlay)
+            // The store applied `applying(add:remove:)` to the served overlay: that is an edit of the served list
+            // in the keywords the change names.
+            if fromServed, order.clean {
+                let edit = order.edit(add: cleaned.add, remove: cleaned.remove)
+                if edit.removals.count + edit.insertions.count <= ModelEngine.largestEdit {
+                    editedChanges.add(1, ordering: .relaxed)
+                    return self.edit(edit, overlay: overlay, served: served)
+                }
+            }
+            return try install(overlay, order: &order)
         }
     }
 
     public func reloadKeywords() throws -> KeywordListSnapshot {
-        try updates.withLock { _ in try install(try store.loadOverlay()) }
+        try updates.withLock { order in try install(try store.loadOverlay(), order: &order) }
     }
 
-    private func install(_ overlay: KeywordOverlay) throws -> KeywordListSnapshot {
+    /// Changes of more keywords than this are rebuilt rather than edited: each keyword inserted into or removed
+    /// from the middle moves the per-keyword arrays once, so a large edit costs more than a rebuild (which reuses
+    /// the encodings) beyond about this size at 50,000 keywords.
+    static let largestEdit = 1_000
+
+    private func edit(_ edit: KeywordListEdit, overlay: KeywordOverlay, served: State) -> KeywordListSnapshot {
+        guard !edit.isEmpty else {
+            state.withLock { $0.overlay = ServedOverlay(overlay) }
+            return served.snapshot
+        }
+        let insertions = edit.insertions.map { k, keyword in
+            (index: k, entry: KeywordEntry(keyword: keyword, text: components.analyzer.analyzeKeyword(keyword).lexical))
+        }
+        let index = served.index.applying(removals: edit.removals, insertions: insertions)
+        let keywords = KeywordList(index.entries)
+        var hash = served.hash
+        hash.apply(edit, old: served.snapshot.keywords, new: keywords)
+        let next = State(index: index, snapshot: ModelEngine.snapshot(keywords, hash: hash), hash: hash,
+                         overlay: ServedOverlay(overlay))
+        state.withLock { $0 = next }
+        return next.snapshot
+    }
+
+    /// Serves `overlay` rebuilt from scratch (encodings of keywords the current index holds are reused).
+    private func install(_ overlay: KeywordOverlay, order: inout KeywordOrder) throws -> KeywordListSnapshot {
         let old = current()
+        if old.overlay.matches(overlay) { return old.snapshot }
         let keywords = ModelEngine.apply(overlay, to: components.keywords)
-        if keywords == old.snapshot.keywords {
-            state.withLock { $0.overlay = overlay }
+        let rebuilt = KeywordOrder(base: components.keywords, list: keywords, overlay: overlay)
+        if keywords.elementsEqual(old.snapshot.keywords) {
+            state.withLock { $0.overlay = ServedOverlay(overlay) }
+            order = rebuilt
             return old.snapshot
         }
         let index = try components.makeIndex(keywords: keywords, options: options, varieties: preparedVarieties,
                                              reusing: old.index)
-        let next = State(index: index, snapshot: ModelEngine.snapshot(keywords), overlay: overlay)
+        let next = State(index: index, overlay: ServedOverlay(overlay))
         state.withLock { $0 = next }
+        order = rebuilt
         return next.snapshot
+    }
+
+    /// The overlay being served, as far as telling a store's overlay apart from it needs: its revision when the
+    /// store gives one (the keyword lists are then not kept here, so the store alone releases an old overlay's
+    /// lists), else the overlay itself.
+    private struct ServedOverlay {
+        private let revision: UInt64?
+        private let overlay: KeywordOverlay?
+
+        init(_ overlay: KeywordOverlay) {
+            revision = overlay.revision
+            self.overlay = overlay.revision == nil ? overlay : nil
+        }
+
+        /// True when `other` holds the same keywords (false may also mean "not known to be the same").
+        func matches(_ other: KeywordOverlay) -> Bool {
+            if let revision { return other.revision == revision }
+            return overlay == other
+        }
     }
 
     private func current() -> State {
@@ -126,14 +217,13 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
         return result
     }
 
-    /// A version that changes whenever the list changes: count and an FNV-1a hash of the list.
+    /// A version that changes whenever the list changes: the count and `KeywordListHash` of the list.
     static func snapshot(_ keywords: [String]) -> KeywordListSnapshot {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for keyword in keywords {
-            for byte in keyword.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
-            hash = (hash ^ 0x0A) &* 0x0000_0100_0000_01B3
-        }
-        let hex = String(hash, radix: 16)
+        snapshot(KeywordList(keywords), hash: KeywordListHash(keywords))
+    }
+
+    static func snapshot(_ keywords: KeywordList, hash: KeywordListHash) -> KeywordListSnapshot {
+        let hex = String(hash.value, radix: 16)
         return KeywordListSnapshot(keywords: keywords, version: "\(keywords.count)-\(String(repeating: "0", count: 16 - hex.count))\(hex)")
     }
 }

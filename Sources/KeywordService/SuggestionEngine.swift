@@ -1,4 +1,5 @@
 // The contract between the suggestion engine (model + keyword index) and its users (HTTP, CLI).
+import KeywordIndex
 
 /// One token of a product name and how much attention it received for a keyword.
 public struct TokenWeight: Sendable, Equatable, Codable {
@@ -55,12 +56,47 @@ public struct SuggestionResult: Sendable, Equatable {
 
 /// The current keyword list and a version string that changes whenever the list changes.
 public struct KeywordListSnapshot: Sendable, Equatable {
-    public var keywords: [String]
+    public var keywords: KeywordList
     public var version: String
-    public init(keywords: [String], version: String) {
+    public init(keywords: KeywordList, version: String) {
         self.keywords = keywords
         self.version = version
     }
+    public init(keywords: [String], version: String) {
+        self.init(keywords: KeywordList(keywords), version: version)
+    }
+}
+
+/// A keyword list, read-only: an array, or the keywords of an index in list order (shared with the index, so
+/// serving a changed list copies nothing).
+public struct KeywordList: RandomAccessCollection, Sendable, Equatable, ExpressibleByArrayLiteral {
+    private enum Storage: Sendable {
+        case array([String])
+        case index(KeywordEntries)
+    }
+    private let storage: Storage
+
+    public init(_ keywords: [String]) { storage = .array(keywords) }
+    public init(arrayLiteral keywords: String...) { storage = .array(keywords) }
+    /// The keywords of `entries`, in their order.
+    public init(_ entries: KeywordEntries) { storage = .index(entries) }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int {
+        switch storage {
+        case .array(let keywords): return keywords.count
+        case .index(let entries): return entries.count
+        }
+    }
+
+    public subscript(k: Int) -> String {
+        switch storage {
+        case .array(let keywords): return keywords[k]
+        case .index(let entries): return entries[k].keyword
+        }
+    }
+
+    public static func == (a: KeywordList, b: KeywordList) -> Bool { a.elementsEqual(b) }
 }
 
 /// What the HTTP server and the CLI need from a loaded model.
@@ -78,9 +114,17 @@ public protocol SuggestionEngine: Sendable {
     func updateKeywords(_ change: KeywordChange) throws -> KeywordListSnapshot
     /// Re-reads the keyword changes from the store (made by another process or replica).
     func reloadKeywords() throws -> KeywordListSnapshot
+    /// Which of `keywords` are in the current list.
+    func listed(_ keywords: [String]) -> Set<String>
 }
 
 extension SuggestionEngine {
+    /// Which of `keywords` are in the current list, by scanning it.
+    /// - Complexity: O(list).
+    public func listed(_ keywords: [String]) -> Set<String> {
+        Set(keywordList().keywords).intersection(keywords)
+    }
+
     /// Adds and removes keywords with no version check.
     public func updateKeywords(add: [String], remove: [String]) throws -> KeywordListSnapshot {
         try updateKeywords(KeywordChange(add: add, remove: remove))

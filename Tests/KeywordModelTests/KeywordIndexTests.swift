@@ -122,7 +122,7 @@ final class KeywordIndexTests: XCTestCase {
 
     func testReusingAnIndexGivesTheSameScoresAsEncodingAfresh() {
         let (weights, vectors, index) = makeIndex(seed: 5)
-        var entries = index.entries
+        var entries = Array(index.entries)
         entries.append(KeywordEntry(keyword: "new", text: LexicalText(folded: [5], rows: [17, 18])))
         let fresh = KeywordIndex(model: InferenceModel(weights), vectors: vectors, entries: entries)
         let reused = KeywordIndex(model: InferenceModel(weights), vectors: vectors, entries: entries, reusing: index)

@@ -86,7 +86,7 @@ final class ModelEngineTests: XCTestCase {
         let replica = try ModelEngine(components: makeComponents())
         XCTAssertEqual(replica.keywordList(), after)
         _ = try engine.updateKeywords(add: ["w1"], remove: [])
-        XCTAssertEqual(try replica.reloadKeywords().keywords, ["w1", "w2", "w3 w4", "w5", "w12"].sorted { a, b in
+        XCTAssertEqual(Array(try replica.reloadKeywords().keywords), ["w1", "w2", "w3 w4", "w5", "w12"].sorted { a, b in
             ["w1", "w2", "w3 w4", "w5", "w12"].firstIndex(of: a)! < ["w1", "w2", "w3 w4", "w5", "w12"].firstIndex(of: b)! })
     }
 

@@ -270,7 +270,7 @@ final class Handlers: Sendable {
         guard RequestDecoding.fitsCodePoints(prefix, limits.maxKeywordCharacters + limits.maxPaddingCharacters) else {
             throw .badRequest(.invalidPage, "'prefix' is at most \(limits.maxKeywordCharacters + limits.maxPaddingCharacters) characters (Unicode code points)")
         }
-        let matching = prefix.isEmpty ? list.keywords : list.keywords.filter { $0.hasPrefix(prefix) }
+        let matching = prefix.isEmpty ? list.keywords : KeywordList(list.keywords.filter { $0.hasPrefix(prefix) })
         let page = matching.dropFirst(offset).prefix(limit)
         var json = JSONWriter(capacity: 128 + page.count * 16)
         json.object { json in
@@ -329,12 +329,12 @@ final class Handlers: Sendable {
         if add.isEmpty && remove.isEmpty { return keywordResponse(engine.keywordList()) }
         // Writes run on their own lane (one worker unless configured otherwise), so the list does not grow
         // between this check and the write.
-        let current = engine.keywordList().keywords
-        let present = Set(current)
+        let count = engine.keywordList().keywords.count
+        let present = engine.listed(add + remove)
         let removing = Set(remove).intersection(present)
         let adding = Set(add).subtracting(present).subtracting(Set(remove))
-        let resulting = current.count - removing.count + adding.count
-        guard resulting <= limits.maxKeywords || resulting <= current.count else {
+        let resulting = count - removing.count + adding.count
+        guard resulting <= limits.maxKeywords || resulting <= count else {
             throw .badRequest(.keywordListFull, "the list would hold \(resulting) keywords; at most \(limits.maxKeywords) are served (remove some first)")
         }
         do {

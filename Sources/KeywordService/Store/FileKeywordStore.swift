@@ -25,6 +25,12 @@ public final class FileKeywordStore: KeywordStore {
     public var isAvailable: Bool { true }
 
     private let overlayFile: KeywordOverlayStore
+    /// The overlay file's bytes as this store last read or wrote them, and the overlay they hold. While the file
+    /// holds exactly these bytes it is not parsed and checked again, and the same overlay value is handed out,
+    /// so a caller can tell it from the one it already serves by identity rather than keyword by keyword.
+    private let cache = Locked<(bytes: [UInt8], overlay: KeywordOverlay)?>(nil)
+    /// Revisions stamped on the overlays this process's file stores hand out (see `KeywordOverlay.revision`).
+    private static let revisions = Atomic<UInt64>(0)
     private let index = Locked(FeedbackIndex())
     /// Where earlier scans of the feedback file got to (see `scanFeedback`).
     private let checkpoints = Locked<[ScanCheckpoint]>([])
@@ -45,7 +51,16 @@ public final class FileKeywordStore: KeywordStore {
     // MARK: Keywords
 
     public func loadOverlay() throws(KeywordStoreError) -> KeywordOverlay {
-        do { return try overlayFile.load() } catch { throw .failed("\(error)") }
+        do {
+            guard let bytes = try overlayFile.read() else { return KeywordOverlay() }
+            if let cached = cache.withLock({ $0 }), cached.bytes == bytes { return cached.overlay }
+            var overlay = try KeywordOverlayStore.decode(bytes, path: overlayPath)
+            overlay.revision = Self.revisions.add(1, ordering: .relaxed).newValue
+            cache.withLock { $0 = (bytes, overlay) }
+            return overlay
+        } catch {
+            throw .failed("\(error)")
+        }
     }
 
     public func apply(_ change: KeywordChange,
@@ -54,17 +69,28 @@ public final class FileKeywordStore: KeywordStore {
             let current = try loadOverlay()
             try check(current)
             let next = current.applying(add: change.add, remove: change.remove)
-            if next != current { try save(next) }
-            return next
+            return next == current ? current : try save(next)
         }
     }
 
     public func replaceOverlay(_ overlay: KeywordOverlay) throws(KeywordStoreError) {
-        try withFileLock { () throws(KeywordStoreError) in try save(overlay) }
+        try withFileLock { () throws(KeywordStoreError) in _ = try save(overlay) }
     }
 
-    private func save(_ overlay: KeywordOverlay) throws(KeywordStoreError) {
-        do { try overlayFile.save(overlay) } catch { throw .failed("\(error)") }
+    /// Writes `overlay` and returns it with the revision it is cached under.
+    @discardableResult
+    private func save(_ overlay: KeywordOverlay) throws(KeywordStoreError) -> KeywordOverlay {
+        do {
+            let bytes = KeywordOverlayStore.encode(overlay)
+            cache.withLock { $0 = nil }
+            try overlayFile.writeFile(bytes)
+            var saved = overlay
+            saved.revision = Self.revisions.add(1, ordering: .relaxed).newValue
+            cache.withLock { $0 = (bytes, saved) }
+            return saved
+        } catch {
+            throw .failed("\(error)")
+        }
     }
 
     // MARK: Feedback

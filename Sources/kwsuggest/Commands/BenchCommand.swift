@@ -18,11 +18,12 @@ struct BenchCommand: Command {
     static let kernel = Option<ScoringKernel>("--kernel", value: "name", help: "Scoring kernel: avx2 or portable.",
                                               defaultText: "the fastest this CPU runs")
     static let json = Flag("--json", help: "Print the summary as one JSON object on the last line.")
+    static let updates = Flag("--updates", help: "Time keyword changes (store write and in-memory side) instead.")
 
     static let configuration = CommandConfiguration(
         name: "bench",
         abstract: "Measures suggestion latency, tokenizer throughput, load time and memory.",
-        options: [model.spec, keywords.spec, names.spec, rounds.spec, loads.spec, kernel.spec, json.spec],
+        options: [model.spec, keywords.spec, names.spec, rounds.spec, loads.spec, kernel.spec, json.spec, updates.spec],
         discussion: """
             Build with -c release. The model is loaded --loads times (directory read to engine ready; the overlay
             file is neither read nor written) and the median is reported. With --keywords N, N vocabulary keys of
@@ -34,12 +35,21 @@ struct BenchCommand: Command {
             The scoring kernel in use is shown in the table (not in the JSON line).
             rss_mb is the peak resident set (VmHWM, MiB) at the end of the run. JSON keys: keywords (total in
             the index), suggest_p50_ms, suggest_p99_ms, tokenize_per_s, load_ms, rss_mb.
+            With --updates, keyword changes are timed instead, side by side at the model's own list and at a large
+            one (the model's list plus --keywords vocabulary keys, default up to 50,000 keywords, kept as additions
+            in the overlay): each round adds a new keyword and removes it, then removes a keyword from the middle of
+            the model's list and adds it back, through the engine and a file store in a temporary directory. Each
+            change is split into the store's write (lock, read and check the overlay, atomic durable write) and the
+            in-memory side (the new list, index and exact-match tables, the swap); medians over --rounds rounds after
+            one warm-up round. --json then prints {"updates": [per size: keywords, and store_ms, memory_ms and
+            total_ms for add, remove, remove_middle and add_middle]}.
             """
     )
 
     var settings: BenchSettings
     var kernelChosen: Bool
     var json: Bool
+    var updates: Bool
 
     init(arguments: ParsedArguments) throws {
         let kernel = try arguments.get(Self.kernel)
@@ -52,6 +62,7 @@ struct BenchCommand: Command {
             kernel: kernel ?? .best)
         kernelChosen = kernel != nil
         json = arguments.get(Self.json)
+        updates = arguments.get(Self.updates)
     }
 
     func validate() throws {
@@ -61,6 +72,14 @@ struct BenchCommand: Command {
     }
 
     func run() throws {
+        if updates {
+            let reports = try UpdateBench(settings: settings).run()
+            let output = OutputBuffer()
+            output.write(UpdateBench.table(reports, rounds: settings.rounds))
+            if json { output.write(UpdateBench.json(reports) + "\n") }
+            output.flush()
+            return
+        }
         let report = try BenchRunner(settings: settings).run()
         let output = OutputBuffer()
         output.write(report.table())

@@ -1,0 +1,212 @@
+// Where each keyword of an index lives: slots in chunks that a changed index shares with the one it came from.
+import KeywordModel
+
+/// The keywords of an index by slot, and the list order over the slots.
+///
+/// A keyword occupies one slot for as long as it is in the list. Slots come in chunks of `chunkSlots`; each
+/// chunk holds the blocked keyword matrices for its slots (see `FloatKernels.scoreBlocks`) and serves either
+/// keywords of at most one token or longer ones, since for the former the kernel needs one product, not two.
+/// Removing a keyword frees its slot for the next keyword of its kind; a chunk is added only when its kind
+/// has no free slot. A copy shares all chunks with the original until one is written, so a change of a few
+/// keywords copies a few chunks plus `position` (one Int32 per keyword).
+struct IndexLayout: Sendable {
+    /// Slots per chunk: 32 blocks of 8 keywords. Smaller chunks make a change copy less but cost the scoring
+    /// pass a kernel call each (at 128, 50k keywords scored about 35 % slower than in one matrix; at 256 the
+    /// difference was within the noise of `kwsuggest bench`).
+    static let chunkSlots = 256
+    let hidden: Int
+    /// Keyword index → slot.
+    private(set) var position: [Int32] = []
+    /// Small chunks: copying one copies (retains) every entry's strings and arrays.
+    private(set) var entries = ChunkedArray<KeywordEntry?>(filler: nil, chunkShift: 7)
+    private(set) var matcher: LexicalMatcher
+    private var unitMeans: [MatrixChunk] = []
+    private var directions: [MatrixChunk] = []
+    /// The chunks' storage addresses, for the kernels without a retain per chunk (valid while the chunks above
+    /// hold it; addresses, as pointers are not Sendable).
+    private(set) var meanAddresses: [UInt] = []
+    private(set) var directionAddresses: [UInt] = []
+    private var single: [Bool] = []
+    /// List indices of the keywords of at most one token, ascending.
+    private var singlePositions: [Int32] = []
+    /// Slots of single-token keywords placed in chunks of longer ones (see `settleTail`).
+    private var tailSlots: [Int32] = []
+    /// Free slots of single-token chunks and of the others.
+    private var freeSingle: [Int32] = []
+    private var freeMultiple: [Int32] = []
+
+    init(hidden: Int, varieties: [VarietyEntry]) {
+        self.hidden = hidden
+        matcher = LexicalMatcher(capacity: 0, varieties: varieties)
+    }
+
+    var chunkCount: Int { single.count }
+    var capacity: Int { single.count * IndexLayout.chunkSlots }
+
+    func isSingle(chunk c: Int) -> Bool { single[c] }
+
+    /// Puts `entry` at keyword index `k` (later keywords move up by one), with its encodings.
+    mutating func insert(_ entry: KeywordEntry, at k: Int, vectors: (unitMean: [Float], direction: [Float]),
+                         tail: Bool = false) {
+        let oneToken = entry.text.rows.count <= 1, isSingle = oneToken && !tail
+        if (isSingle ? freeSingle : freeMultiple).isEmpty { addChunk(single: isSingle) }
+        let slot = isSingle ? freeSingle.removeLast() : freeMultiple.removeLast()
+        position.insert(slot, at: k)
+        let at = lowerBound(Int32(k))
+        for i in at..<singlePositions.count { singlePositions[i] += 1 }
+        if oneToken { singlePositions.insert(Int32(k), at: at) }
+        if tail { tailSlots.append(slot) }
+        entries[Int(slot)] = entry
+        write(Int(slot), vectors)
+        matcher.insert(entry.text, id: slot)
+    }
+
+    /// Takes out the keyword at index `k` (later keywords move down by one) and frees its slot.
+    mutating func remove(at k: Int) {
+        let slot = position.remove(at: k)
+        let at = lowerBound(Int32(k))
+        if at < singlePositions.count && singlePositions[at] == Int32(k) { singlePositions.remove(at: at) }
+        for i in at..<singlePositions.count { singlePositions[i] -= 1 }
+        tailSlots.removeAll { $0 == slot }
+        guard let entry = entries[Int(slot)] else { preconditionFailure("keyword without an entry") }
+        matcher.remove(entry.text, id: slot)
+        entries[Int(slot)] = nil
+        if single[Int(slot) / IndexLayout.chunkSlots] { freeSingle.append(slot) } else { freeMultiple.append(slot) }
+    }
+
+    /// Puts the last (singles mod 8) single-token keywords, in list order, in chunks of longer keywords and every
+    /// other single-token keyword in a single-token chunk, moving the few that are on the wrong side.
+    ///
+    /// This is where a contiguous index puts them: single-token keywords first, in list order, and the last
+    /// block, which they share with longer keywords, scored by the two-product path. The two paths differ in the
+    /// last bit, so placing them alike keeps every score equal to that layout's (and the shipped calibrator, fitted
+    /// on it, reproducible).
+    /// - Complexity: O(single-token keywords after the earliest previous tail keyword), usually a few, plus
+    ///   re-inserting at most 14 keywords.
+    mutating func settleTail() {
+        let wanted = Array(singlePositions.suffix(singlePositions.count % FloatKernels.lanes)).map(Int.init)
+        var moves: [(k: Int, tail: Bool)] = []
+        // The keywords placed as the tail before this change are single-token keywords, found from the end of
+        // `singlePositions` (usually among its last few).
+        var remaining = Set(tailSlots), i = singlePositions.count - 1
+        while !remaining.isEmpty && i >= 0 {
+            let k = Int(singlePositions[i])
+            if remaining.remove(position[k]) != nil && !wanted.contains(k) { moves.append((k, false)) }
+            i -= 1
+        }
+        for k in wanted where single[Int(position[k]) / IndexLayout.chunkSlots] { moves.append((k, true)) }
+        for (k, tail) in moves {
+            let slot = Int(position[k])
+            guard let entry = entries[slot] else { preconditionFailure("keyword without an entry") }
+            let encoded = vectors(slot)
+            remove(at: k)
+            insert(entry, at: k, vectors: encoded, tail: tail)
+        }
+    }
+
+    private func lowerBound(_ k: Int32) -> Int {
+        var low = 0, high = singlePositions.count
+        while low < high {
+            let mid = (low + high) / 2
+            if singlePositions[mid] < k { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
+    private mutating func addChunk(single isSingle: Bool) {
+        let first = capacity
+        single.append(isSingle)
+        let size = hidden * IndexLayout.chunkSlots
+        unitMeans.append(MatrixChunk(count: size))
+        directions.append(MatrixChunk(count: size))
+        meanAddresses.append(unitMeans[unitMeans.count - 1].address)
+        directionAddresses.append(directions[directions.count - 1].address)
+        entries.grow(to: capacity)
+        matcher.reserve(capacity)
+        // Highest first, so slots are handed out in ascending order.
+        let slots = (first..<capacity).reversed().map { Int32($0) }
+        if isSingle { freeSingle.append(contentsOf: slots) } else { freeMultiple.append(contentsOf: slots) }
+    }
+
+    /// Where component `q` of the keyword in slot `s` sits inside its chunk's matrices (blocks of 8 keywords,
+    /// component-major inside a block, so one SIMD8 load reads 8 keywords' component).
+    @inline(__always) private func offset(_ s: Int, _ q: Int) -> Int {
+        let p = s % IndexLayout.chunkSlots
+        return ((p / FloatKernels.lanes) * hidden + q) * FloatKernels.lanes + p % FloatKernels.lanes
+    }
+
+    private mutating func write(_ slot: Int, _ vectors: (unitMean: [Float], direction: [Float])) {
+        let c = slot / IndexLayout.chunkSlots
+        if !isKnownUniquelyReferenced(&unitMeans[c]) {
+            unitMeans[c] = MatrixChunk(copying: unitMeans[c])
+            meanAddresses[c] = unitMeans[c].address
+        }
+        if !isKnownUniquelyReferenced(&directions[c]) {
+            directions[c] = MatrixChunk(copying: directions[c])
+            directionAddresses[c] = directions[c].address
+        }
+        for q in 0..<hidden {
+            unitMeans[c].set(offset(slot, q), vectors.unitMean[q])
+            directions[c].set(offset(slot, q), vectors.direction[q])
+        }
+    }
+
+    /// The encodings of the keyword in `slot`.
+    func vectors(_ slot: Int) -> (unitMean: [Float], direction: [Float]) {
+        let c = slot / IndexLayout.chunkSlots
+        let means = unitMeans[c].elements, directions = directions[c].elements
+        return ((0..<hidden).map { means[offset(slot, $0)] }, (0..<hidden).map { directions[offset(slot, $0)] })
+    }
+
+    /// Floats in each chunk of each matrix.
+    var chunkFloats: Int { hidden * IndexLayout.chunkSlots }
+}
+
+/// The keywords of an index in list order.
+public struct KeywordEntries: RandomAccessCollection, Sendable, Equatable {
+    let layout: IndexLayout
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { layout.position.count }
+    public subscript(k: Int) -> KeywordEntry { layout.entries[Int(layout.position[k])].unsafelyUnwrapped }
+
+    public static func == (a: KeywordEntries, b: KeywordEntries) -> Bool { a.elementsEqual(b) }
+}
+
+/// One chunk of a keyword matrix: Float32s in memory aligned to 64 bytes, so the kernels' 32-byte loads never
+/// straddle a cache line. Written only while uniquely referenced (before the layout holding it is shared; a
+/// shared chunk is copied first, see `IndexLayout.write`), and read-only from then on, which is what makes
+/// sharing it between threads safe.
+final class MatrixChunk: @unchecked Sendable {
+    let count: Int
+    private let base: UnsafeMutablePointer<Float>
+
+    /// `count` zeros.
+    init(count: Int) {
+        precondition(count > 0, "empty matrix chunk")
+        self.count = count
+        base = UnsafeMutableRawPointer.allocate(byteCount: count * MemoryLayout<Float>.stride, alignment: 64)
+            .bindMemory(to: Float.self, capacity: count)
+        base.initialize(repeating: 0, count: count)
+    }
+
+    /// A copy of `other`.
+    init(copying other: MatrixChunk) {
+        count = other.count
+        base = UnsafeMutableRawPointer.allocate(byteCount: count * MemoryLayout<Float>.stride, alignment: 64)
+            .bindMemory(to: Float.self, capacity: count)
+        base.initialize(from: other.base, count: count)
+    }
+
+    deinit {
+        base.deinitialize(count: count)
+        base.deallocate()
+    }
+
+    var elements: UnsafeBufferPointer<Float> { UnsafeBufferPointer(start: base, count: count) }
+    var address: UInt { UInt(bitPattern: base) }
+
+    func set(_ i: Int, _ value: Float) {
+        assert(i >= 0 && i < count, "matrix index \(i) outside 0..<\(count)")
+        base[i] = value
+    }
+}
