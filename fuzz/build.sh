@@ -13,7 +13,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 sources=(
   Sources/StrictJSON/*.swift
-  Sources/HTTPCore/HTTP/HTTPTypes.swift Sources/HTTPCore/HTTP/RequestParser.swift
+  Sources/HTTPCore/HTTP/HTTPTypes.swift Sources/HTTPCore/HTTP/RequestParser.swift Sources/HTTPCore/HTTP/BodyFraming.swift
+  Sources/HTTPCore/HTTP/HTTPParseError.swift
   Sources/HTTPCore/HTTP/ChunkedBody.swift Sources/HTTPCore/HTTP/HTTPGrammar.swift
   Sources/HTTPCore/HTTP/ServerConfiguration.swift Sources/HTTPCore/HTTP/Responder.swift
   Sources/HTTPCore/HTTP/ErrorCode.swift Sources/HTTPCore/HTTP/ResponseStream.swift Sources/HTTPCore/Socket/Syscalls.swift

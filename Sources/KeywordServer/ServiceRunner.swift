@@ -52,7 +52,7 @@ public final class ServiceRunner: Sendable {
         for signal in [SIGTERM, SIGINT, SIGHUP] { try Syscall.forwardSignal(signal, to: signalWrite) }
         Syscall.ignoreSIGPIPE()
 
-        let metrics = ServerMetrics(shards: options.server.eventLoops)
+        let metrics = KeywordAPI.makeMetrics(shards: options.server.eventLoops)
         let api = KeywordAPI(configuration: options.api, state: state, metrics: metrics)
         let server = try HTTPServer(configuration: api.serverConfiguration(options.server), responder: api, metrics: metrics)
         for address in try server.start() { announce("listening on \(address)") }

@@ -12,10 +12,10 @@ final class MetricsTests: XCTestCase {
         }
         metrics.record(shard: 0, route: "/healthz", method: "GET", status: 200, seconds: 0.001)
         let text = metrics.render()
-        let series = text.split(separator: "\n").filter { $0.hasPrefix("kwsuggest_http_requests_total{") }
+        let series = text.split(separator: "\n").filter { $0.hasPrefix("http_requests_total{") }
         XCTAssertEqual(series.count, 2, text)
-        XCTAssertTrue(text.contains(#"kwsuggest_http_requests_total{route="/healthz",method="OTHER",status="405"} 20000"#))
-        XCTAssertTrue(text.contains(#"kwsuggest_http_requests_total{route="/healthz",method="GET",status="200"} 1"#))
+        XCTAssertTrue(text.contains(#"http_requests_total{route="/healthz",method="OTHER",status="405"} 20000"#))
+        XCTAssertTrue(text.contains(#"http_requests_total{route="/healthz",method="GET",status="200"} 1"#))
         XCTAssertLessThan(text.utf8.count, 4096)
     }
 
@@ -24,7 +24,7 @@ final class MetricsTests: XCTestCase {
         for index in 0..<5_000 {
             metrics.record(shard: 0, route: "/r\(index)", method: "GET", status: 200, seconds: 0)
         }
-        let series = metrics.render().split(separator: "\n").filter { $0.hasPrefix("kwsuggest_http_requests_total{") }
+        let series = metrics.render().split(separator: "\n").filter { $0.hasPrefix("http_requests_total{") }
         XCTAssertEqual(series.count, ServerMetrics.maxSeriesPerShard + 1)
         XCTAssertEqual(metrics.count(route: "(other)", status: 0), 5_000 - ServerMetrics.maxSeriesPerShard)
     }
@@ -34,8 +34,8 @@ final class MetricsTests: XCTestCase {
         metrics.recordQueueWait(shard: 0, seconds: 0.0003)
         metrics.recordQueueWait(shard: 1, seconds: 0.004)
         let text = metrics.render()
-        XCTAssertTrue(text.contains(#"kwsuggest_http_request_queue_seconds_bucket{le="0.0005"} 1"#), text)
-        XCTAssertTrue(text.contains(#"kwsuggest_http_request_queue_seconds_bucket{le="0.005"} 2"#), text)
-        XCTAssertTrue(text.contains("kwsuggest_http_request_queue_seconds_count 2"), text)
+        XCTAssertTrue(text.contains(#"http_request_queue_seconds_bucket{le="0.0005"} 1"#), text)
+        XCTAssertTrue(text.contains(#"http_request_queue_seconds_bucket{le="0.005"} 2"#), text)
+        XCTAssertTrue(text.contains("http_request_queue_seconds_count 2"), text)
     }
 }

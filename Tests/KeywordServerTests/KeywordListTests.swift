@@ -9,7 +9,7 @@ final class KeywordListTests: XCTestCase {
         var configuration = APIConfiguration()
         configuration.limits.maxKeywords = maxKeywords
         return KeywordAPI(configuration: configuration, state: EngineState(engine: FakeEngine(keywords: keywords)),
-                          metrics: ServerMetrics())
+                          metrics: KeywordAPI.makeMetrics())
     }
 
     func testTheListHasACapWithAClearError() {
@@ -27,7 +27,7 @@ final class KeywordListTests: XCTestCase {
     /// `actor` names who made a change and reaches the store with it; it follows the annotator's rules.
     func testAChangeCarriesItsActor() {
         let engine = FakeEngine(keywords: ["a"])
-        let api = KeywordAPI(configuration: APIConfiguration(), state: EngineState(engine: engine), metrics: ServerMetrics())
+        let api = KeywordAPI(configuration: APIConfiguration(), state: EngineState(engine: engine), metrics: KeywordAPI.makeMetrics())
         XCTAssertEqual(api.respond(to: makeRequest(.post, "/v1/keywords", body: #"{"add":["b"],"actor":"佐藤"}"#)).status.code, 200)
         XCTAssertEqual(api.respond(to: makeRequest(.post, "/v1/keywords", body: #"{"add":["c"],"actor":null}"#)).status.code, 200)
         XCTAssertEqual(engine.changes.withLock { $0.map(\.actor) }, ["佐藤", nil])

@@ -58,7 +58,7 @@ final class LimitTests: XCTestCase {
     func testBatchResponseSizeIsCapped() {
         var configuration = APIConfiguration()
         configuration.limits.maxBatchResponseBytes = 10_000
-        let api = KeywordAPI(configuration: configuration, state: EngineState(engine: FakeEngine()), metrics: ServerMetrics())
+        let api = KeywordAPI(configuration: configuration, state: EngineState(engine: FakeEngine()), metrics: KeywordAPI.makeMetrics())
         XCTAssertEqual(api.respond(to: makeRequest(.post, "/v1/suggest/batch", body: batchBody(10, k: 5))).status.code, 200)
         let response = api.respond(to: makeRequest(.post, "/v1/suggest/batch", body: batchBody(500, k: 5)))
         XCTAssertEqual(response.status.code, 413)

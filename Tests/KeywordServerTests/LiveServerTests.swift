@@ -29,6 +29,26 @@ final class LiveServerTests: XCTestCase {
         XCTAssertEqual(suggestedKeywords(response.body).first, "にんじん", response.body)
     }
 
+    /// The HTTP layer is generic; the service gives it its names, which dashboards and alert rules rely on.
+    func testMetricsAndThreadsCarryTheServiceNames() throws {
+        let live = try LiveServer()
+        defer { live.stop() }
+        let client = try live.client()
+        client.send("GET /healthz HTTP/1.1\r\nHost: t\r\n\r\n")
+        XCTAssertEqual(client.readResponse()?.status, 200)
+        client.send("GET /metrics HTTP/1.1\r\nHost: t\r\n\r\n")
+        let text = try XCTUnwrap(client.readResponse()).body
+        XCTAssertTrue(text.contains(#"kwsuggest_http_requests_total{route="/healthz",method="GET",status="200"} 1"#), text)
+        XCTAssertTrue(text.contains("# TYPE kwsuggest_http_request_duration_seconds histogram"), text)
+        XCTAssertTrue(text.contains("# TYPE kwsuggest_http_request_queue_seconds histogram"), text)
+        XCTAssertTrue(text.contains("kwsuggest_http_requests_in_flight 1"), text)
+        XCTAssertTrue(text.contains("kwsuggest_http_connections_open 1"), text)
+        XCTAssertTrue(text.contains("kwsuggest_http_connections_rejected_total 0"), text)
+        XCTAssertFalse(text.contains("\nhttp_"), text)
+        XCTAssertEqual(live.server.threadNames, ["kwsuggest-loop-0", "kwsuggest-loop-1", "kwsuggest-worker-0",
+                                                 "kwsuggest-worker-1", "kwsuggest-reserved-0"])
+    }
+
     func testPipelinedRequestsAreAnsweredInOrder() throws {
         let live = try LiveServer()
         defer { live.stop() }

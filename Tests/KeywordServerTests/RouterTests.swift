@@ -273,7 +273,7 @@ final class RouterTests: XCTestCase {
     }
 
     func testMetricsText() {
-        let metrics = ServerMetrics(shards: 2)
+        let metrics = KeywordAPI.makeMetrics(shards: 2)
         metrics.record(shard: 1, route: "/v1/suggest", method: "POST", status: 200, seconds: 0.0003)
         let response = makeAPI(metrics: metrics).respond(to: makeRequest(.get, "/metrics"))
         XCTAssertEqual(response.headers["Content-Type"], "text/plain; version=0.0.4; charset=utf-8")

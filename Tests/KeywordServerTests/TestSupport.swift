@@ -70,7 +70,7 @@ final class FakeEngine: SuggestionEngine {
 }
 
 func makeAPI(engine: (any SuggestionEngine)? = FakeEngine(), cors: [String] = [], token: String? = nil,
-             metrics: ServerMetrics = ServerMetrics(), store: (any KeywordStore)? = nil) -> KeywordAPI {
+             metrics: ServerMetrics = KeywordAPI.makeMetrics(), store: (any KeywordStore)? = nil) -> KeywordAPI {
     var configuration = APIConfiguration()
     configuration.cors = CORSPolicy(allowedOrigins: cors)
     configuration.adminToken = token
@@ -289,7 +289,7 @@ final class LiveServer {
          _ change: (inout ServerConfiguration) -> Void = { _ in }) throws {
         // The route caps as `serve` sets them; `change` may then lower the HTTP layer's ceiling again.
         var configuration = makeConfiguration()
-        let metrics = ServerMetrics(shards: configuration.eventLoops)
+        let metrics = KeywordAPI.makeMetrics(shards: configuration.eventLoops)
         api = makeAPI(engine: engine, cors: cors, token: token, metrics: metrics)
         configuration = api.serverConfiguration(configuration)
         change(&configuration)

@@ -82,6 +82,13 @@ public struct ServerConfiguration: Sendable {
     }
     /// Where access-log lines go. Default 2 (stderr).
     public var accessLogFD: Int32 = 2
+    /// What every metric name of the server's `ServerMetrics` starts with, joined by `_`: the default gives
+    /// `http_requests_total`, `http_request_duration_seconds` and so on. An application that names its metrics
+    /// after itself sets its own (letters, digits, `_` and `:`, not starting with a digit). Default `http`.
+    public var metricsPrefix = "http"
+    /// What the server's thread names start with: `<prefix>-loop-N` for the event loops, `<prefix>-worker-N` and
+    /// `<prefix>-reserved-N` for the two worker lanes (as `top -H` and debuggers show them). Default `http`.
+    public var threadNamePrefix = "http"
 
     public init() {}
 

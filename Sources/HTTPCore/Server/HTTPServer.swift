@@ -15,6 +15,8 @@ public final class HTTPServer: Sendable {
     public let metrics: ServerMetrics
     private let core: ServerCore
     private let loops: [EventLoop]
+    /// The names given to the loop threads (`<threadNamePrefix>-loop-N`).
+    private let loopThreadNames: [String]
     private let state = Locked(RunState())
     private let done = DispatchGroup()
 
@@ -23,9 +25,13 @@ public final class HTTPServer: Sendable {
         var addresses: [String] = []
     }
 
+    /// - Parameter metrics: where the loops count requests; by default new ones named after
+    ///   `configuration.metricsPrefix`. Pass your own (built with the same prefix) to render them yourself.
     public init(configuration: ServerConfiguration, responder: any HTTPResponder, metrics: ServerMetrics? = nil) throws {
         self.configuration = configuration
-        let metrics = metrics ?? ServerMetrics(shards: configuration.eventLoops)
+        let metrics = metrics ?? ServerMetrics(configuration: configuration)
+        assert(metrics.prefix == configuration.metricsPrefix,
+               "the metrics are named \(metrics.prefix)_…, the configuration says \(configuration.metricsPrefix)_…")
         self.metrics = metrics
         core = ServerCore(configuration: configuration, responder: responder, metrics: metrics)
         var loops: [EventLoop] = []
@@ -34,6 +40,7 @@ public final class HTTPServer: Sendable {
         }
         loops[0].peers = loops
         self.loops = loops
+        loopThreadNames = loops.map { "\(configuration.threadNamePrefix)-loop-\($0.index)" }
     }
 
     /// Binds the listening sockets and starts the loop threads. Ignores SIGPIPE for the whole process.
@@ -54,13 +61,13 @@ public final class HTTPServer: Sendable {
             $0.started = true
             $0.addresses = addresses
         }
-        for loop in loops {
+        for (loop, name) in zip(loops, loopThreadNames) {
             done.enter()
             let thread = Thread { [done] in
                 loop.run()
                 done.leave()
             }
-            thread.name = "kwsuggest-loop-\(loop.index)"
+            thread.name = name
             thread.stackSize = 1 << 20
             thread.start()
         }
@@ -88,6 +95,9 @@ public final class HTTPServer: Sendable {
         core.pool.stop()
         core.reservedPool.stop()
     }
+
+    /// The names the server gives its threads: the loops, then the shared and the reserved worker lane.
+    var threadNames: [String] { loopThreadNames + core.pool.threadNames + core.reservedPool.threadNames }
 
     /// Serves an already-connected socket (a socketpair end in tests). It counts as one open connection.
     func adopt(_ fd: Int32) {

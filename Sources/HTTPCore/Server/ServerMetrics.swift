@@ -29,13 +29,34 @@ public final class ServerMetrics: Sendable {
         let state = Locked(Shard())
     }
 
+    /// What every metric name starts with (`ServerConfiguration.metricsPrefix`).
+    public let prefix: String
     private let shards: [Box]
     private let inFlight = Atomic<Int>(0)
     private let openConnections = Atomic<Int>(0)
     private let rejectedConnections = Atomic<Int>(0)
 
-    public init(shards: Int = 1) {
+    /// - Parameters:
+    ///   - shards: one per event loop, so loops never contend.
+    ///   - prefix: what every metric name starts with, joined by `_` (`http` → `http_requests_total`).
+    public init(shards: Int = 1, prefix: String = "http") {
+        precondition(Self.isValidPrefix(prefix), "a metric name prefix is letters, digits, _ and :, not starting with a digit: \(prefix)")
+        self.prefix = prefix
         self.shards = (0..<max(1, shards)).map { _ in Box() }
+    }
+
+    /// Metrics for a server with `configuration`: a shard per event loop, named with its `metricsPrefix`.
+    public convenience init(configuration: ServerConfiguration) {
+        self.init(shards: configuration.eventLoops, prefix: configuration.metricsPrefix)
+    }
+
+    /// A Prometheus metric name may start with it: `[a-zA-Z_:][a-zA-Z0-9_:]*`.
+    static func isValidPrefix(_ prefix: String) -> Bool {
+        guard let first = prefix.utf8.first, !(UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else { return false }
+        return prefix.utf8.allSatisfy { byte in
+            (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
+                || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || byte == UInt8(ascii: "_") || byte == UInt8(ascii: ":")
+        }
     }
 
     var shardCount: Int { shards.count }
@@ -110,28 +131,34 @@ public final class ServerMetrics: Sendable {
                 sum += state.latencySum
             }
         }
-        var text = "# HELP kwsuggest_http_requests_total HTTP requests answered, by route, method and status.\n"
-        text += "# TYPE kwsuggest_http_requests_total counter\n"
+        let requestsTotal = prefix + "_requests_total"
+        var text = "# HELP \(requestsTotal) HTTP requests answered, by route, method and status.\n"
+        text += "# TYPE \(requestsTotal) counter\n"
         let sortedKeys = requests.keys.sorted { ($0.route, $0.method, $0.status) < ($1.route, $1.method, $1.status) }
         for key in sortedKeys {
-            text += "kwsuggest_http_requests_total{route=\"\(Self.label(key.route))\",method=\"\(Self.label(key.method))\",status=\"\(key.status)\"} \(requests[key] ?? 0)\n"
+            text += "\(requestsTotal){route=\"\(Self.label(key.route))\",method=\"\(Self.label(key.method))\",status=\"\(key.status)\"} \(requests[key] ?? 0)\n"
         }
-        Self.appendHistogram("kwsuggest_http_request_duration_seconds",
+        Self.appendHistogram(prefix + "_request_duration_seconds",
                              help: "Time from a complete request to its serialised response.",
                              buckets: buckets, sum: sum, to: &text)
-        Self.appendHistogram("kwsuggest_http_request_queue_seconds",
+        Self.appendHistogram(prefix + "_request_queue_seconds",
                              help: "Time a complete request waited on its event loop (behind the other ready connections) before its handler started.",
                              buckets: queueBuckets, sum: queueSum, to: &text)
-        text += "# HELP kwsuggest_http_requests_in_flight Requests being handled.\n"
-        text += "# TYPE kwsuggest_http_requests_in_flight gauge\n"
-        text += "kwsuggest_http_requests_in_flight \(requestsInFlight)\n"
-        text += "# HELP kwsuggest_http_connections_open Open client connections.\n"
-        text += "# TYPE kwsuggest_http_connections_open gauge\n"
-        text += "kwsuggest_http_connections_open \(connections)\n"
-        text += "# HELP kwsuggest_http_connections_rejected_total Connections refused with 503 because the server was full.\n"
-        text += "# TYPE kwsuggest_http_connections_rejected_total counter\n"
-        text += "kwsuggest_http_connections_rejected_total \(rejectedConnections.load(ordering: .relaxed))\n"
+        Self.appendSample(prefix + "_requests_in_flight", type: "gauge", help: "Requests being handled.",
+                          value: requestsInFlight, to: &text)
+        Self.appendSample(prefix + "_connections_open", type: "gauge", help: "Open client connections.",
+                          value: connections, to: &text)
+        Self.appendSample(prefix + "_connections_rejected_total", type: "counter",
+                          help: "Connections refused with 503 because the server was full.",
+                          value: rejectedConnections.load(ordering: .relaxed), to: &text)
         return text
+    }
+
+    /// One metric with a single unlabelled sample.
+    static func appendSample(_ name: String, type: String, help: String, value: Int, to text: inout String) {
+        text += "# HELP \(name) \(help)\n"
+        text += "# TYPE \(name) \(type)\n"
+        text += "\(name) \(value)\n"
     }
 
     /// A Prometheus histogram over `latencyBuckets`: `buckets` holds one count per bound and a last one for +Inf.

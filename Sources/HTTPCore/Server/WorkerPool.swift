@@ -14,14 +14,17 @@ final class WorkerPool: Sendable {
     private let available: DispatchSemaphore
     private let finished: DispatchSemaphore
     let count: Int
+    /// The names given to the threads: `<name>-0`, `<name>-1`, …
+    let threadNames: [String]
 
     init(count: Int, name: String) {
         self.count = max(1, count)
         available = DispatchSemaphore(value: 0)
         finished = DispatchSemaphore(value: 0)
-        for index in 0..<self.count {
+        threadNames = (0..<self.count).map { "\(name)-\($0)" }
+        for threadName in threadNames {
             let thread = Thread { [self] in self.work() }
-            thread.name = "\(name)-\(index)"
+            thread.name = threadName
             thread.start()
         }
     }

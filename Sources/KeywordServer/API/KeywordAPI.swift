@@ -147,11 +147,25 @@ public final class KeywordAPI: HTTPResponder {
 
     public func bodyLimit(for head: HTTPRequest) -> Int? { bodyCap(head.method, head.path) }
 
-    /// `configuration` with `limits.maxBodyBytes` raised to the largest route cap, so the HTTP layer's ceiling
-    /// never refuses a body its route takes (the routes' own caps then apply, on the head).
+    /// What the service's HTTP metric names start with: `kwsuggest_http_requests_total` and the rest. Dashboards
+    /// and the alert rules in deploy/ use these names.
+    public static let metricsPrefix = "kwsuggest_http"
+    /// What the server's thread names start with: `kwsuggest-loop-0`, `kwsuggest-worker-0`, `kwsuggest-reserved-0`.
+    public static let threadNamePrefix = "kwsuggest"
+
+    /// The HTTP metrics the service counts into and renders on `/metrics`, named with `metricsPrefix`.
+    public static func makeMetrics(shards: Int = 1) -> ServerMetrics {
+        ServerMetrics(shards: shards, prefix: metricsPrefix)
+    }
+
+    /// `configuration` for serving this API: `limits.maxBodyBytes` raised to the largest route cap, so the HTTP
+    /// layer's ceiling never refuses a body its route takes (the routes' own caps then apply, on the head), and
+    /// the service's metric and thread names.
     public func serverConfiguration(_ configuration: ServerConfiguration) -> ServerConfiguration {
         var configuration = configuration
         configuration.limits.maxBodyBytes = max(configuration.limits.maxBodyBytes, bodyCaps.largest)
+        configuration.metricsPrefix = Self.metricsPrefix
+        configuration.threadNamePrefix = Self.threadNamePrefix
         return configuration
     }
 

@@ -1,0 +1,49 @@
+// What every event loop of one server shares: the configuration, the responder, the metrics, the two worker
+// lanes, the connection and request counters, and the server-wide body budget. Immutable or atomic, so any
+// loop or worker may touch it without a lock.
+import Synchronization
+
+/// State every loop shares with the server.
+final class ServerCore: Sendable {
+    let configuration: ServerConfiguration
+    let responder: any HTTPResponder
+    let metrics: ServerMetrics
+    let pool: WorkerPool
+    let reservedPool: WorkerPool
+    let openConnections = Atomic<Int>(0)
+    let nextConnectionID = Atomic<UInt64>(1)
+    let nextRequestID = Atomic<UInt64>(1)
+    let requestIDPrefix: String
+    /// Bytes of large request bodies held right now (see `ServerConfiguration.bodyBudgetBytes`).
+    let bodyBytesHeld = Atomic<Int>(0)
+
+    init(configuration: ServerConfiguration, responder: any HTTPResponder, metrics: ServerMetrics) {
+        self.configuration = configuration
+        self.responder = responder
+        self.metrics = metrics
+        pool = WorkerPool(count: configuration.blockingWorkers, name: configuration.threadNamePrefix + "-worker")
+        reservedPool = WorkerPool(count: configuration.reservedWorkers, name: configuration.threadNamePrefix + "-reserved")
+        let random = UInt32.random(in: 0...UInt32.max)
+        requestIDPrefix = String(random, radix: 16)
+    }
+
+    /// Takes `bytes` more of the body budget: always when nothing is held, else only when it fits.
+    func reserveBody(_ bytes: Int) -> Bool {
+        var held = bodyBytesHeld.load(ordering: .relaxed)
+        while true {
+            if held > 0 && held + bytes > configuration.bodyBudgetBytes { return false }
+            let (exchanged, original) = bodyBytesHeld.compareExchange(expected: held, desired: held + bytes, ordering: .relaxed)
+            if exchanged { return true }
+            held = original
+        }
+    }
+
+    func releaseBody(_ bytes: Int) {
+        if bytes > 0 { bodyBytesHeld.subtract(bytes, ordering: .relaxed) }
+    }
+
+    func makeRequestID() -> String {
+        let number = nextRequestID.add(1, ordering: .relaxed).newValue
+        return requestIDPrefix + "-" + String(number, radix: 16)
+    }
+}

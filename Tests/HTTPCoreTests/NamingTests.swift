@@ -1,0 +1,99 @@
+import Foundation
+@testable import HTTPCore
+import XCTest
+
+/// Answers every request at once, on the loop or on one of the worker lanes.
+private final class LaneResponder: HTTPResponder {
+    func match(_ request: HTTPRequest) -> RouteMatch {
+        let handler: @Sendable (HTTPRequest) -> HTTPResponse = { _ in HTTPResponse(status: .ok, body: Array("ok".utf8)) }
+        switch request.path {
+        case "/shared": return RouteMatch(label: "/shared", isBlocking: true, handler: handler)
+        case "/reserved": return RouteMatch(label: "/reserved", isBlocking: true, lane: .reserved, handler: handler)
+        default: return RouteMatch(label: "/inline", handler: handler)
+        }
+    }
+}
+
+/// The server names its metrics and threads after its configuration, not after any one application.
+final class NamingTests: XCTestCase {
+    func testMetricsAndThreadsAreNamedAfterTheConfiguredPrefixes() throws {
+        var configuration = ServerConfiguration()
+        configuration.port = 0
+        configuration.eventLoops = 2
+        configuration.blockingWorkers = 2
+        configuration.accessLog = false
+        configuration.metricsPrefix = "edge_web"
+        configuration.threadNamePrefix = "edge"
+        let server = try HTTPServer(configuration: configuration, responder: LaneResponder())
+        try server.start()
+        defer {
+            server.shutdown()
+            server.wait()
+        }
+        XCTAssertEqual(server.threadNames, ["edge-loop-0", "edge-loop-1", "edge-worker-0", "edge-worker-1", "edge-reserved-0"])
+        for path in ["/inline", "/shared", "/reserved"] { XCTAssertEqual(try get(port: server.port, path), "ok") }
+
+        let text = server.metrics.render()
+        XCTAssertEqual(server.metrics.prefix, "edge_web")
+        XCTAssertTrue(text.contains(#"edge_web_requests_total{route="/inline",method="GET",status="200"} 1"#), text)
+        XCTAssertTrue(text.contains("# TYPE edge_web_request_duration_seconds histogram"), text)
+        XCTAssertTrue(text.contains("edge_web_request_queue_seconds_count 3"), text)
+        XCTAssertTrue(text.contains("edge_web_requests_in_flight 0"), text)
+        XCTAssertTrue(text.contains("# TYPE edge_web_connections_open gauge"), text)
+        XCTAssertTrue(text.contains("edge_web_connections_rejected_total 0"), text)
+        // Every line, comment or sample, names a metric with the prefix.
+        for line in text.split(separator: "\n") {
+            let name = line.hasPrefix("# ") ? line.split(separator: " ")[2] : line
+            XCTAssertTrue(name.hasPrefix("edge_web_"), String(line))
+        }
+    }
+
+    func testTheDefaultNamesAreTheServersOwn() throws {
+        let configuration = ServerConfiguration()
+        XCTAssertEqual(configuration.metricsPrefix, "http")
+        XCTAssertEqual(configuration.threadNamePrefix, "http")
+        let server = try HTTPServer(configuration: configuration, responder: LaneResponder())
+        server.startWithoutListening()
+        XCTAssertEqual(server.threadNames.first, "http-loop-0")
+        XCTAssertEqual(server.threadNames.last, "http-reserved-0")
+        server.shutdown()
+        server.wait()
+        let text = ServerMetrics(configuration: configuration).render()
+        XCTAssertTrue(text.contains("# TYPE http_requests_total counter"), text)
+        XCTAssertTrue(text.contains("http_connections_open 0"), text)
+    }
+
+    func testAMetricPrefixIsAValidPrometheusName() {
+        for valid in ["http", "kw_http", "a:b", "_x", "A9"] { XCTAssertTrue(ServerMetrics.isValidPrefix(valid), valid) }
+        for invalid in ["", "9http", "my-app", "a b", "ö"] { XCTAssertFalse(ServerMetrics.isValidPrefix(invalid), invalid) }
+    }
+
+    private func get(port: Int, _ path: String) throws -> String {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let request = "GET \(path) HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n"
+        _ = request.utf8CString.withUnsafeBufferPointer { Glibc.send(fd, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            received += buffer.prefix(count)
+        }
+        let text = String(decoding: received, as: UTF8.self)
+        guard text.hasPrefix("HTTP/1.1 200"), let split = text.range(of: "\r\n\r\n") else {
+            throw POSIXError(.EPROTO)
+        }
+        return String(text[split.upperBound...])
+    }
+}
