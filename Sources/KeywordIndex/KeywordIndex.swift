@@ -50,6 +50,10 @@ public final class KeywordIndex: Sendable {
                             varieties: [VarietyEntry] = [], options: ScoringOptions = ScoringOptions(),
                             reusing previous: KeywordIndex? = nil) {
         var layout = IndexLayout(hidden: model.hidden, varieties: varieties)
+        // Every chunk of a build side by side: a chunk per 256 single-token keywords and per 256 others, rounded
+        // up, and one more for the single-token keywords `settleTail` moves among the others.
+        let singles = entries.count { $0.text.rows.count <= 1 }, slots = IndexLayout.chunkSlots
+        layout.reserve(chunks: (singles + slots - 1) / slots + (entries.count - singles + slots - 1) / slots + 1)
         var previousSlot: [[Int32]: Int] = [:]
         if let previous, previous.model.hidden == model.hidden {
             for slot in previous.layout.position { previousSlot[previous.layout.entries[Int(slot)]!.text.rows] = Int(slot) }
@@ -62,6 +66,7 @@ public final class KeywordIndex: Sendable {
             }
         }
         layout.settleTail()
+        layout.endReservation()
         self.init(model: model, vectors: vectors, options: options, layout: layout, previous: nil)
     }
 
@@ -70,6 +75,7 @@ public final class KeywordIndex: Sendable {
         self.model = model
         self.options = options
         self.vectors = vectors
+        precondition(!layout.isReserving, "a layout still placing chunks in its reservation")
         self.layout = layout
         var order = [Int32](repeating: -1, count: layout.capacity)
         for (k, slot) in layout.position.enumerated() { order[Int(slot)] = Int32(k) }
