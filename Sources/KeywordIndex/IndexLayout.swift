@@ -60,8 +60,9 @@ struct IndexLayout: Sendable {
         reserved = (MatrixSlab(count: floats), MatrixSlab(count: floats), chunks, 0)
     }
 
-    /// Ends the reservation: chunks added from now on get an allocation each. Unused reserved places stay
-    /// allocated until the chunks of the reservation are gone (at most the few a build over-estimated).
+    /// Ends the reservation: chunks added from now on, and copies of shared chunks, get an allocation each.
+    /// A place in the reservation stays allocated until every chunk placed there is gone, so an index changed
+    /// chunk by chunk keeps at most its build's matrices once more (plus the few places a build over-estimated).
     mutating func endReservation() { reserved = nil }
 
     /// Whether chunks may still be placed in a reservation (the layout must not be shared then).

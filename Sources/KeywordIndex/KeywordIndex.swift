@@ -33,6 +33,8 @@ public final class KeywordIndex: Sendable {
     let layout: IndexLayout
     /// Slot → keyword index (−1 for a free slot).
     let order: [Int32]
+    /// Per chunk, its blocks up to the one of its last occupied slot: the scoring pass scores no block after it.
+    let chunkBlocks: [Int32]
     /// Per keyword index; empty without hubness.
     let hubPenalty: [Float]
     private let pool: ScratchPool
@@ -80,6 +82,12 @@ public final class KeywordIndex: Sendable {
         var order = [Int32](repeating: -1, count: layout.capacity)
         for (k, slot) in layout.position.enumerated() { order[Int(slot)] = Int32(k) }
         self.order = order
+        var chunkBlocks = [Int32](repeating: 0, count: layout.chunkCount)
+        for slot in layout.position {
+            let c = Int(slot) / IndexLayout.chunkSlots
+            chunkBlocks[c] = max(chunkBlocks[c], (slot % Int32(IndexLayout.chunkSlots)) / Int32(FloatKernels.lanes) + 1)
+        }
+        self.chunkBlocks = chunkBlocks
         let h = model.hidden, count = layout.position.count
         if options.hubness > 0 {
             var rows = [Float](repeating: 0, count: count * h)
@@ -309,7 +317,12 @@ public final class KeywordIndex: Sendable {
         layout.meanAddresses.withUnsafeBufferPointer { means in
             layout.directionAddresses.withUnsafeBufferPointer { directions in
                 for c in chunks {
-                    arguments.single_blocks = layout.isSingle(chunk: c) ? blocks : 0
+                    // Blocks after a chunk's last keyword hold only free slots, whose scores are never read.
+                    let used = Int(chunkBlocks[c])
+                    assert(used <= blocks, "more blocks than a chunk holds")
+                    if used == 0 { continue }
+                    arguments.blocks = used
+                    arguments.single_blocks = layout.isSingle(chunk: c) ? used : 0
                     arguments.unit_means = UnsafePointer(bitPattern: means[c])
                     arguments.directions = UnsafePointer(bitPattern: directions[c])
                     arguments.out = out.baseAddress! + c * IndexLayout.chunkSlots
