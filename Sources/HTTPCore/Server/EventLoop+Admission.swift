@@ -22,8 +22,9 @@ extension EventLoop {
         if let declared, declared <= core.configuration.budgetedBodyBytes { return true }
         let held = connection.unparsedBytes + connection.parser.chunkBody.count
         guard held > core.configuration.budgetedBodyBytes, held > connection.reservedBodyBytes else { return true }
-        // Take at least `budgetStep` more at a time, so the budget is not touched on every read, but never more
-        // than a declared body (plus its buffered head) can hold.
+        // Take at least `budgetStep` more at a time, so the budget is not touched on every read, but for a declared
+        // body no more than its length (or what is buffered, when that is more): a client holds at most one step
+        // more than it sent.
         var more = max(held - connection.reservedBodyBytes, Self.budgetStep)
         if let declared { more = min(more, max(held, declared) - connection.reservedBodyBytes) }
         return reserve(more, for: connection)
