@@ -37,7 +37,7 @@ final class FileKeywordStoreTests: XCTestCase {
         }
         XCTAssertEqual(try writer.importFeedback(records), 20_000)
         let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: writer.feedbackPath)[.size] as? Int)
-        let store = FileKeywordStore(overlayPath: overlayPath)
+        var store = writer
         func export() throws -> [Int64] {
             var ids: [Int64] = []
             var after: Int64 = 0
@@ -48,6 +48,11 @@ final class FileKeywordStoreTests: XCTestCase {
                 after = last.id
             }
         }
+        // The store that wrote the file knows its ids increase from writing it.
+        XCTAssertEqual(try export(), (1...20_000).map(Int64.init))
+        XCTAssertLessThanOrEqual(writer.scannedBytes.load(ordering: .relaxed), size + 40 * 65_536, "bytes read by the writer's export")
+        // Another process learns it on its first scan.
+        store = FileKeywordStore(overlayPath: overlayPath)
         XCTAssertEqual(try export(), (1...20_000).map(Int64.init))
         let first = store.scannedBytes.load(ordering: .relaxed)
         // One read to learn the order, then each of 40 pages reads its own bytes and at most one block more.

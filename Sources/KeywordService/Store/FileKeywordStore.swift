@@ -120,6 +120,7 @@ public final class FileKeywordStore: KeywordStore {
             }
             try append(bytes, to: fd, index: &index)
             for record in records { index.note(record) }
+            index.noteOrderedEnd()
             return receipts
         }
     }
@@ -137,6 +138,7 @@ public final class FileKeywordStore: KeywordStore {
             }
             try append(bytes, to: fd, index: &index)
             for record in fresh { index.note(record) }
+            index.noteOrderedEnd()
             return fresh.count
         }
     }
@@ -296,6 +298,18 @@ public final class FileKeywordStore: KeywordStore {
         }
     }
 
+    /// Hands what the append index read (every line, under the lock) to the scans: how far ids increase.
+    private func shareOrder(of index: FeedbackIndex) {
+        index.ordered.map(note)
+        scanMap.withLock { map in
+            map.adopt(device: index.device, inode: index.inode, size: index.fileSize)
+            if let point = index.ordered, point.device == map.device, point.inode == map.inode,
+               point.offset > map.ordered.offset {
+                map.ordered = point
+            }
+        }
+    }
+
     /// Adds a checkpoint of the current file.
     private func note(_ point: ScanCheckpoint) {
         scanMap.withLock { $0.note(point) }
@@ -358,6 +372,7 @@ public final class FileKeywordStore: KeywordStore {
             if !existed { try Self.syncDirectory(of: feedbackPath) }
             return try index.withLock { (index: inout FeedbackIndex) throws(KeywordStoreError) -> T in
                 try index.refresh(fd: fd, path: feedbackPath)
+                defer { shareOrder(of: index) }
                 return try body(fd, &index)
             }
         }
@@ -469,12 +484,22 @@ struct FeedbackIndex: Sendable {
     var lastID: Int64 = 0
     var ids = Set<Int64>()
     var byClientID: [String: Int64] = [:]
+    /// Whether every line so far has a larger id than all before it, and the end of the lines known to.
+    var increasing = true
+    var ordered: ScanCheckpoint?
 
     mutating func note(_ record: FeedbackRecord) {
+        if record.id <= lastID { increasing = false }
         lines += 1
         lastID = max(lastID, record.id)
         ids.insert(record.id)
         if let client = record.item.clientID { byClientID[client] = record.id }
+    }
+
+    /// After whole lines up to `scanned` are noted: while ids still increase, they do so up to there.
+    mutating func noteOrderedEnd() {
+        guard increasing, scanned > 0 else { return }
+        ordered = ScanCheckpoint(device: device, inode: inode, offset: scanned, lines: lines, largestID: lastID)
     }
 
     /// Reads lines appended since the last scan (by this or another process); starts over if the file was replaced.
@@ -518,6 +543,9 @@ struct FeedbackIndex: Sendable {
             }
             note(record)
             start = end + 1
+            if increasing {
+                ordered = ScanCheckpoint(device: device, inode: inode, offset: scanned + start, lines: lines, largestID: lastID)
+            }
         }
         scanned += start
     }
