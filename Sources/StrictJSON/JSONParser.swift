@@ -1,5 +1,6 @@
 // A strict RFC 8259 JSON parser for request bodies: rejects invalid UTF-8, control characters in strings,
-// lone surrogates, trailing garbage and nesting deeper than a fixed limit.
+// lone surrogates, trailing garbage, nesting deeper than a fixed limit and, when the caller sets one, more values
+// than its schema can hold.
 
 /// A parsed JSON value. An object never has a repeated key: the parser rejects them.
 public enum JSONValue: Equatable, Sendable {
@@ -25,6 +26,8 @@ public struct JSONParseError: Error, Equatable, Sendable, CustomStringConvertibl
     /// The key, when the failure is an object naming it twice (RFC 8259 §4: names SHOULD be unique; a reader
     /// that kept one of them would silently drop the other).
     public var duplicateKey: String?
+    /// The caller's value limit, when the document holds more values than it (see `JSONParser.parse`).
+    public var valueLimit: Int?
     public var description: String { "\(reason) at byte \(offset)" }
 }
 
@@ -34,15 +37,23 @@ public struct JSONParseError: Error, Equatable, Sendable, CustomStringConvertibl
 public struct JSONParser {
     public static let maxDepth = 64
     private let bytes: [UInt8]
+    private let maxValues: Int
     private var index = 0
+    private var values = 0
 
-    private init(_ bytes: [UInt8]) { self.bytes = bytes }
+    private init(_ bytes: [UInt8], maxValues: Int) {
+        self.bytes = bytes
+        self.maxValues = maxValues
+    }
 
-    public static func parse(_ bytes: [UInt8]) throws(JSONParseError) -> JSONValue {
+    /// The document's one value. `maxValues` bounds the values it may hold (every object, array, string, number
+    /// and literal, the document itself included): the tree costs tens of bytes per value whatever their text,
+    /// so a caller that knows its schema bounds the tree with it, and parsing stops at the first value beyond.
+    public static func parse(_ bytes: [UInt8], maxValues: Int = .max) throws(JSONParseError) -> JSONValue {
         if let bad = firstInvalidUTF8(bytes) {
             throw JSONParseError(offset: bad, reason: "invalid UTF-8", isEncoding: true)
         }
-        var parser = JSONParser(bytes)
+        var parser = JSONParser(bytes, maxValues: maxValues)
         parser.skipWhitespace()
         let value = try parser.value(depth: 0)
         parser.skipWhitespace()
@@ -92,6 +103,12 @@ public struct JSONParser {
 
     private mutating func value(depth: Int) throws(JSONParseError) -> JSONValue {
         guard depth < Self.maxDepth else { throw error("nesting deeper than \(Self.maxDepth)") }
+        values += 1
+        guard values <= maxValues else {
+            var failure = error("more than \(maxValues) values")
+            failure.valueLimit = maxValues
+            throw failure
+        }
         guard index < bytes.count else { throw error("unexpected end of input") }
         switch bytes[index] {
         case UInt8(ascii: "{"): return try object(depth: depth)
@@ -169,6 +186,12 @@ public struct JSONParser {
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
+                // Without escapes (every escape appends at least one byte) the text is one run: no second copy.
+                if scalars.isEmpty {
+                    let text = String(decoding: bytes[runStart..<index], as: UTF8.self)
+                    index += 1
+                    return text
+                }
                 scalars.append(contentsOf: bytes[runStart..<index])
                 index += 1
                 return String(decoding: scalars, as: UTF8.self)

@@ -47,6 +47,40 @@ final class JSONTests: XCTestCase {
         XCTAssertNil(JSONParser.firstInvalidUTF8(Array("にんじん🥕".utf8)))
     }
 
+    func testValueLimitStopsAtTheFirstValueBeyondIt() throws {
+        // The document, the array, 1, the inner object and null: 5 values.
+        let text = #"{"a": [1, {"b": null}]}"#
+        XCTAssertNoThrow(try JSONParser.parse(Array(text.utf8), maxValues: 5))
+        XCTAssertThrowsError(try JSONParser.parse(Array(text.utf8), maxValues: 4)) { error in
+            let failure = error as? JSONParseError
+            XCTAssertEqual(failure?.valueLimit, 4)
+            XCTAssertEqual(failure?.offset, 16, "at null, the fifth value")
+        }
+        // A long document of tiny values stops where the limit is passed, not at its end: value n + 1 of
+        // [1,1,…] starts at byte 2n - 1.
+        let tiny = Array(("[" + Array(repeating: "1", count: 500_000).joined(separator: ",") + "]").utf8)
+        XCTAssertThrowsError(try JSONParser.parse(tiny, maxValues: 10)) { error in
+            XCTAssertEqual((error as? JSONParseError)?.offset, 19)
+        }
+        XCTAssertEqual(try JSONParser.parse(Array("[1,1,1]".utf8), maxValues: 4), .array([.number(1), .number(1), .number(1)]))
+        XCTAssertNil(try? JSONParser.parse(Array("[1,1,1]".utf8), maxValues: 3))
+        // Without a limit (model files), nothing is refused for its count.
+        XCTAssertNoThrow(try JSONParser.parse(tiny))
+        // Other errors do not carry the limit.
+        XCTAssertThrowsError(try JSONParser.parse(Array("[1,]".utf8), maxValues: 10)) { error in
+            XCTAssertNil((error as? JSONParseError)?.valueLimit)
+        }
+    }
+
+    func testNestingLimitIsExact() {
+        func nested(_ depth: Int) -> [UInt8] { Array((String(repeating: "[", count: depth) + String(repeating: "]", count: depth)).utf8) }
+        XCTAssertNoThrow(try JSONParser.parse(nested(JSONParser.maxDepth)))
+        XCTAssertThrowsError(try JSONParser.parse(nested(JSONParser.maxDepth + 1))) { error in
+            XCTAssertEqual((error as? JSONParseError)?.reason, "nesting deeper than \(JSONParser.maxDepth)")
+            XCTAssertEqual((error as? JSONParseError)?.offset, JSONParser.maxDepth)
+        }
+    }
+
     func testWriterOutputIsReadByFoundation() throws {
         var json = JSONWriter()
         json.object { json in

@@ -30,6 +30,7 @@ extension ErrorCode {
     public static let notReady = ErrorCode("not_ready")
     public static let responseTooLarge = ErrorCode("response_too_large")
     public static let tooManyKeywords = ErrorCode("too_many_keywords")
+    public static let tooManyValues = ErrorCode("too_many_values")
     public static let unauthorized = ErrorCode("unauthorized")
     public static let unknownField = ErrorCode("unknown_field")
     public static let unsupportedMediaType = ErrorCode("unsupported_media_type")
@@ -82,6 +83,7 @@ extension ErrorCode {
         .notReady,
         .responseTooLarge,
         .tooManyKeywords,
+        .tooManyValues,
         .unauthorized,
         .unknownField,
         .unsupportedMediaType,

@@ -64,3 +64,40 @@ public struct BodyCaps: Sendable, Equatable {
         2 + count * item + max(0, count - 1) + whitespaceBytes * (2 * count + 2)
     }
 }
+
+/// The most JSON values each route's JSON body may hold (every object, array, string, number and literal, the
+/// body itself included), so that parsing a body costs memory in proportion to what its schema allows, not to
+/// its bytes: a parsed value costs tens of bytes however short its text (`1,` is two bytes), so within a byte
+/// cap alone a body of tiny values would cost over twenty times its size.
+///
+/// Each is twice the most values a schema-valid body holds (every array at its `maxItems`, every optional member
+/// present), plus `slack`, computed from `APILimits` like `BodyCaps`: a schema-valid body is never refused, and a
+/// body a little over a limit (1001 names) still gets that limit's own error code; a body past this gets 400
+/// `too_many_values` as soon as the parser reaches the first value beyond, before the rest is parsed.
+public struct ValueCaps: Sendable, Equatable {
+    /// `POST /v1/suggest` as JSON.
+    public var suggest: Int
+    /// `POST /v1/suggest/batch`.
+    public var batch: Int
+    /// `POST /v1/keywords`.
+    public var keywords: Int
+    /// `POST /v1/feedback` (one item or `{"items": [...]}`).
+    public var feedback: Int
+
+    public static let slack = 16
+
+    public init(_ limits: APILimits) {
+        // {"name", "k", "explain"}
+        suggest = Self.allowance(1 + 3)
+        // {"names": [maxBatchNames strings], "k", "explain"}
+        batch = Self.allowance(1 + 1 + limits.maxBatchNames + 2)
+        // {"add": [maxKeywordChanges], "remove": [maxKeywordChanges], "actor"}
+        keywords = Self.allowance(1 + 2 * (1 + limits.maxKeywordChanges) + 1)
+        // An item: the object, each of its fields, and `shown` at maxK keywords.
+        let item = 1 + FeedbackDecoding.fields.count + limits.maxK
+        feedback = Self.allowance(max(item, 1 + 1 + limits.maxFeedbackItems * item))
+    }
+
+    /// The cap for a schema whose largest body holds `values` values.
+    static func allowance(_ values: Int) -> Int { 2 * values + slack }
+}

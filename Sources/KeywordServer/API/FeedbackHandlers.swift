@@ -15,7 +15,7 @@ extension Handlers {
     /// 201 `{"ids", "stored", "duplicates"}`. All items are checked before any is stored, and stored all or none.
     func postFeedback(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         try RequestDecoding.authorize(request, token: configuration.adminToken)
-        let fields = try RequestDecoding.object(request)
+        let fields = try RequestDecoding.object(request, maxValues: valueCaps.feedback)
         var items: [FeedbackItem] = []
         let single = fields["items"] == nil
         if single {

@@ -24,6 +24,8 @@ final class Handlers: Sendable {
     }
 
     private var limits: APILimits { configuration.limits }
+    /// The most JSON values each route's body may hold (see `ValueCaps`).
+    var valueCaps: ValueCaps { ValueCaps(configuration.limits) }
 
     private func engine() throws(APIError) -> any SuggestionEngine {
         switch state.current {
@@ -106,7 +108,7 @@ final class Handlers: Sendable {
             let fields = try RequestDecoding.form(request, allowed: Self.textFields)
             return try suggest(try textInput(fields, missingName: "add name=<product name> to the form"))
         }
-        let fields = try RequestDecoding.object(request)
+        let fields = try RequestDecoding.object(request, maxValues: valueCaps.suggest)
         try RequestDecoding.onlyFields(fields, ["name", "k", "explain"])
         let input = SuggestInput(name: try RequestDecoding.name(fields["name"], limits: limits),
                                  k: try RequestDecoding.k(fields["k"], limits: limits),
@@ -194,7 +196,7 @@ final class Handlers: Sendable {
     }
 
     func batch(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        let fields = try RequestDecoding.object(request)
+        let fields = try RequestDecoding.object(request, maxValues: valueCaps.batch)
         try RequestDecoding.onlyFields(fields, ["names", "k", "explain"])
         guard let namesValue = fields["names"] else { throw .badRequest(.missingNames, "'names' is required") }
         guard namesValue != .null else { throw .badRequest(.invalidNames, "'names' must be an array of strings") }
@@ -314,7 +316,7 @@ final class Handlers: Sendable {
 
     func updateKeywords(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         try RequestDecoding.authorize(request, token: configuration.adminToken)
-        let fields = try RequestDecoding.object(request)
+        let fields = try RequestDecoding.object(request, maxValues: valueCaps.keywords)
         try RequestDecoding.onlyFields(fields, ["add", "remove", "actor"])
         let add = try cleanKeywords(try RequestDecoding.strings(fields["add"], field: "add", code: .invalidAdd), field: "add")
         let remove = try cleanKeywords(try RequestDecoding.strings(fields["remove"], field: "remove", code: .invalidRemove), field: "remove")

@@ -7,6 +7,12 @@ enum OpenAPIDocument {
     /// The limits the document states: the same defaults the server enforces.
     private static let limits = APILimits()
     private static let caps = BodyCaps(limits)
+    private static let values = ValueCaps(limits)
+
+    /// The sentence on a route's value cap (see `ValueCaps`).
+    private static func valueCap(_ cap: Int) -> String {
+        "A JSON body of more than \(cap) values (objects, arrays, strings, numbers, literals; twice what the schema allows, and a few more) is 400 too_many_values, refused as soon as the parser reaches the first value beyond."
+    }
 
     /// The error codes a client can see, from the one catalogue (`ErrorCode.all`), as a JSON array.
     private static var errorCodes: String {
@@ -31,7 +37,7 @@ enum OpenAPIDocument {
     "/v1/suggest": {
       "post": {
         "summary": "Top-k keywords for one product name",
-        "description": "JSON, or a form body (curl -d 'name=...&k=3' sends application/x-www-form-urlencoded, Annif's convention). Any other Content-Type is 415 with a message naming the header to send. A body over \#(caps.suggest) bytes is 413 body_too_large (before it is read when Content-Length says so); the largest body this schema allows, with every code point as a JSON escape, is \#(caps.suggestBound) bytes. \#(busy)",
+        "description": "JSON, or a form body (curl -d 'name=...&k=3' sends application/x-www-form-urlencoded, Annif's convention). Any other Content-Type is 415 with a message naming the header to send. A body over \#(caps.suggest) bytes is 413 body_too_large (before it is read when Content-Length says so); the largest body this schema allows, with every code point as a JSON escape, is \#(caps.suggestBound) bytes. \#(valueCap(values.suggest)) \#(busy)",
         "requestBody": {"required": true, "content": {
           "application/json": {"schema": {"$ref": "#/components/schemas/SuggestRequest"}},
           "application/x-www-form-urlencoded": {"schema": {"$ref": "#/components/schemas/SuggestForm"}}
@@ -65,7 +71,7 @@ enum OpenAPIDocument {
     "/v1/suggest/batch": {
       "post": {
         "summary": "Top-k keywords for up to 1000 names",
-        "description": "A body over \#(caps.batch) bytes is 413 body_too_large (before it is read when Content-Length says so): the largest body the schema allows, every code point written as a JSON escape (astral ones as surrogate pairs), with \#(BodyCaps.whitespaceBytes) bytes of white space between tokens. names × k beyond the bound (10000, or 1000 with explain) is 400 batch_too_large (see BatchRequest). \#(busy)",
+        "description": "A body over \#(caps.batch) bytes is 413 body_too_large (before it is read when Content-Length says so): the largest body the schema allows, every code point written as a JSON escape (astral ones as surrogate pairs), with \#(BodyCaps.whitespaceBytes) bytes of white space between tokens. names × k beyond the bound (10000, or 1000 with explain) is 400 batch_too_large (see BatchRequest). \#(valueCap(values.batch)) \#(busy)",
         "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/BatchRequest"}}}},
         "responses": {
           "200": {"description": "One result per name, in order", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/BatchResponse"}}}},
@@ -92,7 +98,7 @@ enum OpenAPIDocument {
       },
       "post": {
         "summary": "Add and remove keywords; durable in the store before the answer, served by this replica at once",
-        "description": "A body over \#(caps.keywords) bytes is 413 body_too_large (before it is read when Content-Length says so), the largest the schema allows. \#(busy)",
+        "description": "A body over \#(caps.keywords) bytes is 413 body_too_large (before it is read when Content-Length says so), the largest the schema allows. \#(valueCap(values.keywords)) \#(busy)",
         "security": [{}, {"bearer": []}],
         "parameters": [
           {"name": "If-Match", "in": "header", "description": "The list version (ETag of GET /v1/keywords) the change is made against, quoted or bare, W/ allowed; a stale one gets 412; * or an empty value means no check; a list of several tags is 400 invalid_if_match", "schema": {"type": "string", "pattern": "^[ \\t]*(\\*|(W/)?\"[^\",]+\"|W/[^\",]+|(?!W/)[^\",]+)?[ \\t]*$"}}
@@ -112,7 +118,7 @@ enum OpenAPIDocument {
     "/v1/feedback": {
       "post": {
         "summary": "Record annotator decisions: one item, or {\"items\": [...]} of up to 1000 (stored all or none)",
-        "description": "A body over \#(caps.feedback) bytes is 413 body_too_large (before it is read when Content-Length says so), the largest the schema allows. \#(busy)",
+        "description": "A body over \#(caps.feedback) bytes is 413 body_too_large (before it is read when Content-Length says so), the largest the schema allows. \#(valueCap(values.feedback)) \#(busy)",
         "security": [{}, {"bearer": []}],
         "requestBody": {"required": true, "content": {"application/json": {"schema": {"oneOf": [{"$ref": "#/components/schemas/FeedbackItem"}, {"$ref": "#/components/schemas/FeedbackBatch"}]}}}},
         "responses": {

@@ -112,14 +112,18 @@ enum RequestDecoding {
         return try query(String(decoding: request.body, as: UTF8.self), allowed: allowed)
     }
 
-    /// Parses a JSON object body.
-    static func object(_ request: HTTPRequest) throws(APIError) -> [String: JSONValue] {
+    /// Parses a JSON object body of at most `maxValues` JSON values (the route's `ValueCaps` entry): past it,
+    /// 400 `too_many_values` as soon as the parser gets there.
+    static func object(_ request: HTTPRequest, maxValues: Int) throws(APIError) -> [String: JSONValue] {
         try requireJSON(request)
         let value: JSONValue
         do {
-            value = try JSONParser.parse(request.body)
+            value = try JSONParser.parse(request.body, maxValues: maxValues)
         } catch {
             if error.isEncoding { throw .badRequest(.invalidUtf8, "the body is not valid UTF-8 (byte \(error.offset))") }
+            if let limit = error.valueLimit {
+                throw .badRequest(.tooManyValues, "the body holds more than \(limit) JSON values, more than this endpoint's schema allows (byte \(error.offset))")
+            }
             if let key = error.duplicateKey {
                 throw .badRequest(.duplicateField, "the field '\(key.prefix(64))' is given twice (byte \(error.offset))")
             }
@@ -262,7 +266,7 @@ enum RequestDecoding {
 
     /// A query parameter read as a JSON number, so `k=5.0` means what `"k": 5.0` does (JSON Schema's integer).
     static func number(_ text: String) -> JSONValue? {
-        guard let value = try? JSONParser.parse(Array(text.utf8)), case .number = value else { return nil }
+        guard let value = try? JSONParser.parse(Array(text.utf8), maxValues: 1), case .number = value else { return nil }
         return value
     }
 
