@@ -33,6 +33,45 @@ final class ConnectionTests: XCTestCase {
                        .timeOut("the request body took too long"))
     }
 
+    func testBodyDeadlineScalesWithTheDeclaredLength() {
+        let (connection, timeouts) = makeConnection { $0.limits.maxBodyBytes = 16 * 1024 * 1024 }
+        // 12,667,719 bytes at 64 KiB/s take 193.3 s: one byte every 9 s keeps it alive until then, not 30 s.
+        XCTAssertEqual(feed(connection, "POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 12667719\r\n\r\n", at: 0), .needMore)
+        var now: UInt64 = 0
+        while now < 189 * second {
+            now += 9 * second
+            XCTAssertEqual(connection.expiry(now: now, timeouts: timeouts, draining: false), .none, "at \(now / second) s")
+            XCTAssertEqual(feed(connection, "x", at: now), .needMore)
+        }
+        XCTAssertEqual(connection.expiry(now: 193 * second, timeouts: timeouts, draining: false), .none)
+        XCTAssertEqual(connection.expiry(now: 194 * second, timeouts: timeouts, draining: false),
+                       .timeOut("the request body took too long"))
+        // Rate 0 keeps the plain deadline.
+        let (plain, fixed) = makeConnection {
+            $0.limits.maxBodyBytes = 16 * 1024 * 1024
+            $0.minimumBodyRate = 0
+        }
+        XCTAssertEqual(feed(plain, "POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 12667719\r\n\r\n", at: 0), .needMore)
+        XCTAssertEqual(feed(plain, "x", at: 25 * second), .needMore)
+        XCTAssertEqual(plain.expiry(now: 31 * second, timeouts: fixed, draining: false),
+                       .timeOut("the request body took too long"))
+    }
+
+    func testChunkedBodyDeadlineScalesWithWhatArrived() {
+        let (connection, timeouts) = makeConnection { $0.limits.maxBodyBytes = 8 * 1024 * 1024 }
+        XCTAssertEqual(feed(connection, "POST /x HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n", at: 0), .needMore)
+        // 4 MiB arrived by 29 s: 64 s at the minimum rate.
+        let chunk = String(format: "%x", 4 * 1024 * 1024) + "\r\n" + String(repeating: "y", count: 4 * 1024 * 1024) + "\r\n"
+        XCTAssertEqual(feed(connection, chunk, at: 29 * second), .needMore)
+        XCTAssertEqual(connection.expiry(now: 38 * second, timeouts: timeouts, draining: false), .none)
+        XCTAssertEqual(feed(connection, "1\r\n", at: 38 * second), .needMore)
+        XCTAssertEqual(connection.expiry(now: 47 * second, timeouts: timeouts, draining: false), .none)
+        XCTAssertEqual(feed(connection, "z", at: 47 * second), .needMore)
+        XCTAssertEqual(feed(connection, "\r\n", at: 56 * second), .needMore)
+        XCTAssertEqual(connection.expiry(now: 65 * second, timeouts: timeouts, draining: false),
+                       .timeOut("the request body took too long"))
+    }
+
     func testStalledBodyTimesOutAtTheIdleDeadline() {
         let (connection, timeouts) = makeConnection()
         XCTAssertEqual(feed(connection, "POST /x HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\n\r\nab", at: 0), .needMore)

@@ -135,8 +135,9 @@ final class StreamingServerTests: XCTestCase {
         XCTAssertGreaterThan(responder.pulls.load(ordering: .relaxed), before)
     }
 
-    /// Large bodies share a budget: while one holds most of it, another large one is refused on its head (503,
-    /// Retry-After, before `100 Continue`); small bodies are not counted; once the first is answered, the budget is free.
+    /// Large bodies share a budget, held for the bytes that arrived: a head alone holds none; while one body holds
+    /// most of it, another large one is refused as its bytes arrive (503, Retry-After); small bodies are not
+    /// counted; once the first is answered, the budget is free.
     func testLargeBodiesShareTheBudget() throws {
         let configuration = makeConfiguration {
             $0.bodyBudgetBytes = 300_000
@@ -153,22 +154,31 @@ final class StreamingServerTests: XCTestCase {
         func head(_ length: Int) -> String {
             "POST /v1/suggest/batch HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: \(length)\r\nExpect: 100-continue\r\n\r\n"
         }
+        // Heads alone hold nothing: both are invited to send.
         let first = pair(server)
         first.send(head(200_000))
         XCTAssertTrue(first.readInterim().hasPrefix("HTTP/1.1 100 Continue"))
         let second = pair(server)
         second.send(head(150_000))
-        let busy = try XCTUnwrap(second.readResponse())
-        XCTAssertEqual(busy.status, 503)
-        XCTAssertEqual(busy.errorCode, "server_busy")
-        XCTAssertEqual(busy.header("Retry-After"), "1")
+        XCTAssertTrue(second.readInterim().hasPrefix("HTTP/1.1 100 Continue"))
+        XCTAssertEqual(server.bodyBytesHeld, 0)
+        let firstBody = body(200_000)
+        first.send(Array(firstBody[0..<190_000]))
+        // A small body, not counted, is served meanwhile (and orders the loop's events: the first's bytes are in).
         let small = pair(server)
         small.send(head(60_000))
         XCTAssertTrue(small.readInterim().hasPrefix("HTTP/1.1 100 Continue"))
         small.send(body(60_000))
         XCTAssertEqual(small.readResponse()?.status, 200)
-        first.send(body(200_000))
+        XCTAssertGreaterThanOrEqual(server.bodyBytesHeld, 190_000)
+        second.send(body(150_000))
+        let busy = try XCTUnwrap(second.readResponse())
+        XCTAssertEqual(busy.status, 503)
+        XCTAssertEqual(busy.errorCode, "server_busy")
+        XCTAssertEqual(busy.header("Retry-After"), "1")
+        first.send(Array(firstBody[190_000...]))
         XCTAssertEqual(first.readResponse()?.status, 200)
+        XCTAssertEqual(server.bodyBytesHeld, 0)
         let third = pair(server)
         third.send(head(150_000))
         XCTAssertTrue(third.readInterim().hasPrefix("HTTP/1.1 100 Continue"))
@@ -179,6 +189,7 @@ final class StreamingServerTests: XCTestCase {
         let holder = pair(server)
         holder.send(head(250_000))
         XCTAssertTrue(holder.readInterim().hasPrefix("HTTP/1.1 100 Continue"))
+        holder.send(Array(body(250_000)[0..<240_000]))
         chunked.send("POST /v1/suggest/batch HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
         chunked.send("30d40\r\n" + String(repeating: " ", count: 200_000) + "\r\n")
         let refused = try XCTUnwrap(chunked.readResponse())

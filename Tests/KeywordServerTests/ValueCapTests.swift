@@ -62,6 +62,11 @@ final class ValueCapTests: XCTestCase {
 
     /// `{"field": [1,1,…]}` holds 2 + n values: at the cap it reaches the handler (which refuses the numbers
     /// with the field's code), one more is `too_many_values`.
+    /// fuzz/FuzzTarget.swift states the default batch cap as a number; it must follow the limits.
+    func testTheFuzzTargetsBatchCapIsTheDefault() {
+        XCTAssertEqual(ValueCaps(APILimits()).batch, 2_024)
+    }
+
     func testOneValueOverTheCapIsTooManyValues() {
         let api = makeAPI()
         for (path, field, cap) in [("/v1/suggest", "name", caps.suggest), ("/v1/suggest/batch", "names", caps.batch),

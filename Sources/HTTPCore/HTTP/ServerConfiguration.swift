@@ -51,9 +51,15 @@ public struct ServerConfiguration: Sendable {
     public var headerTimeout: Double = 10
     /// Longest pause while a body is arriving. Expiry → 408 and close. Default 10 s.
     public var bodyIdleTimeout: Double = 10
-    /// From the end of the header section to the end of the body, however steadily bytes arrive (a minimum rate:
-    /// a 1 MiB body needs 35 KB/s). Expiry → 408 and close. Default 30 s.
+    /// From the end of the header section to the end of the body, however steadily bytes arrive, for a body that
+    /// `minimumBodyRate` would deliver within it; a longer body gets as long as that rate needs for it (its
+    /// `Content-Length`, or for a chunked body the bytes received so far). Expiry → 408 and close. Default 30 s.
     public var bodyTimeout: Double = 30
+    /// The slowest average rate, in bytes per second, at which a body is sure to be read in full: with the
+    /// defaults a body up to 1.9 MiB has `bodyTimeout` (30 s), a 12.7 MB body about 193 s. A slow body holds only
+    /// the budget for the bytes it has sent (see `bodyBudgetBytes`), and `bodyIdleTimeout` still bounds each
+    /// pause. 0 disables the scaling. Default 64 KiB/s.
+    public var minimumBodyRate: Double = 64 * 1024
     /// Longest wait for the next request on an idle persistent connection. Expiry → close. Default 60 s.
     public var keepAliveTimeout: Double = 60
     /// Longest time a response may wait for a slow reader. Expiry → close. Default 30 s.
@@ -64,11 +70,13 @@ public struct ServerConfiguration: Sendable {
     public var drainTimeout: Double = 10
     /// Listen backlog. Default 1024.
     public var backlog: Int32 = 1024
-    /// Request bodies above `budgetedBodyBytes` share this many bytes server-wide while they are held (from their
-    /// head until their response is sent): a body that does not fit while others hold the budget is answered 503
-    /// `server_busy` with `Retry-After` (on the head when `Content-Length` declares it, else as soon as a chunked
-    /// body outgrows what is free), so many concurrent large bodies cannot exhaust memory. A body is always admitted
-    /// when no other holds any of the budget, so a route's largest body can always be served. Default 256 MiB.
+    /// Request bodies above `budgetedBodyBytes` share this many bytes server-wide while they are held: a body holds
+    /// budget for the bytes of it that have arrived (buffered raw, and decoded for a chunked body), taken in 64 KiB
+    /// steps as they arrive, and the whole body from when it is complete until its response is sent. A declared
+    /// `Content-Length` alone holds none, so a client holds budget only for bytes it actually sent. A step that
+    /// does not fit while others hold the budget is answered 503 `server_busy` with `Retry-After` (and the
+    /// connection closes, since the rest of the body is unread), so many concurrent large bodies cannot exhaust
+    /// memory. A step is always taken when no other body holds any, so a route's largest body can be served. Default 256 MiB.
     public var bodyBudgetBytes: Int = 256 * 1024 * 1024
     /// Bodies up to this size are not counted against `bodyBudgetBytes` (at most `maxConnections` of them can be
     /// held: 256 MiB with the defaults). Default 64 KiB.

@@ -1,10 +1,10 @@
 // Admission of a request whose body is still arriving: the responder may refuse it on its head, the route's
-// body limit applies before the body is read, and large bodies share the server-wide body budget (503
-// `server_busy` when it is spent). A refusal answers and closes, since the body is left unread.
+// body limit applies before the body is read, and large bodies share the server-wide body budget as their bytes
+// arrive (503 `server_busy` when it is spent). A refusal answers and closes, since the body is left unread.
 
 extension EventLoop {
     /// Checks a head whose body is still arriving: the responder's `admit`, the route's body limit (declared
-    /// lengths above it are refused now, chunked bodies are held to it), and the body budget for a declared length.
+    /// lengths above it are refused now, chunked bodies are held to it), and the body budget for what arrived with it.
     func admission(_ head: HTTPRequest, on connection: HTTPConnection) -> HTTPResponse? {
         if let refusal = core.responder.admit(head) { return refusal }
         if let limit = core.responder.bodyLimit(for: head), let error = connection.parser.limitBody(to: limit) {
@@ -13,19 +13,34 @@ extension EventLoop {
         return reserveBody(for: connection) ? nil : busy()
     }
 
-    /// Holds enough of the body budget for the body being read: its declared length, or for a chunked body the
-    /// bytes held for it so far. Bodies up to `budgetedBodyBytes` hold none. False when the budget is spent.
+    /// Holds enough of the body budget for the bytes of the body being read that have actually arrived: what is
+    /// buffered for it, and for a chunked body also what the parser decoded so far. A declared `Content-Length`
+    /// reserves nothing by itself, so holding budget costs a client the bytes it holds. Bodies up to
+    /// `budgetedBodyBytes` hold none. False when the budget is spent.
     func reserveBody(for connection: HTTPConnection) -> Bool {
-        // A chunked body is held twice while it arrives: raw in the buffer and decoded in the parser.
-        let needed = connection.parser.declaredBodyLength ?? (connection.unparsedBytes + connection.parser.chunkBody.count)
-        guard needed > core.configuration.budgetedBodyBytes, needed > connection.reservedBodyBytes else { return true }
-        // Chunked bodies grow: take at least 1 MiB more at a time, so the budget is not touched on every read.
-        let more = connection.parser.declaredBodyLength == nil
-            ? max(needed - connection.reservedBodyBytes, 1024 * 1024) : needed - connection.reservedBodyBytes
-        guard core.reserveBody(more) else { return false }
-        connection.reservedBodyBytes += more
+        let declared = connection.parser.declaredBodyLength
+        if let declared, declared <= core.configuration.budgetedBodyBytes { return true }
+        let held = connection.unparsedBytes + connection.parser.chunkBody.count
+        guard held > core.configuration.budgetedBodyBytes, held > connection.reservedBodyBytes else { return true }
+        // Take at least `budgetStep` more at a time, so the budget is not touched on every read, but for a declared
+        // body no more than its length (or what is buffered, when that is more): a client holds at most one step
+        // more than it sent.
+        var more = max(held - connection.reservedBodyBytes, Self.budgetStep)
+        if let declared { more = min(more, max(held, declared) - connection.reservedBodyBytes) }
+        return reserve(more, for: connection)
+    }
+
+    /// Holds `bytes` more of the body budget for `connection`; false (holding nothing more) when they do not fit
+    /// while other bodies hold some of it.
+    func reserve(_ bytes: Int, for connection: HTTPConnection) -> Bool {
+        guard bytes > 0 else { return true }
+        guard core.reserveBody(bytes, holding: connection.reservedBodyBytes) else { return false }
+        connection.reservedBodyBytes += bytes
         return true
     }
+
+    /// The granularity of body-budget reservations.
+    static let budgetStep = 64 * 1024
 
     /// Returns what the connection held of the body budget (its body was answered or will not be read).
     func releaseBody(of connection: HTTPConnection) {

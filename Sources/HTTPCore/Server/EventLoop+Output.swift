@@ -56,6 +56,10 @@ extension EventLoop {
     /// Forgets the connection, returns its body budget and closes the socket (once).
     func close(_ connection: HTTPConnection) {
         guard connections.removeValue(forKey: connection.fd) != nil else { return }
+        if connection.state == .waiting, connection.reservedBodyBytes > 0 {
+            orphanedBodyBytes[connection.id] = connection.reservedBodyBytes
+            connection.reservedBodyBytes = 0
+        }
         releaseBody(of: connection)
         connection.streaming = nil
         Syscall.close(connection.fd)

@@ -62,7 +62,12 @@ extension EventLoop {
         let started = Syscall.monotonicNanoseconds()
         core.metrics.recordQueueWait(shard: index, seconds: Double(started - min(started, now)) / 1e9)
         var refusal: HTTPResponse?
-        if !admitted {
+        // The whole body is held until the answer is sent: count it (a body that arrived in one pass was never
+        // counted, one read in steps may be short by its last reads).
+        if request.body.count > core.configuration.budgetedBodyBytes,
+           !reserve(request.body.count - connection.reservedBodyBytes, for: connection) {
+            refusal = busy()
+        } else if !admitted {
             refusal = core.responder.admit(request)
             // It arrived whole, so its body was held only to `HTTPLimits.maxBodyBytes`: the route's limit now.
             if refusal == nil, let limit = core.responder.bodyLimit(for: request), request.body.count > limit {
@@ -105,6 +110,7 @@ extension EventLoop {
     func complete(_ completion: Completion) {
         guard let connection = connections[completion.fd], connection.id == completion.connectionID else {
             // The client left while its request ran.
+            core.releaseBody(orphanedBodyBytes.removeValue(forKey: completion.connectionID) ?? 0)
             core.metrics.requestFinished()
             return
         }

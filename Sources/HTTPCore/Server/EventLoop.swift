@@ -46,6 +46,9 @@ final class EventLoop: @unchecked Sendable {
     var listeners: [Int32] = []
 
     var connections: [Int32: HTTPConnection] = [:]
+    /// Body budget held for requests still running on a worker after their client left, by connection id: the
+    /// body is held until the handler returns, so the budget is returned only then.
+    var orphanedBodyBytes: [UInt64: Int] = [:]
     var writer = ResponseWriter()
     var log: AccessLog
     var readBuffer: UnsafeMutableRawBufferPointer

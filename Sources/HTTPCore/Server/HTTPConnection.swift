@@ -127,8 +127,11 @@ final class HTTPConnection {
         var body: UInt64
         var keepAlive: UInt64
         var write: UInt64
+        /// Bytes per second (`ServerConfiguration.minimumBodyRate`); 0 leaves `body` unscaled.
+        var minimumBodyRate: Double
 
         init(_ configuration: ServerConfiguration) {
+            minimumBodyRate = max(0, configuration.minimumBodyRate)
             header = UInt64(configuration.headerTimeout * 1e9)
             bodyIdle = UInt64(configuration.bodyIdleTimeout * 1e9)
             body = UInt64(configuration.bodyTimeout * 1e9)
@@ -162,7 +165,9 @@ final class HTTPConnection {
             return now - min(now, lastWriteAt) > timeouts.write ? .close : .none
         }
         if parser.isReadingBody {
-            if now - min(now, bodyStartedAt ?? requestStartedAt) > timeouts.body { return .timeOut("the request body took too long") }
+            if now - min(now, bodyStartedAt ?? requestStartedAt) > bodyDeadline(timeouts) {
+                return .timeOut("the request body took too long")
+            }
             if now - min(now, lastReadAt) > timeouts.bodyIdle { return .timeOut("the request body stalled") }
             return .none
         }
@@ -171,6 +176,15 @@ final class HTTPConnection {
         }
         if draining || now - min(now, max(idleSince, lastReadAt)) > timeouts.keepAlive { return .close }
         return .none
+    }
+
+    /// How long the body being read may take, in nanoseconds: `bodyTimeout`, or longer for a body that takes
+    /// longer at `minimumBodyRate`: its declared length, or for a chunked body the bytes decoded so far.
+    func bodyDeadline(_ timeouts: Timeouts) -> UInt64 {
+        guard timeouts.minimumBodyRate > 0 else { return timeouts.body }
+        let length = parser.declaredBodyLength ?? parser.chunkBody.count
+        let seconds = min(Double(length) / timeouts.minimumBodyRate, 1e9)
+        return max(timeouts.body, UInt64(seconds * 1e9))
     }
 
     /// Drops consumed request bytes once they dominate the buffer.

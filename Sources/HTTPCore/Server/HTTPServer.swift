@@ -99,6 +99,9 @@ public final class HTTPServer: Sendable {
     /// The names the server gives its threads: the loops, then the shared and the reserved worker lane.
     var threadNames: [String] { loopThreadNames + core.pool.threadNames + core.reservedPool.threadNames }
 
+    /// Bytes of the body budget held right now (see `ServerConfiguration.bodyBudgetBytes`).
+    var bodyBytesHeld: Int { core.bodyBytesHeld.load(ordering: .relaxed) }
+
     /// Serves an already-connected socket (a socketpair end in tests). It counts as one open connection.
     func adopt(_ fd: Int32) {
         core.openConnections.add(1, ordering: .relaxed)

@@ -27,11 +27,12 @@ final class ServerCore: Sendable {
         requestIDPrefix = String(random, radix: 16)
     }
 
-    /// Takes `bytes` more of the body budget: always when nothing is held, else only when it fits.
-    func reserveBody(_ bytes: Int) -> Bool {
+    /// Takes `bytes` more of the body budget for a body that holds `own` already: always when nothing else is
+    /// held (so a body larger than the budget can still be served alone), else only when it fits.
+    func reserveBody(_ bytes: Int, holding own: Int = 0) -> Bool {
         var held = bodyBytesHeld.load(ordering: .relaxed)
         while true {
-            if held > 0 && held + bytes > configuration.bodyBudgetBytes { return false }
+            if held > own && held + bytes > configuration.bodyBudgetBytes { return false }
             let (exchanged, original) = bodyBytesHeld.compareExchange(expected: held, desired: held + bytes, ordering: .relaxed)
             if exchanged { return true }
             held = original
