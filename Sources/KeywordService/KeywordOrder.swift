@@ -58,6 +58,18 @@ struct KeywordOrder {
         return Int64(baseCount) + nextAdded
     }
 
+    /// How many keywords `edit(add:remove:)` would remove or insert, without making the edit.
+    /// - Complexity: O(a + r).
+    func changeCount(add: [String], remove: [String]) -> Int {
+        let adding = Set(add), removing = Set(remove)
+        var seen = Set<String>(), count = 0
+        for keyword in add + remove where seen.insert(keyword).inserted {
+            let after = adding.contains(keyword) && !removing.contains(keyword)
+            if (keyOf[keyword] != nil) != after { count += 1 }
+        }
+        return count
+    }
+
     /// The edit that `KeywordOverlay.applying(add:remove:)` makes to the list, recorded in this order.
     /// Only for a clean overlay (`clean`); keywords not named by the change keep their places.
     /// - Complexity: O((a + r) · log K) plus moving `keys` (one Int64 per keyword) once per changed keyword.

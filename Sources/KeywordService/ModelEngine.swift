@@ -49,6 +49,8 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
     /// Serialises keyword updates and reloads (held while re-encoding and writing the overlay), and holds the
     /// served list's order, which only they read and change.
     private let updates: Locked<KeywordOrder>
+    /// An error the next rebuild of the index throws instead of building (for tests of a failed rebuild).
+    let rebuildFault = Locked<(any Error)?>(nil)
 
     /// - Parameters:
     ///   - store: where keyword changes live; default the file store on `overlayPath`.
@@ -126,12 +128,13 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
             }
             // The store applied `applying(add:remove:)` to the served overlay: that is an edit of the served list
             // in the keywords the change names.
-            if fromServed, order.clean {
+            // `order` changes only together with what is served: an edit cannot fail once made, and a rebuild
+            // replaces `order` only after its index is installed, so a failed rebuild leaves both as they were.
+            if fromServed, order.clean,
+               order.changeCount(add: cleaned.add, remove: cleaned.remove) <= ModelEngine.largestEdit {
                 let edit = order.edit(add: cleaned.add, remove: cleaned.remove)
-                if edit.removals.count + edit.insertions.count <= ModelEngine.largestEdit {
-                    editedChanges.add(1, ordering: .relaxed)
-                    return self.edit(edit, overlay: overlay, served: served)
-                }
+                editedChanges.add(1, ordering: .relaxed)
+                return self.edit(edit, overlay: overlay, served: served)
             }
             return try install(overlay, order: &order)
         }
@@ -175,6 +178,7 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
             order = rebuilt
             return old.snapshot
         }
+        if let fault = rebuildFault.withLock({ fault in defer { fault = nil }; return fault }) { throw fault }
         let index = try components.makeIndex(keywords: keywords, options: options, varieties: preparedVarieties,
                                              reusing: old.index)
         let next = State(index: index, overlay: ServedOverlay(overlay))

@@ -27,6 +27,44 @@ final class FileKeywordStoreTests: XCTestCase {
     func testImportKeepsIDs() throws { try contract.importKeepsIDs() }
     func testFeedbackPagesAndLastID() throws { try contract.feedbackPagesAndLastID() }
 
+    /// An export page by page reads each page's part of the file, not the rest of the file for every page: the
+    /// first scan learns that ids increase, later pages stop once they are full.
+    func testPagingReadsTheFileAboutOnce() throws {
+        let writer = FileKeywordStore(overlayPath: overlayPath)
+        let records = (1...20_000).map {
+            FeedbackRecord(id: Int64($0), receivedAt: "2026-01-02T03:04:05.678Z",
+                           item: FeedbackItem(name: "名前 \($0) " + String(repeating: "x", count: 200), keyword: "k", action: .accept))
+        }
+        XCTAssertEqual(try writer.importFeedback(records), 20_000)
+        let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: writer.feedbackPath)[.size] as? Int)
+        var store = writer
+        func export() throws -> [Int64] {
+            var ids: [Int64] = []
+            var after: Int64 = 0
+            while true {
+                let page = try store.feedback(after: after, limit: 500)
+                guard let last = page.last else { return ids }
+                ids += page.map(\.id)
+                after = last.id
+            }
+        }
+        // The store that wrote the file knows its ids increase from writing it.
+        XCTAssertEqual(try export(), (1...20_000).map(Int64.init))
+        XCTAssertLessThanOrEqual(writer.scannedBytes.load(ordering: .relaxed), size + 40 * 65_536, "bytes read by the writer's export")
+        // Another process learns it on its first scan.
+        store = FileKeywordStore(overlayPath: overlayPath)
+        XCTAssertEqual(try export(), (1...20_000).map(Int64.init))
+        let first = store.scannedBytes.load(ordering: .relaxed)
+        // One read to learn the order, then each of 40 pages reads its own bytes and at most one block more.
+        XCTAssertLessThanOrEqual(first, 2 * size + 40 * 65_536, "bytes read by the first export of a \(size)-byte file")
+        XCTAssertEqual(try export(), (1...20_000).map(Int64.init))
+        let second = store.scannedBytes.load(ordering: .relaxed) - first
+        XCTAssertLessThanOrEqual(second, size + 40 * 65_536, "bytes read by a later export of a \(size)-byte file")
+        XCTAssertEqual(try store.lastFeedbackID(after: 0, limit: nil), 20_000)
+        XCTAssertEqual(try store.lastFeedbackID(after: 100, limit: 1000), 1100)
+        XCTAssertLessThan(store.scannedBytes.load(ordering: .relaxed) - first - second, size / 4, "the largest id and the 1,000th after 100")
+    }
+
     /// Paging skips the part of a multi-megabyte file an earlier scan showed to hold no larger id, and still sees
     /// records appended later with smaller ids (an import), and a file replaced by another.
     func testPagingResumesFromCheckpointsAndSeesLaterAppends() throws {

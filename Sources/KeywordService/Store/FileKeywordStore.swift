@@ -32,8 +32,10 @@ public final class FileKeywordStore: KeywordStore {
     /// Revisions stamped on the overlays this process's file stores hand out (see `KeywordOverlay.revision`).
     private static let revisions = Atomic<UInt64>(0)
     private let index = Locked(FeedbackIndex())
-    /// Where earlier scans of the feedback file got to (see `scanFeedback`).
-    private let checkpoints = Locked<[ScanCheckpoint]>([])
+    /// What earlier scans of the feedback file learnt about it (see `scanFeedback`).
+    private let scanMap = Locked(FeedbackScanMap())
+    /// Bytes read from the feedback file by scans, for tests to check how much a page costs.
+    let scannedBytes = Atomic<Int>(0)
     private let stopped = Atomic<Bool>(false)
     private let watching = Atomic<Bool>(false)
     /// How often the watcher compares the overlay file's identity, size and modification time.
@@ -118,6 +120,7 @@ public final class FileKeywordStore: KeywordStore {
             }
             try append(bytes, to: fd, index: &index)
             for record in records { index.note(record) }
+            index.noteOrderedEnd()
             return receipts
         }
     }
@@ -135,33 +138,42 @@ public final class FileKeywordStore: KeywordStore {
             }
             try append(bytes, to: fd, index: &index)
             for record in fresh { index.note(record) }
+            index.noteOrderedEnd()
             return fresh.count
         }
     }
 
-    /// Reads the file once, in blocks, and keeps at most about `limit` records: memory follows the page, not the
-    /// file. Lines whose id is at most `after` are skipped without decoding them (see `FeedbackLine.quickID`).
+    /// Keeps at most about `limit` records: memory follows the page, not the file. Lines whose id is at most
+    /// `after` are skipped without decoding them (see `FeedbackLine.quickID`); the scan stops once the rest of the
+    /// file is known to hold only larger ids than the page's (see `scanFeedback`).
     public func feedback(after: Int64, limit: Int) throws(KeywordStoreError) -> [FeedbackRecord] {
         let limit = max(0, limit)
+        guard limit > 0 else { return [] }
         var records: [FeedbackRecord] = []
+        var inOrder = true
         // Once `limit` records are kept, a line with a larger id than all of them cannot be in the page.
         var cutoff = Int64.max
-        try scanFeedback(after: after) { (line, number) throws(KeywordStoreError) in
-            if let id = FeedbackLine.quickID(line), id <= after || id > cutoff { return }
+        try scanFeedback(after: after) { (line, number) throws(KeywordStoreError) -> Int64 in
+            if let id = FeedbackLine.quickID(line), id <= after || id > cutoff { return cutoff }
             let record: FeedbackRecord
             do {
                 record = try FeedbackLine.decode(line)
             } catch {
                 throw .failed("\(feedbackPath):\(number): \(error)")
             }
-            guard record.id > after, record.id <= cutoff else { return }
+            guard record.id > after, record.id <= cutoff else { return cutoff }
+            if let last = records.last, last.id >= record.id { inOrder = false }
             records.append(record)
-            // Imported records may stand out of id order: keep the smallest ids seen so far.
-            if records.count >= 2 * limit + 64 {
+            if inOrder, records.count == limit {
+                cutoff = record.id
+            } else if records.count >= 2 * limit + 64 {
+                // Imported records may stand out of id order: keep the smallest ids seen so far.
                 records.sort { $0.id < $1.id }
                 records.removeLast(records.count - limit)
                 cutoff = records.last?.id ?? cutoff
+                inOrder = true
             }
+            return cutoff
         }
         records.sort { $0.id < $1.id }
         return Array(records.prefix(limit))
@@ -169,8 +181,9 @@ public final class FileKeywordStore: KeywordStore {
 
     public func lastFeedbackID(after: Int64, limit: Int?) throws(KeywordStoreError) -> Int64? {
         var ids: [Int64] = []
-        var largest: Int64?
-        try scanFeedback(after: after) { (line, number) throws(KeywordStoreError) in
+        var inOrder = true
+        var wanted = Int64.max
+        let end = try scanFeedback(after: after) { (line, number) throws(KeywordStoreError) -> Int64 in
             let id: Int64
             if let quick = FeedbackLine.quickID(line) {
                 id = quick
@@ -181,80 +194,132 @@ public final class FileKeywordStore: KeywordStore {
                     throw .failed("\(feedbackPath):\(number): \(error)")
                 }
             }
-            guard id > after else { return }
-            largest = max(largest ?? id, id)
-            guard let limit else { return }
+            // Without a limit only the largest id counts, and the scan's end position holds it.
+            guard let limit else { return Int64.min }
+            guard id > after, id <= wanted else { return wanted }
+            if let last = ids.last, last >= id { inOrder = false }
             ids.append(id)
-            if ids.count >= limit + 4096 {
+            if inOrder, ids.count == max(1, limit) {
+                wanted = id
+            } else if ids.count >= limit + 4096 {
                 ids.sort()
                 ids.removeLast(ids.count - limit)
+                wanted = ids.last ?? wanted
+                inOrder = true
             }
+            return wanted
         }
-        guard let limit else { return largest }
+        guard limit != nil else { return end.largestID > after ? end.largestID : nil }
         ids.sort()
-        return ids.prefix(max(1, limit)).last
+        return ids.prefix(max(1, limit ?? 1)).last
     }
 
     /// Calls `body` with each complete line of the feedback file (without its newline) and its 1-based number,
-    /// reading 1 MiB at a time. A last line without its newline is a write cut short by a crash: never
-    /// acknowledged, skipped. A missing file has no lines.
+    /// reading 64 KiB at a time, and returns where it stopped. A last line without its newline is a write cut
+    /// short by a crash: never acknowledged, skipped. A missing file has no lines.
     ///
-    /// With `after`, lines that cannot hold an id above it may be skipped: each scan notes, at the end of every
-    /// block, the largest id in the file up to there (`ScanCheckpoint`), and a later scan starts at the furthest
-    /// point whose prefix holds no id above `after`. The file is only ever appended to, so a prefix never changes
-    /// while the file (device and inode) is the same; paging through an export thus reads the file about once.
+    /// `body` answers the largest id it still wants. Scans learn two things about the file, kept while it is the
+    /// same file (device and inode) and only ever appended to, so a prefix never changes:
+    /// - checkpoints (`ScanCheckpoint`): the largest id up to a point; a scan with `after` starts at the furthest
+    ///   point whose prefix holds no id above `after`;
+    /// - how far the file's ids are known to increase line by line (`FeedbackScanMap.ordered`). Ids are assigned
+    ///   increasing under the file lock, so only records imported below the largest id break the order.
+    /// Inside that ordered prefix, once a line's id reaches what `body` still wants, the lines up to the end of the
+    /// prefix hold only larger ids: the scan notes where it is and goes on at the end of the ordered prefix,
+    /// reading only what was appended since. Paging through an export thus reads the file about once.
+    @discardableResult
     private func scanFeedback(after: Int64? = nil,
-                              _ body: (ArraySlice<UInt8>, Int) throws(KeywordStoreError) -> Void) throws(KeywordStoreError) {
+                              _ body: (ArraySlice<UInt8>, Int) throws(KeywordStoreError) -> Int64) throws(KeywordStoreError) -> ScanCheckpoint {
         let fd = open(feedbackPath, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
-            if errno == ENOENT { return }
+            if errno == ENOENT { return ScanCheckpoint(device: 0, inode: 0, offset: 0, lines: 0, largestID: 0) }
             throw Self.failure("open", feedbackPath)
         }
         defer { Glibc.close(fd) }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw Self.failure("fstat", feedbackPath) }
         let file = (UInt64(info.st_dev), UInt64(info.st_ino))
-        var start = ScanCheckpoint(device: file.0, inode: file.1, offset: 0, lines: 0, largestID: 0)
-        if let after {
-            start = checkpoints.withLock { points in
-                // A file cut shorter than a checkpoint is not the file it was taken in.
-                points.last { $0.device == file.0 && $0.inode == file.1 && $0.largestID <= after && $0.offset <= Int(info.st_size) }
-            } ?? start
-            if start.offset > 0, lseek(fd, off_t(start.offset), SEEK_SET) < 0 { throw Self.failure("lseek", feedbackPath) }
+        let size = Int(info.st_size)
+        var position = ScanCheckpoint(device: file.0, inode: file.1, offset: 0, lines: 0, largestID: 0)
+        var ordered = position
+        scanMap.withLock { map in
+            map.adopt(device: file.0, inode: file.1, size: size)
+            ordered = map.ordered
+            if let after, let start = map.start(after: after) { position = start }
         }
+        if position.offset > 0, lseek(fd, off_t(position.offset), SEEK_SET) < 0 { throw Self.failure("lseek", feedbackPath) }
+        // Whether every line up to `position` is known to have a larger id than the one before it.
+        var increasing = position.offset <= ordered.offset
         var buffer: [UInt8] = []
-        var block = [UInt8](repeating: 0, count: 1 << 20)
-        var position = start
+        var block = [UInt8](repeating: 0, count: 1 << 16)
         while true {
             let count = block.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw Self.failure("read", feedbackPath)
             }
-            if count == 0 { return }
+            if count == 0 { return position }
+            scannedBytes.add(count, ordering: .relaxed)
             buffer.append(contentsOf: block[0..<count])
             var lineStart = 0
+            var jumped = false
             while let end = buffer[lineStart...].firstIndex(of: 0x0A) {
-                position.lines += 1
                 let line = buffer[lineStart..<end]
-                try body(line, position.lines)
-                let id = FeedbackLine.quickID(line) ?? (try? FeedbackLine.decode(line))?.id ?? Int64.max
-                position.largestID = max(position.largestID, id)
+                position.lines += 1
+                let wanted = try body(line, position.lines)
+                let id = FeedbackLine.quickID(line) ?? (try? FeedbackLine.decode(line))?.id
+                if let id, id > position.largestID {
+                    position.largestID = id
+                } else {
+                    increasing = false
+                    position.largestID = max(position.largestID, id ?? Int64.max)
+                }
+                position.offset += end + 1 - lineStart
                 lineStart = end + 1
+                if increasing, let id, id >= wanted, ordered.offset > position.offset {
+                    // Every line up to the end of the ordered prefix has a larger id than this one.
+                    let furthest = noteOrdered(position)
+                    if furthest.offset > position.offset {
+                        note(position)
+                        guard lseek(fd, off_t(furthest.offset), SEEK_SET) >= 0 else { throw Self.failure("lseek", feedbackPath) }
+                        position = furthest
+                        jumped = true
+                        break
+                    }
+                }
             }
-            position.offset += lineStart
-            buffer.removeFirst(lineStart)
+            if jumped {
+                buffer.removeAll(keepingCapacity: true)
+            } else {
+                buffer.removeFirst(lineStart)
+            }
             note(position)
+            if increasing { ordered = noteOrdered(position) }
         }
     }
 
-    /// Keeps the checkpoints of one file, in file order, at most 4096 of them (4 GiB of feedback at 1 MiB apart).
+    /// Hands what the append index read (every line, under the lock) to the scans: how far ids increase.
+    private func shareOrder(of index: FeedbackIndex) {
+        index.ordered.map(note)
+        scanMap.withLock { map in
+            map.adopt(device: index.device, inode: index.inode, size: index.fileSize)
+            if let point = index.ordered, point.device == map.device, point.inode == map.inode,
+               point.offset > map.ordered.offset {
+                map.ordered = point
+            }
+        }
+    }
+
+    /// Adds a checkpoint of the current file.
     private func note(_ point: ScanCheckpoint) {
-        checkpoints.withLock { points in
-            if let last = points.last, last.device != point.device || last.inode != point.inode { points.removeAll() }
-            guard points.last.map({ $0.offset < point.offset }) ?? true else { return }
-            points.append(point)
-            if points.count > 4096 { points.removeFirst(points.count - 4096) }
+        scanMap.withLock { $0.note(point) }
+    }
+
+    /// Records that the file's ids increase line by line up to `point`; returns the furthest such point known.
+    private func noteOrdered(_ point: ScanCheckpoint) -> ScanCheckpoint {
+        scanMap.withLock { map in
+            if map.device == point.device, map.inode == point.inode, point.offset > map.ordered.offset { map.ordered = point }
+            return map.device == point.device && map.inode == point.inode ? map.ordered : point
         }
     }
 
@@ -307,6 +372,7 @@ public final class FileKeywordStore: KeywordStore {
             if !existed { try Self.syncDirectory(of: feedbackPath) }
             return try index.withLock { (index: inout FeedbackIndex) throws(KeywordStoreError) -> T in
                 try index.refresh(fd: fd, path: feedbackPath)
+                defer { shareOrder(of: index) }
                 return try body(fd, &index)
             }
         }
@@ -359,6 +425,54 @@ struct ScanCheckpoint: Sendable {
     var largestID: Int64
 }
 
+/// What scans learnt about one feedback file: checkpoints in file order, and how far its ids are known to increase.
+struct FeedbackScanMap: Sendable {
+    var device: UInt64 = 0
+    var inode: UInt64 = 0
+    var points: [ScanCheckpoint] = []
+    /// Lines before `ordered.offset` have ids that increase line by line (so `ordered.largestID` is the last).
+    var ordered = ScanCheckpoint(device: 0, inode: 0, offset: 0, lines: 0, largestID: 0)
+
+    /// Forgets what was learnt about another file, or about one cut shorter than a point (not the file it was).
+    mutating func adopt(device: UInt64, inode: UInt64, size: Int) {
+        let shrunk = ordered.offset > size || (points.last.map { $0.offset > size } ?? false)
+        guard self.device != device || self.inode != inode || shrunk else { return }
+        self = FeedbackScanMap(device: device, inode: inode)
+        ordered.device = device
+        ordered.inode = inode
+    }
+
+    /// The furthest checkpoint whose prefix holds no id above `after`.
+    func start(after: Int64) -> ScanCheckpoint? {
+        // Largest ids only grow along the file: binary search for the last point with `largestID <= after`.
+        var low = 0, high = points.count
+        while low < high {
+            let middle = (low + high) / 2
+            if points[middle].largestID <= after { low = middle + 1 } else { high = middle }
+        }
+        var best = low > 0 ? points[low - 1] : nil
+        if ordered.offset > 0, ordered.largestID <= after, ordered.offset > (best?.offset ?? 0) { best = ordered }
+        return best
+    }
+
+    /// Keeps checkpoints sorted by offset, at most 8192 of them (thinned by half beyond that).
+    mutating func note(_ point: ScanCheckpoint) {
+        guard point.device == device, point.inode == inode, point.offset > 0 else { return }
+        var low = 0, high = points.count
+        while low < high {
+            let middle = (low + high) / 2
+            if points[middle].offset < point.offset { low = middle + 1 } else { high = middle }
+        }
+        guard low == points.count || points[low].offset != point.offset else { return }
+        points.insert(point, at: low)
+        if points.count > 8192 {
+            let last = points[points.count - 1]
+            points = points.enumerated().filter { $0.offset % 2 == 1 }.map(\.element)
+            if points.last?.offset != last.offset { points.append(last) }
+        }
+    }
+}
+
 /// What the feedback file holds, kept between appends: re-read only from where the last scan stopped.
 struct FeedbackIndex: Sendable {
     var device: UInt64 = 0
@@ -370,12 +484,22 @@ struct FeedbackIndex: Sendable {
     var lastID: Int64 = 0
     var ids = Set<Int64>()
     var byClientID: [String: Int64] = [:]
+    /// Whether every line so far has a larger id than all before it, and the end of the lines known to.
+    var increasing = true
+    var ordered: ScanCheckpoint?
 
     mutating func note(_ record: FeedbackRecord) {
+        if record.id <= lastID { increasing = false }
         lines += 1
         lastID = max(lastID, record.id)
         ids.insert(record.id)
         if let client = record.item.clientID { byClientID[client] = record.id }
+    }
+
+    /// After whole lines up to `scanned` are noted: while ids still increase, they do so up to there.
+    mutating func noteOrderedEnd() {
+        guard increasing, scanned > 0 else { return }
+        ordered = ScanCheckpoint(device: device, inode: inode, offset: scanned, lines: lines, largestID: lastID)
     }
 
     /// Reads lines appended since the last scan (by this or another process); starts over if the file was replaced.
@@ -419,6 +543,9 @@ struct FeedbackIndex: Sendable {
             }
             note(record)
             start = end + 1
+            if increasing {
+                ordered = ScanCheckpoint(device: device, inode: inode, offset: scanned + start, lines: lines, largestID: lastID)
+            }
         }
         scanned += start
     }
