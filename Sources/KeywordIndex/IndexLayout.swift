@@ -75,7 +75,7 @@ struct IndexLayout: Sendable {
         if (isSingle ? freeSingle : freeMultiple).isEmpty { addChunk(single: isSingle) }
         let slot = isSingle ? freeSingle.removeLast() : freeMultiple.removeLast()
         position.insert(slot, at: k)
-        let at = lowerBound(Int32(k))
+        let at = singlePositions.lowerBound(of: Int32(k))
         for i in at..<singlePositions.count { singlePositions[i] += 1 }
         if oneToken { singlePositions.insert(Int32(k), at: at) }
         if tail { tailSlots.append(slot) }
@@ -87,7 +87,7 @@ struct IndexLayout: Sendable {
     /// Takes out the keyword at index `k` (later keywords move down by one) and frees its slot.
     mutating func remove(at k: Int) {
         let slot = position.remove(at: k)
-        let at = lowerBound(Int32(k))
+        let at = singlePositions.lowerBound(of: Int32(k))
         if at < singlePositions.count && singlePositions[at] == Int32(k) { singlePositions.remove(at: at) }
         for i in at..<singlePositions.count { singlePositions[i] -= 1 }
         tailSlots.removeAll { $0 == slot }
@@ -125,15 +125,6 @@ struct IndexLayout: Sendable {
             remove(at: k)
             insert(entry, at: k, vectors: encoded, tail: tail)
         }
-    }
-
-    private func lowerBound(_ k: Int32) -> Int {
-        var low = 0, high = singlePositions.count
-        while low < high {
-            let mid = (low + high) / 2
-            if singlePositions[mid] < k { low = mid + 1 } else { high = mid }
-        }
-        return low
     }
 
     private mutating func addChunk(single isSingle: Bool) {

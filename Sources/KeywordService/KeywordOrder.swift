@@ -1,4 +1,5 @@
 // The served list's order as sort keys, so a change can say where its keywords go without scanning the list.
+import KeywordModel
 
 /// How a keyword change moves the list: indices of the old list that leave it, and keywords that enter it
 /// with their index in the new list (ascending).
@@ -87,23 +88,14 @@ struct KeywordOrder {
             }
         }
         var edit = KeywordListEdit()
-        edit.removals = leaving.map { lowerBound($0) }.sorted(by: >)
+        edit.removals = leaving.map { keys.lowerBound(of: $0) }.sorted(by: >)
         for i in edit.removals { keys.remove(at: i) }
         for (key, keyword) in entering.sorted(by: { $0.key < $1.key }) {
-            let i = lowerBound(key)
+            let i = keys.lowerBound(of: key)
             keys.insert(key, at: i)
             keyOf[keyword] = key
             edit.insertions.append((i, keyword))
         }
         return edit
-    }
-
-    private func lowerBound(_ key: Int64) -> Int {
-        var low = 0, high = keys.count
-        while low < high {
-            let mid = (low + high) / 2
-            if keys[mid] < key { low = mid + 1 } else { high = mid }
-        }
-        return low
     }
 }
