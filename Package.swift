@@ -43,7 +43,11 @@ let package = Package(
         // (routes, handlers, admin page, OpenAPI, the runner that wires a model to a server) on top of it.
         .target(name: "CSystem"),
         .target(name: "HTTPCore", dependencies: ["CSystem", "StrictJSON", "Locking"], swiftSettings: settings),
-        .target(name: "KeywordServer", dependencies: ["HTTPCore", "StrictJSON", "KeywordService", "Locking"], swiftSettings: settings),
+        // The workbench page, script and styles are files of their own, compiled into the binary as byte arrays.
+        .target(name: "KeywordServer", dependencies: ["HTTPCore", "StrictJSON", "KeywordService", "Locking"],
+                resources: [.embedInCode("Workbench/workbench.html"), .embedInCode("Workbench/workbench.js"),
+                            .embedInCode("Workbench/workbench.css")],
+                swiftSettings: settings),
 
         // The CLI on top of both paths.
         .executableTarget(

@@ -4,7 +4,7 @@ import KeywordService
 import Locking
 import StrictJSON
 
-extension Handlers {
+extension KeywordAPIHandlers {
     /// The store once opened; 503 while the service is still starting.
     private func store() throws(APIError) -> any KeywordStore {
         guard let store = state.store else { throw APIError.notReady }
@@ -13,9 +13,8 @@ extension Handlers {
 
     /// One item (`{"name", "keyword", "action", …}`) → 201 `{"id", "duplicate"}`; `{"items": [...]}` →
     /// 201 `{"ids", "stored", "duplicates"}`. All items are checked before any is stored, and stored all or none.
-    func postFeedback(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        try RequestDecoding.authorize(request, token: configuration.adminToken)
-        let fields = try RequestDecoding.object(request, maxValues: valueCaps.feedback)
+    func postFeedback(_ request: HTTPRequest, valueCap: Int) throws(APIError) -> HTTPResponse {
+        let fields = try RequestDecoding.object(request, maxValues: valueCap)
         var items: [FeedbackItem] = []
         let single = fields["items"] == nil
         if single {
@@ -73,7 +72,6 @@ extension Handlers {
     /// `Feedback-Last-Id` names the last record the answer covers (fixed before the first line is sent), for the
     /// next `since`.
     func exportFeedback(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        try RequestDecoding.authorize(request, token: configuration.adminToken)
         let query = try RequestDecoding.query(request.query, allowed: ["since", "format", "limit"])
         let since = Int64(try RequestDecoding.integer(query, "since", default: 0, range: 0...(1 << 53), code: .invalidSince,
                                                       message: "'since' must be a record id (an integer ≥ 0)"))
@@ -142,7 +140,7 @@ final class FeedbackExport: Sendable {
         do {
             records = try store.feedback(after: after, limit: pageRecords)
         } catch {
-            Handlers.logExportFailure(error)
+            KeywordAPIHandlers.logExportFailure(error)
             cursor.withLock { $0 = nil }
             return .failed("the feedback could not be read: \(error)")
         }

@@ -1,4 +1,4 @@
-// The API's handlers: each turns a request into a response or throws an APIError.
+// The handlers `KeywordAPI`'s routes point at: each turns a request into a response or throws an APIError.
 import Foundation
 import HTTPCore
 import KeywordService
@@ -8,24 +8,23 @@ import StrictJSON
 import Glibc
 #endif
 
-final class Handlers: Sendable {
+final class KeywordAPIHandlers: Sendable {
     let configuration: APIConfiguration
     let state: EngineState
     let metrics: ServerMetrics
     let feedbackCounts = FeedbackCounters()
     private let healthBody: [UInt8] = Array(#"{"status":"ok"}"#.utf8)
-    private let pageBody: [UInt8] = Array(AdminPage.html.utf8)
-    private let openAPIBody: [UInt8] = Array(OpenAPIDocument.json.utf8)
+    /// The OpenAPI document for the configured limits.
+    private let openAPIBody: [UInt8]
 
     init(configuration: APIConfiguration, state: EngineState, metrics: ServerMetrics) {
         self.configuration = configuration
         self.state = state
         self.metrics = metrics
+        openAPIBody = Array(OpenAPIDocument.json(configuration.limits).utf8)
     }
 
     private var limits: APILimits { configuration.limits }
-    /// The most JSON values each route's body may hold (see `ValueCaps`).
-    var valueCaps: ValueCaps { ValueCaps(configuration.limits) }
 
     private func engine() throws(APIError) -> any SuggestionEngine {
         switch state.current {
@@ -57,14 +56,6 @@ final class Handlers: Sendable {
         case .failed:
             return APIError.modelUnavailable.response
         }
-    }
-
-    func adminPage() -> HTTPResponse {
-        var headers = HTTPHeaders()
-        headers.add("Content-Type", "text/html; charset=utf-8")
-        headers.add("Cache-Control", "no-cache")
-        headers.add("Content-Security-Policy", "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'unsafe-inline'")
-        return HTTPResponse(status: .ok, headers: headers, body: pageBody)
     }
 
     func openAPI() -> HTTPResponse { .json(.ok, openAPIBody) }
@@ -103,12 +94,12 @@ final class Handlers: Sendable {
     /// The fields of a suggestion request in text form (a query string or a form body).
     private static let textFields: Set<String> = ["name", "k", "explain"]
 
-    func suggestFromBody(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+    func suggestFromBody(_ request: HTTPRequest, valueCap: Int) throws(APIError) -> HTTPResponse {
         if try RequestDecoding.bodyFormat(request, form: true) == .form {
             let fields = try RequestDecoding.form(request, allowed: Self.textFields)
             return try suggest(try textInput(fields, missingName: "add name=<product name> to the form"))
         }
-        let fields = try RequestDecoding.object(request, maxValues: valueCaps.suggest)
+        let fields = try RequestDecoding.object(request, maxValues: valueCap)
         try RequestDecoding.onlyFields(fields, ["name", "k", "explain"])
         let input = SuggestInput(name: try RequestDecoding.name(fields["name"], limits: limits),
                                  k: try RequestDecoding.k(fields["k"], limits: limits),
@@ -195,8 +186,8 @@ final class Handlers: Sendable {
         }
     }
 
-    func batch(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        let fields = try RequestDecoding.object(request, maxValues: valueCaps.batch)
+    func batch(_ request: HTTPRequest, valueCap: Int) throws(APIError) -> HTTPResponse {
+        let fields = try RequestDecoding.object(request, maxValues: valueCap)
         try RequestDecoding.onlyFields(fields, ["names", "k", "explain"])
         guard let namesValue = fields["names"] else { throw .badRequest(.missingNames, "'names' is required") }
         guard namesValue != .null else { throw .badRequest(.invalidNames, "'names' must be an array of strings") }
@@ -266,7 +257,7 @@ final class Handlers: Sendable {
                                         message: "'\(name)' must be an integer from \(range.lowerBound) to \(range.upperBound)")
         }
         let offset = try integer("offset", default: 0, range: 0...Int(Int32.max))
-        let limit = try integer("limit", default: min(1000, limits.maxKeywordPage), range: 1...limits.maxKeywordPage)
+        let limit = try integer("limit", default: min(limits.defaultKeywordPage, limits.maxKeywordPage), range: 1...limits.maxKeywordPage)
         let prefix = query["prefix"] ?? ""
         // No keyword is longer than this, and the schema's maxLength keeps every page URL under the URI limit.
         guard RequestDecoding.fitsCodePoints(prefix, limits.maxKeywordCharacters + limits.maxPaddingCharacters) else {
@@ -314,9 +305,8 @@ final class Handlers: Sendable {
         return String(tag)
     }
 
-    func updateKeywords(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        try RequestDecoding.authorize(request, token: configuration.adminToken)
-        let fields = try RequestDecoding.object(request, maxValues: valueCaps.keywords)
+    func updateKeywords(_ request: HTTPRequest, valueCap: Int) throws(APIError) -> HTTPResponse {
+        let fields = try RequestDecoding.object(request, maxValues: valueCap)
         try RequestDecoding.onlyFields(fields, ["add", "remove", "actor"])
         let add = try cleanKeywords(try RequestDecoding.strings(fields["add"], field: "add", code: .invalidAdd), field: "add")
         let remove = try cleanKeywords(try RequestDecoding.strings(fields["remove"], field: "remove", code: .invalidRemove), field: "remove")
