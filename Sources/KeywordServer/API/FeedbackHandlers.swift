@@ -269,20 +269,17 @@ final class FeedbackCounters: Sendable {
         accepted.withLock { $0[key, default: 0] += 1 }
     }
 
-    func render() -> String {
-        var text = "# HELP kwsuggest_feedback_total Feedback records stored by this process, by action.\n"
-        text += "# TYPE kwsuggest_feedback_total counter\n"
+    func render(into text: inout PrometheusText) {
+        text.family("kwsuggest_feedback_total", .counter, help: "Feedback records stored by this process, by action.")
         let actionCounts = actions.withLock { $0 }
         for action in FeedbackAction.allCases {
-            text += "kwsuggest_feedback_total{action=\"\(action.rawValue)\"} \(actionCounts[action.rawValue] ?? 0)\n"
+            text.sample("kwsuggest_feedback_total", labels: ["action": action.rawValue], actionCounts[action.rawValue] ?? 0)
         }
-        text += "# HELP kwsuggest_feedback_accepted_total Accepted or corrected keywords by the rank they were shown at "
-            + "(1-5, none: not among the first five), per model version.\n"
-        text += "# TYPE kwsuggest_feedback_accepted_total counter\n"
+        text.family("kwsuggest_feedback_accepted_total", .counter,
+                    help: "Accepted or corrected keywords by the rank they were shown at (1-5, none: not among the first five), per model version.")
         let counts = accepted.withLock { $0 }
         for (key, count) in counts.sorted(by: { ($0.key.model, $0.key.rank) < ($1.key.model, $1.key.rank) }) {
-            text += "kwsuggest_feedback_accepted_total{model=\"\(ServerMetrics.label(key.model))\",rank=\"\(key.rank)\"} \(count)\n"
+            text.sample("kwsuggest_feedback_accepted_total", labels: ["model": key.model, "rank": key.rank], count)
         }
-        return text
     }
 }

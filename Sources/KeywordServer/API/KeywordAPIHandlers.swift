@@ -61,32 +61,32 @@ final class KeywordAPIHandlers: Sendable {
     func openAPI() -> HTTPResponse { .json(.ok, openAPIBody) }
 
     func metricsText() -> HTTPResponse {
-        var text = metrics.render()
-        text += "# HELP kwsuggest_model_ready 1 once the model is loaded.\n# TYPE kwsuggest_model_ready gauge\n"
+        var text = PrometheusText()
+        metrics.render(into: &text)
+        text.family("kwsuggest_model_ready", .gauge, help: "1 once the model is loaded.")
         switch state.current {
         case .ready(let engine):
-            text += "kwsuggest_model_ready 1\n"
-            text += "# HELP kwsuggest_model_info The loaded model.\n# TYPE kwsuggest_model_info gauge\n"
-            text += "kwsuggest_model_info{version=\"\(ServerMetrics.label(engine.modelVersion))\"} 1\n"
+            text.sample("kwsuggest_model_ready", 1)
+            text.family("kwsuggest_model_info", .gauge, help: "The loaded model.")
+            text.sample("kwsuggest_model_info", labels: ["version": engine.modelVersion], 1)
             let list = engine.keywordList()
-            text += "# HELP kwsuggest_keywords Keywords currently served.\n# TYPE kwsuggest_keywords gauge\n"
-            text += "kwsuggest_keywords{version=\"\(ServerMetrics.label(list.version))\"} \(list.keywords.count)\n"
+            text.family("kwsuggest_keywords", .gauge, help: "Keywords currently served.")
+            text.sample("kwsuggest_keywords", labels: ["version": list.version], list.keywords.count)
             if let seconds = state.modelLoadSeconds {
-                text += "# HELP kwsuggest_model_load_seconds Time the model took to load.\n# TYPE kwsuggest_model_load_seconds gauge\n"
-                text += "kwsuggest_model_load_seconds \(seconds)\n"
+                text.family("kwsuggest_model_load_seconds", .gauge, help: "Time the model took to load.")
+                text.sample("kwsuggest_model_load_seconds", seconds)
             }
         case .loading, .failed:
-            text += "kwsuggest_model_ready 0\n"
+            text.sample("kwsuggest_model_ready", 0)
         }
         if let store = state.store {
-            text += "# HELP kwsuggest_store_up 1 while the store of keyword changes and feedback can be reached.\n"
-            text += "# TYPE kwsuggest_store_up gauge\n"
-            text += "kwsuggest_store_up{kind=\"\(store.kind)\"} \(store.isAvailable ? 1 : 0)\n"
+            text.family("kwsuggest_store_up", .gauge, help: "1 while the store of keyword changes and feedback can be reached.")
+            text.sample("kwsuggest_store_up", labels: ["kind": store.kind], store.isAvailable ? 1 : 0)
         }
-        text += feedbackCounts.render()
+        feedbackCounts.render(into: &text)
         var headers = HTTPHeaders()
         headers.add("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-        return HTTPResponse(status: .ok, headers: headers, body: Array(text.utf8))
+        return HTTPResponse(status: .ok, headers: headers, body: Array(text.text.utf8))
     }
 
     // MARK: Suggestions
