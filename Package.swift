@@ -55,7 +55,7 @@ let package = Package(
         .executableTarget(
             name: "kwsuggest",
             dependencies: ["KeywordServer", "HTTPCore", "KeywordService", "KeywordIndex", "KeywordModel", "KeywordText",
-                           "KeywordVectors", "Locking", "Platform"],
+                           "KeywordVectors", "Locking", "Platform", "StrictJSON"],
             swiftSettings: settings),
 
         .testTarget(name: "PlatformTests", dependencies: ["Platform"], swiftSettings: settings),

@@ -357,9 +357,5 @@ final class KeywordAPIHandlers: Sendable {
         return result
     }
 
-    static func quoted(_ text: String) -> String {
-        var json = JSONWriter()
-        json.string(text)
-        return String(decoding: json.bytes, as: UTF8.self)
-    }
+    static func quoted(_ text: String) -> String { JSONWriter.quoted(text) }
 }
