@@ -134,9 +134,12 @@ final class KeywordAPIHandlers: Sendable {
 
     /// A score that is not a number means a damaged model, never an answer: 500, and the log says why.
     static func checkFinite(_ result: SuggestionResult) throws(APIError) {
-        guard result.suggestions.contains(where: { !$0.score.isFinite }) else { return }
-        Syscall.writeAll(2, Array("{\"event\":\"non_finite_score\",\"name\":\(quoted(String(result.name.prefix(200))))}\n".utf8))
-        throw APIError(.internalServerError, .internalError, "the model produced a score that is not a number; see the server log")
+        do throws(SuggestionWire.NonFiniteScore) {
+            try SuggestionWire.check(result)
+        } catch {
+            Syscall.writeAll(2, Array("{\"event\":\"non_finite_score\",\"name\":\(quoted(String(result.name.prefix(200))))}\n".utf8))
+            throw APIError(.internalServerError, .internalError, "the model produced a score that is not a number; see the server log")
+        }
     }
 
     private func suggest(_ input: SuggestInput) throws(APIError) -> HTTPResponse {
@@ -145,45 +148,10 @@ final class KeywordAPIHandlers: Sendable {
         try Self.checkFinite(result)
         var json = JSONWriter(capacity: 256 + input.name.utf8.count)
         json.object { json in
-            json.field("name", string: input.name)
-            if input.explain, let tokens = result.tokens {
-                json.field("tokens") { json in json.array { json in for token in tokens { json.string(token) } } }
-            }
-            json.field("suggestions") { json in Self.writeSuggestions(result.suggestions, explain: input.explain, into: &json) }
-            Self.writeVerdict(result, into: &json)
+            SuggestionWire.writeMembers(result, name: input.name, explain: input.explain, into: &json)
             json.field("model", string: engine.modelVersion)
         }
         return .json(.ok, json.bytes)
-    }
-
-    /// `auto_accept`, and `reason` when there are no suggestions.
-    static func writeVerdict(_ result: SuggestionResult, into json: inout JSONWriter) {
-        json.field("auto_accept", bool: result.autoAccept)
-        if let reason = result.reason { json.field("reason", string: reason.rawValue) }
-    }
-
-    static func writeSuggestions(_ suggestions: [Suggestion], explain: Bool, into json: inout JSONWriter) {
-        json.array { json in
-            for suggestion in suggestions {
-                json.object { json in
-                    json.field("keyword", string: suggestion.keyword)
-                    json.field("score") { $0.number(suggestion.score) }
-                    if let confidence = suggestion.confidence { json.field("confidence", number: (confidence * 1e6).rounded() / 1e6) }
-                    if explain, let weights = suggestion.weights {
-                        json.field("weights") { json in
-                            json.array { json in
-                                for weight in weights {
-                                    json.object { json in
-                                        json.field("token", string: weight.token)
-                                        json.field("weight") { $0.number(weight.weight) }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
     }
 
     func batch(_ request: HTTPRequest, valueCap: Int) throws(APIError) -> HTTPResponse {
@@ -223,14 +191,7 @@ final class KeywordAPIHandlers: Sendable {
                             failure = error
                             break
                         }
-                        json.object { json in
-                            json.field("name", string: name)
-                            if explain, let tokens = result.tokens {
-                                json.field("tokens") { json in json.array { json in for token in tokens { json.string(token) } } }
-                            }
-                            json.field("suggestions") { json in Self.writeSuggestions(result.suggestions, explain: explain, into: &json) }
-                            Self.writeVerdict(result, into: &json)
-                        }
+                        json.object { json in SuggestionWire.writeMembers(result, name: name, explain: explain, into: &json) }
                     }
                 }
             }
