@@ -20,12 +20,14 @@ let package = Package(
     targets: [
         // The strict JSON reader and writer every file and request format goes through: a leaf.
         .target(name: "StrictJSON", swiftSettings: settings),
+        // What the package needs from the platform, written once: clocks and the FNV-1a hash.
+        .target(name: "Platform", swiftSettings: settings),
         // The model path, as the data flows: text and vectors feed the service; the model (encoder, exact-match
         // evidence, trainer), which needs only the JSON reader for encoder.json, is what the keyword index builds
         // on; the service wires them together.
-        .target(name: "KeywordText", swiftSettings: settings),
-        .target(name: "KeywordVectors", swiftSettings: settings),
-        .target(name: "KeywordModel", dependencies: ["StrictJSON"], swiftSettings: settings),
+        .target(name: "KeywordText", dependencies: ["Platform"], swiftSettings: settings),
+        .target(name: "KeywordVectors", dependencies: ["Platform"], swiftSettings: settings),
+        .target(name: "KeywordModel", dependencies: ["Platform", "StrictJSON"], swiftSettings: settings),
         .target(name: "CKernels"),
         .target(name: "CDigest"),
         // The one lock type every layer shares (why: see Locked.swift).
@@ -36,22 +38,27 @@ let package = Package(
         .target(
             name: "KeywordService",
             dependencies: ["CDigest", "CPostgres", "KeywordIndex", "KeywordModel", "KeywordText", "KeywordVectors",
-                           "Locking", "StrictJSON"],
+                           "Locking", "Platform", "StrictJSON"],
             swiftSettings: settings),
 
         // The HTTP path: a generic HTTP/1.1 core that knows nothing of the application, and the application
         // (routes, handlers, admin page, OpenAPI, the runner that wires a model to a server) on top of it.
         .target(name: "CSystem"),
-        .target(name: "HTTPCore", dependencies: ["CSystem", "StrictJSON", "Locking"], swiftSettings: settings),
-        .target(name: "KeywordServer", dependencies: ["HTTPCore", "StrictJSON", "KeywordService", "Locking"], swiftSettings: settings),
+        .target(name: "HTTPCore", dependencies: ["CSystem", "Locking", "Platform", "StrictJSON"], swiftSettings: settings),
+        // The workbench page, script and styles are files of their own, compiled into the binary as byte arrays.
+        .target(name: "KeywordServer", dependencies: ["HTTPCore", "StrictJSON", "KeywordService", "Locking"],
+                resources: [.embedInCode("Workbench/workbench.html"), .embedInCode("Workbench/workbench.js"),
+                            .embedInCode("Workbench/workbench.css")],
+                swiftSettings: settings),
 
         // The CLI on top of both paths.
         .executableTarget(
             name: "kwsuggest",
             dependencies: ["KeywordServer", "HTTPCore", "KeywordService", "KeywordIndex", "KeywordModel", "KeywordText",
-                           "KeywordVectors", "Locking"],
+                           "KeywordVectors", "Locking", "Platform", "StrictJSON"],
             swiftSettings: settings),
 
+        .testTarget(name: "PlatformTests", dependencies: ["Platform"], swiftSettings: settings),
         .testTarget(name: "KeywordTextTests", dependencies: ["KeywordText"], resources: [.copy("Fixtures")],
                     swiftSettings: settings),
         .testTarget(name: "KeywordVectorsTests", dependencies: ["KeywordVectors"], resources: [.copy("Fixtures")],

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import StrictJSON
 
 // Standard input and output for the commands: raw reads of fd 0, buffered writes to fd 1, and
 // JSON string quoting for output lines.
@@ -119,25 +120,5 @@ func writeStandardOutput(_ bytes: [UInt8]) {
     }
 }
 
-/// A JSON string literal (RFC 8259): quotes, backslashes and control characters (U+0000-U+001F, and
-/// U+007F-U+009F, which terminals read as escapes) are escaped; everything else is written as it is.
-func jsonQuote(_ text: String) -> String {
-    var out = "\""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        default:
-            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            } else {
-                out.unicodeScalars.append(scalar)
-            }
-        }
-    }
-    return out + "\""
-}
+/// A JSON string literal, escaped as every JSON the package writes is (see `JSONWriter.appendQuoted`).
+func jsonQuote(_ text: String) -> String { JSONWriter.quoted(text) }

@@ -4,7 +4,7 @@ import KeywordService
 import Locking
 import StrictJSON
 
-extension Handlers {
+extension KeywordAPIHandlers {
     /// The store once opened; 503 while the service is still starting.
     private func store() throws(APIError) -> any KeywordStore {
         guard let store = state.store else { throw APIError.notReady }
@@ -13,9 +13,8 @@ extension Handlers {
 
     /// One item (`{"name", "keyword", "action", …}`) → 201 `{"id", "duplicate"}`; `{"items": [...]}` →
     /// 201 `{"ids", "stored", "duplicates"}`. All items are checked before any is stored, and stored all or none.
-    func postFeedback(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        try RequestDecoding.authorize(request, token: configuration.adminToken)
-        let fields = try RequestDecoding.object(request, maxValues: valueCaps.feedback)
+    func postFeedback(_ request: HTTPRequest, valueCap: Int) throws(APIError) -> HTTPResponse {
+        let fields = try RequestDecoding.object(request, maxValues: valueCap)
         var items: [FeedbackItem] = []
         let single = fields["items"] == nil
         if single {
@@ -73,7 +72,6 @@ extension Handlers {
     /// `Feedback-Last-Id` names the last record the answer covers (fixed before the first line is sent), for the
     /// next `since`.
     func exportFeedback(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        try RequestDecoding.authorize(request, token: configuration.adminToken)
         let query = try RequestDecoding.query(request.query, allowed: ["since", "format", "limit"])
         let since = Int64(try RequestDecoding.integer(query, "since", default: 0, range: 0...(1 << 53), code: .invalidSince,
                                                       message: "'since' must be a record id (an integer ≥ 0)"))
@@ -142,7 +140,7 @@ final class FeedbackExport: Sendable {
         do {
             records = try store.feedback(after: after, limit: pageRecords)
         } catch {
-            Handlers.logExportFailure(error)
+            KeywordAPIHandlers.logExportFailure(error)
             cursor.withLock { $0 = nil }
             return .failed("the feedback could not be read: \(error)")
         }
@@ -271,20 +269,17 @@ final class FeedbackCounters: Sendable {
         accepted.withLock { $0[key, default: 0] += 1 }
     }
 
-    func render() -> String {
-        var text = "# HELP kwsuggest_feedback_total Feedback records stored by this process, by action.\n"
-        text += "# TYPE kwsuggest_feedback_total counter\n"
+    func render(into text: inout PrometheusText) {
+        text.family("kwsuggest_feedback_total", .counter, help: "Feedback records stored by this process, by action.")
         let actionCounts = actions.withLock { $0 }
         for action in FeedbackAction.allCases {
-            text += "kwsuggest_feedback_total{action=\"\(action.rawValue)\"} \(actionCounts[action.rawValue] ?? 0)\n"
+            text.sample("kwsuggest_feedback_total", labels: ["action": action.rawValue], actionCounts[action.rawValue] ?? 0)
         }
-        text += "# HELP kwsuggest_feedback_accepted_total Accepted or corrected keywords by the rank they were shown at "
-            + "(1-5, none: not among the first five), per model version.\n"
-        text += "# TYPE kwsuggest_feedback_accepted_total counter\n"
+        text.family("kwsuggest_feedback_accepted_total", .counter,
+                    help: "Accepted or corrected keywords by the rank they were shown at (1-5, none: not among the first five), per model version.")
         let counts = accepted.withLock { $0 }
         for (key, count) in counts.sorted(by: { ($0.key.model, $0.key.rank) < ($1.key.model, $1.key.rank) }) {
-            text += "kwsuggest_feedback_accepted_total{model=\"\(ServerMetrics.label(key.model))\",rank=\"\(key.rank)\"} \(count)\n"
+            text.sample("kwsuggest_feedback_accepted_total", labels: ["model": key.model, "rank": key.rank], count)
         }
-        return text
     }
 }

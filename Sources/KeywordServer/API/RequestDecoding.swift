@@ -42,8 +42,10 @@ public struct APILimits: Sendable, Equatable {
     /// Keywords in the served list (the model's list with the overlay applied). A change that would make the
     /// list longer is refused with 400 `keyword_list_full`. Default 50,000.
     public var maxKeywords = 50_000
-    /// Keywords in one page of `GET /v1/keywords?limit=` (default page size 1,000). Default 10,000.
+    /// Keywords in one page of `GET /v1/keywords?limit=`. Default 10,000.
     public var maxKeywordPage = 10_000
+    /// Keywords in a page of `GET /v1/keywords` that names no `limit` (at most `maxKeywordPage`). Default 1,000.
+    public var defaultKeywordPage = 1000
     /// Unicode code points in one keyword. Default 100.
     public var maxKeywordCharacters = 100
     /// Feedback objects in one `POST /v1/feedback` (`{"items": [...]}`). Default 1000.

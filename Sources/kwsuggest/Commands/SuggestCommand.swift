@@ -2,6 +2,7 @@ import Foundation
 import HTTPCore
 import KeywordServer
 import KeywordService
+import StrictJSON
 
 /// `kwsuggest suggest`: the top-k keywords for each product name (arguments, or stdin lines).
 struct SuggestCommand: Command {
@@ -57,7 +58,13 @@ struct SuggestCommand: Command {
             switch Self.limits.checkedName(name) {
             case .success(let trimmed):
                 let result = engine.suggest(trimmed, k: k, explain: explain)
-                output.write(json ? SuggestionFormat.json(result) : SuggestionFormat.text(result))
+                do {
+                    try SuggestionWire.check(result)
+                } catch {
+                    output.flush()
+                    throw CommandError.failure("\(place): \(error.description)")
+                }
+                output.write(json ? SuggestionFormat.json(result, explain: explain) : SuggestionFormat.text(result))
             case .failure(let error):
                 output.flush()
                 throw CommandError.failure("\(place): \(error.message)")
@@ -89,7 +96,7 @@ func loadEngine(model: String, keywordsFile: String?, verify: Bool = true) throw
     }
 }
 
-/// Text and JSON renderings of a suggestion result.
+/// Text and JSON renderings of a suggestion result (scores checked finite before either).
 enum SuggestionFormat {
     static func text(_ result: SuggestionResult) -> String {
         var out = terminalSafe(result.name) + (result.autoAccept ? "\t(auto-accept)" : "") + "\n"
@@ -105,25 +112,10 @@ enum SuggestionFormat {
         return out
     }
 
-    static func json(_ result: SuggestionResult) -> String {
-        var out = "{\"name\":" + jsonQuote(result.name)
-        if let tokens = result.tokens { out += ",\"tokens\":[" + tokens.map(jsonQuote).joined(separator: ",") + "]" }
-        out += ",\"suggestions\":["
-        out += result.suggestions.map { suggestion in
-            var item = "{\"keyword\":" + jsonQuote(suggestion.keyword) + ",\"score\":" + number(suggestion.score)
-            if let confidence = suggestion.confidence { item += ",\"confidence\":" + String(format: "%.6f", confidence) }
-            if let weights = suggestion.weights {
-                item += ",\"weights\":[" + weights.map { "{\"token\":" + jsonQuote($0.token) + ",\"weight\":" + number($0.weight) + "}" }
-                    .joined(separator: ",") + "]"
-            }
-            return item + "}"
-        }.joined(separator: ",")
-        out += "],\"auto_accept\":\(result.autoAccept)"
-        if let reason = result.reason { out += ",\"reason\":" + jsonQuote(reason.rawValue) }
-        return out + "}\n"
-    }
-
-    static func number(_ value: Float) -> String {
-        value.isFinite ? formatFloat(value, significantDigits: 6) : "0"
+    /// The result in the wire form the HTTP API answers with (see `SuggestionWire`), one line. Check it first.
+    static func json(_ result: SuggestionResult, explain: Bool) -> String {
+        var json = JSONWriter(capacity: 256 + result.name.utf8.count)
+        json.object { json in SuggestionWire.writeMembers(result, name: result.name, explain: explain, into: &json) }
+        return String(decoding: json.bytes, as: UTF8.self) + "\n"
     }
 }

@@ -1,6 +1,7 @@
 // The store for replicas: keyword changes and feedback in PostgreSQL, changes announced with LISTEN/NOTIFY.
 import Foundation
 import Locking
+import Platform
 import StrictJSON
 import Synchronization
 #if canImport(Glibc)
@@ -363,11 +364,7 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
             try connection.exec("SELECT revision FROM kwsuggest_keyword_head").first?.first ?? nil
         }
 
-        func monotonicNanoseconds() -> UInt64 {
-            var spec = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &spec)
-            return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
-        }
+        func monotonicNanoseconds() -> UInt64 { MonotonicClock.nanoseconds() }
     }
 
     // MARK: URLs

@@ -1,4 +1,4 @@
-// The API's handlers: each turns a request into a response or throws an APIError.
+// The handlers `KeywordAPI`'s routes point at: each turns a request into a response or throws an APIError.
 import Foundation
 import HTTPCore
 import KeywordService
@@ -8,24 +8,23 @@ import StrictJSON
 import Glibc
 #endif
 
-final class Handlers: Sendable {
+final class KeywordAPIHandlers: Sendable {
     let configuration: APIConfiguration
     let state: EngineState
     let metrics: ServerMetrics
     let feedbackCounts = FeedbackCounters()
     private let healthBody: [UInt8] = Array(#"{"status":"ok"}"#.utf8)
-    private let pageBody: [UInt8] = Array(AdminPage.html.utf8)
-    private let openAPIBody: [UInt8] = Array(OpenAPIDocument.json.utf8)
+    /// The OpenAPI document for the configured limits.
+    private let openAPIBody: [UInt8]
 
     init(configuration: APIConfiguration, state: EngineState, metrics: ServerMetrics) {
         self.configuration = configuration
         self.state = state
         self.metrics = metrics
+        openAPIBody = Array(OpenAPIDocument.json(configuration.limits).utf8)
     }
 
     private var limits: APILimits { configuration.limits }
-    /// The most JSON values each route's body may hold (see `ValueCaps`).
-    var valueCaps: ValueCaps { ValueCaps(configuration.limits) }
 
     private func engine() throws(APIError) -> any SuggestionEngine {
         switch state.current {
@@ -59,43 +58,35 @@ final class Handlers: Sendable {
         }
     }
 
-    func adminPage() -> HTTPResponse {
-        var headers = HTTPHeaders()
-        headers.add("Content-Type", "text/html; charset=utf-8")
-        headers.add("Cache-Control", "no-cache")
-        headers.add("Content-Security-Policy", "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'unsafe-inline'")
-        return HTTPResponse(status: .ok, headers: headers, body: pageBody)
-    }
-
     func openAPI() -> HTTPResponse { .json(.ok, openAPIBody) }
 
     func metricsText() -> HTTPResponse {
-        var text = metrics.render()
-        text += "# HELP kwsuggest_model_ready 1 once the model is loaded.\n# TYPE kwsuggest_model_ready gauge\n"
+        var text = PrometheusText()
+        metrics.render(into: &text)
+        text.family("kwsuggest_model_ready", .gauge, help: "1 once the model is loaded.")
         switch state.current {
         case .ready(let engine):
-            text += "kwsuggest_model_ready 1\n"
-            text += "# HELP kwsuggest_model_info The loaded model.\n# TYPE kwsuggest_model_info gauge\n"
-            text += "kwsuggest_model_info{version=\"\(ServerMetrics.label(engine.modelVersion))\"} 1\n"
+            text.sample("kwsuggest_model_ready", 1)
+            text.family("kwsuggest_model_info", .gauge, help: "The loaded model.")
+            text.sample("kwsuggest_model_info", labels: ["version": engine.modelVersion], 1)
             let list = engine.keywordList()
-            text += "# HELP kwsuggest_keywords Keywords currently served.\n# TYPE kwsuggest_keywords gauge\n"
-            text += "kwsuggest_keywords{version=\"\(ServerMetrics.label(list.version))\"} \(list.keywords.count)\n"
+            text.family("kwsuggest_keywords", .gauge, help: "Keywords currently served.")
+            text.sample("kwsuggest_keywords", labels: ["version": list.version], list.keywords.count)
             if let seconds = state.modelLoadSeconds {
-                text += "# HELP kwsuggest_model_load_seconds Time the model took to load.\n# TYPE kwsuggest_model_load_seconds gauge\n"
-                text += "kwsuggest_model_load_seconds \(seconds)\n"
+                text.family("kwsuggest_model_load_seconds", .gauge, help: "Time the model took to load.")
+                text.sample("kwsuggest_model_load_seconds", seconds)
             }
         case .loading, .failed:
-            text += "kwsuggest_model_ready 0\n"
+            text.sample("kwsuggest_model_ready", 0)
         }
         if let store = state.store {
-            text += "# HELP kwsuggest_store_up 1 while the store of keyword changes and feedback can be reached.\n"
-            text += "# TYPE kwsuggest_store_up gauge\n"
-            text += "kwsuggest_store_up{kind=\"\(store.kind)\"} \(store.isAvailable ? 1 : 0)\n"
+            text.family("kwsuggest_store_up", .gauge, help: "1 while the store of keyword changes and feedback can be reached.")
+            text.sample("kwsuggest_store_up", labels: ["kind": store.kind], store.isAvailable ? 1 : 0)
         }
-        text += feedbackCounts.render()
+        feedbackCounts.render(into: &text)
         var headers = HTTPHeaders()
         headers.add("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-        return HTTPResponse(status: .ok, headers: headers, body: Array(text.utf8))
+        return HTTPResponse(status: .ok, headers: headers, body: Array(text.text.utf8))
     }
 
     // MARK: Suggestions
@@ -103,12 +94,12 @@ final class Handlers: Sendable {
     /// The fields of a suggestion request in text form (a query string or a form body).
     private static let textFields: Set<String> = ["name", "k", "explain"]
 
-    func suggestFromBody(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+    func suggestFromBody(_ request: HTTPRequest, valueCap: Int) throws(APIError) -> HTTPResponse {
         if try RequestDecoding.bodyFormat(request, form: true) == .form {
             let fields = try RequestDecoding.form(request, allowed: Self.textFields)
             return try suggest(try textInput(fields, missingName: "add name=<product name> to the form"))
         }
-        let fields = try RequestDecoding.object(request, maxValues: valueCaps.suggest)
+        let fields = try RequestDecoding.object(request, maxValues: valueCap)
         try RequestDecoding.onlyFields(fields, ["name", "k", "explain"])
         let input = SuggestInput(name: try RequestDecoding.name(fields["name"], limits: limits),
                                  k: try RequestDecoding.k(fields["k"], limits: limits),
@@ -143,9 +134,12 @@ final class Handlers: Sendable {
 
     /// A score that is not a number means a damaged model, never an answer: 500, and the log says why.
     static func checkFinite(_ result: SuggestionResult) throws(APIError) {
-        guard result.suggestions.contains(where: { !$0.score.isFinite }) else { return }
-        Syscall.writeAll(2, Array("{\"event\":\"non_finite_score\",\"name\":\(quoted(String(result.name.prefix(200))))}\n".utf8))
-        throw APIError(.internalServerError, .internalError, "the model produced a score that is not a number; see the server log")
+        do throws(SuggestionWire.NonFiniteScore) {
+            try SuggestionWire.check(result)
+        } catch {
+            Syscall.writeAll(2, Array("{\"event\":\"non_finite_score\",\"name\":\(quoted(String(result.name.prefix(200))))}\n".utf8))
+            throw APIError(.internalServerError, .internalError, "the model produced a score that is not a number; see the server log")
+        }
     }
 
     private func suggest(_ input: SuggestInput) throws(APIError) -> HTTPResponse {
@@ -154,49 +148,14 @@ final class Handlers: Sendable {
         try Self.checkFinite(result)
         var json = JSONWriter(capacity: 256 + input.name.utf8.count)
         json.object { json in
-            json.field("name", string: input.name)
-            if input.explain, let tokens = result.tokens {
-                json.field("tokens") { json in json.array { json in for token in tokens { json.string(token) } } }
-            }
-            json.field("suggestions") { json in Self.writeSuggestions(result.suggestions, explain: input.explain, into: &json) }
-            Self.writeVerdict(result, into: &json)
+            SuggestionWire.writeMembers(result, name: input.name, explain: input.explain, into: &json)
             json.field("model", string: engine.modelVersion)
         }
         return .json(.ok, json.bytes)
     }
 
-    /// `auto_accept`, and `reason` when there are no suggestions.
-    static func writeVerdict(_ result: SuggestionResult, into json: inout JSONWriter) {
-        json.field("auto_accept", bool: result.autoAccept)
-        if let reason = result.reason { json.field("reason", string: reason.rawValue) }
-    }
-
-    static func writeSuggestions(_ suggestions: [Suggestion], explain: Bool, into json: inout JSONWriter) {
-        json.array { json in
-            for suggestion in suggestions {
-                json.object { json in
-                    json.field("keyword", string: suggestion.keyword)
-                    json.field("score") { $0.number(suggestion.score) }
-                    if let confidence = suggestion.confidence { json.field("confidence", number: (confidence * 1e6).rounded() / 1e6) }
-                    if explain, let weights = suggestion.weights {
-                        json.field("weights") { json in
-                            json.array { json in
-                                for weight in weights {
-                                    json.object { json in
-                                        json.field("token", string: weight.token)
-                                        json.field("weight") { $0.number(weight.weight) }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    func batch(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        let fields = try RequestDecoding.object(request, maxValues: valueCaps.batch)
+    func batch(_ request: HTTPRequest, valueCap: Int) throws(APIError) -> HTTPResponse {
+        let fields = try RequestDecoding.object(request, maxValues: valueCap)
         try RequestDecoding.onlyFields(fields, ["names", "k", "explain"])
         guard let namesValue = fields["names"] else { throw .badRequest(.missingNames, "'names' is required") }
         guard namesValue != .null else { throw .badRequest(.invalidNames, "'names' must be an array of strings") }
@@ -232,14 +191,7 @@ final class Handlers: Sendable {
                             failure = error
                             break
                         }
-                        json.object { json in
-                            json.field("name", string: name)
-                            if explain, let tokens = result.tokens {
-                                json.field("tokens") { json in json.array { json in for token in tokens { json.string(token) } } }
-                            }
-                            json.field("suggestions") { json in Self.writeSuggestions(result.suggestions, explain: explain, into: &json) }
-                            Self.writeVerdict(result, into: &json)
-                        }
+                        json.object { json in SuggestionWire.writeMembers(result, name: name, explain: explain, into: &json) }
                     }
                 }
             }
@@ -266,7 +218,7 @@ final class Handlers: Sendable {
                                         message: "'\(name)' must be an integer from \(range.lowerBound) to \(range.upperBound)")
         }
         let offset = try integer("offset", default: 0, range: 0...Int(Int32.max))
-        let limit = try integer("limit", default: min(1000, limits.maxKeywordPage), range: 1...limits.maxKeywordPage)
+        let limit = try integer("limit", default: min(limits.defaultKeywordPage, limits.maxKeywordPage), range: 1...limits.maxKeywordPage)
         let prefix = query["prefix"] ?? ""
         // No keyword is longer than this, and the schema's maxLength keeps every page URL under the URI limit.
         guard RequestDecoding.fitsCodePoints(prefix, limits.maxKeywordCharacters + limits.maxPaddingCharacters) else {
@@ -314,9 +266,8 @@ final class Handlers: Sendable {
         return String(tag)
     }
 
-    func updateKeywords(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        try RequestDecoding.authorize(request, token: configuration.adminToken)
-        let fields = try RequestDecoding.object(request, maxValues: valueCaps.keywords)
+    func updateKeywords(_ request: HTTPRequest, valueCap: Int) throws(APIError) -> HTTPResponse {
+        let fields = try RequestDecoding.object(request, maxValues: valueCap)
         try RequestDecoding.onlyFields(fields, ["add", "remove", "actor"])
         let add = try cleanKeywords(try RequestDecoding.strings(fields["add"], field: "add", code: .invalidAdd), field: "add")
         let remove = try cleanKeywords(try RequestDecoding.strings(fields["remove"], field: "remove", code: .invalidRemove), field: "remove")
@@ -367,9 +318,5 @@ final class Handlers: Sendable {
         return result
     }
 
-    static func quoted(_ text: String) -> String {
-        var json = JSONWriter()
-        json.string(text)
-        return String(decoding: json.bytes, as: UTF8.self)
-    }
+    static func quoted(_ text: String) -> String { JSONWriter.quoted(text) }
 }
