@@ -76,7 +76,7 @@ final class CLITests: XCTestCase {
         let outcome = try Self.run(["--help"])
         XCTAssertEqual(outcome.status, 0)
         XCTAssertTrue(outcome.stdout.hasPrefix("OVERVIEW: Suggests ingredient keywords for grocery product names.\n\nUSAGE: kwsuggest <subcommand>\n"))
-        for name in ["serve", "suggest", "eval", "train", "calibrate", "tokenize", "print-word-vectors", "nn", "bench"] {
+        for name in ["serve", "suggest", "eval", "train", "calibrate", "tokenize", "print-word-vectors", "nn", "vectors", "bench"] {
             XCTAssertTrue(outcome.stdout.contains("\n  \(name) "), "help lacks \(name)")
         }
     }
