@@ -1,6 +1,4 @@
 // The annotation workbench served at GET /: plain HTML and JS, no build step, no external assets.
-import HTTPCore
-import StrictJSON
 
 enum AdminPage {
     /// Keyboard first. Suggestions follow the name as it is typed (debounced); Enter in the name field accepts the
