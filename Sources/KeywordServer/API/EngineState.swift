@@ -1,8 +1,6 @@
 // Holds the engine while it loads in the background, so the server can listen before the model is ready.
-import HTTPCore
 import KeywordService
 import Locking
-import StrictJSON
 
 /// Loading → ready (with an engine) or failed (with a reason). Thread-safe.
 public final class EngineState: Sendable {

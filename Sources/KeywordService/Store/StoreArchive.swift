@@ -40,19 +40,55 @@ public enum StoreArchive {
         }
     }
 
+    /// The longest archive line, in bytes: room for a keywords line at the largest list of the longest
+    /// keywords, and a bound on what one line can make an import hold.
+    public static let maxLineBytes = 64 << 20
+
     /// Reads an archive and loads it into `store`: the keyword changes replace the store's, feedback records
     /// are added with their ids unless an id (or client id) is already there. Nothing is written when any line
-    /// is bad (not valid JSON, a repeated key, a field of the wrong type); the error names `source` and the line.
+    /// is bad (longer than `maxLineBytes`, not valid JSON, a repeated key, a field of the wrong type); the error
+    /// names `source` and the line.
     public static func importArchive(_ data: Data, source: String, into store: any KeywordStore) throws -> ImportSummary {
+        var pending = Array(data)
+        let lines = ArchiveLineReader(maxLineBytes: maxLineBytes) {
+            defer { pending = [] }
+            return pending
+        }
+        return try importArchive(lines, source: source, into: store)
+    }
+
+    /// `importArchive` reading `handle` to its end in pieces: a line longer than `maxLineBytes` is refused
+    /// without reading the rest of it.
+    public static func importArchive(reading handle: FileHandle, source: String, into store: any KeywordStore) throws -> ImportSummary {
+        let lines = ArchiveLineReader(maxLineBytes: maxLineBytes) {
+            do {
+                return try handle.read(upToCount: 1 << 20).map { Array($0) } ?? []
+            } catch {
+                throw KeywordStoreError.failed("\(source): cannot read: \(error.localizedDescription)")
+            }
+        }
+        return try importArchive(lines, source: source, into: store)
+    }
+
+    private static func importArchive(_ reader: ArchiveLineReader, source: String, into store: any KeywordStore) throws -> ImportSummary {
+        var lines = reader
         var overlay: KeywordOverlay?
         var records: [FeedbackRecord] = []
         var number = 0
-        for line in data.split(separator: 0x0A, omittingEmptySubsequences: false) {
+        while true {
             number += 1
+            let next: [UInt8]?
+            do {
+                next = try lines.next()
+            } catch is ArchiveLineReader.LineTooLong {
+                throw KeywordStoreError.failed("\(source):\(number): the line is longer than \(maxLineBytes) bytes, "
+                    + "the most an archive line may hold; nothing was imported")
+            }
+            guard let line = next else { break }
             if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
             let value: JSONValue
             do {
-                value = try JSONParser.parse(Array(line))
+                value = try JSONParser.parse(line)
             } catch {
                 throw KeywordStoreError.failed("\(source):\(number): not valid JSON: \(error)")
             }

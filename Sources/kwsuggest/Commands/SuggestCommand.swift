@@ -71,7 +71,7 @@ struct SuggestCommand: Command {
             }
         }
         if names.isEmpty {
-            try forEachInputLine(maxLineBytes: Self.maxLineBytes) { number, line in
+            try forEachInputLine(maxLineBytes: Self.maxLineBytes, requireUTF8: true) { number, line in
                 try answer(line, "standard input line \(number)")
             }
         } else {
