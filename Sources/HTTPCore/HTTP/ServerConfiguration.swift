@@ -62,9 +62,13 @@ public struct ServerConfiguration: Sendable {
     public var minimumBodyRate: Double = 64 * 1024
     /// Longest wait for the next request on an idle persistent connection. Expiry → close. Default 60 s.
     public var keepAliveTimeout: Double = 60
+    /// Longest wait for the first byte on a new connection (capped at `keepAliveTimeout`): a socket that never
+    /// sends anything holds a slot for this long, not a keep-alive period. Expiry → close. Default 5 s.
+    public var firstByteTimeout: Double = 5
     /// Longest time a response may wait for a slow reader. Expiry → close. Default 30 s.
     public var writeTimeout: Double = 30
-    /// Open connections. One more is answered 503 and closed. Default 4096.
+    /// Open connections. One more first closes the longest idle connection (one that never sent a byte before one
+    /// between requests); only when none is idle is it answered 503 and closed. Default 4096.
     public var maxConnections: Int = 4096
     /// After SIGTERM/SIGINT: how long in-flight requests get to finish. Default 10 s.
     public var drainTimeout: Double = 10
@@ -102,7 +106,7 @@ public struct ServerConfiguration: Sendable {
 
     /// The smallest timeout, which sets how often deadlines are checked.
     var timerResolution: Double {
-        let smallest = min(headerTimeout, bodyIdleTimeout, bodyTimeout, keepAliveTimeout, writeTimeout)
+        let smallest = min(headerTimeout, bodyIdleTimeout, bodyTimeout, keepAliveTimeout, firstByteTimeout, writeTimeout)
         return min(0.25, max(0.005, smallest / 8))
     }
 }

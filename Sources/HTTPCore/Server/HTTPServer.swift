@@ -104,8 +104,8 @@ public final class HTTPServer: Sendable {
 
     /// Serves an already-connected socket (a socketpair end in tests). It counts as one open connection.
     func adopt(_ fd: Int32) {
-        core.openConnections.add(1, ordering: .relaxed)
-        loops[0].post(.adopt(fd))
+        let open = core.openConnections.add(1, ordering: .relaxed).newValue
+        loops[0].post(.adopt(fd, full: open > core.configuration.maxConnections))
     }
 
     /// Starts the loops without listening (for tests that only `adopt` sockets).
