@@ -47,8 +47,10 @@ final class Handlers: Sendable {
                 json.field("status", string: "ready")
                 json.field("model", string: engine.modelVersion)
                 if let store = state.store {
-                    json.field("store", string: store.isAvailable ? "ok" : "unavailable")
+                    let failure = state.lastWriteFailure
+                    json.field("store", string: !store.isAvailable ? "unavailable" : failure == nil ? "ok" : "write_failed")
                     json.field("store_kind", string: store.kind)
+                    if let failure { json.field("last_write_error", string: failure) }
                 }
             }
             return .json(.ok, json.bytes)
@@ -355,7 +357,9 @@ final class Handlers: Sendable {
             throw .badRequest(.keywordListFull, "the list would hold \(resulting) keywords; at most \(limits.maxKeywords) are served (remove some first)")
         }
         do {
-            return keywordResponse(try engine.updateKeywords(change))
+            let list = try engine.updateKeywords(change)
+            state.noteWrite(failure: nil)
+            return keywordResponse(list)
         } catch KeywordStoreError.versionMismatch(let current) {
             throw Self.versionMismatch(change.expectedVersion ?? "", current)
         } catch KeywordStoreError.unavailable {
@@ -363,6 +367,7 @@ final class Handlers: Sendable {
         } catch {
             // The detail (a path, an errno) goes to the log, not to the client.
             Syscall.writeAll(2, Array("{\"event\":\"keyword_update_failed\",\"error\":\(Self.quoted("\(error)"))}\n".utf8))
+            state.noteWrite(failure: "a keyword change could not be saved (log event keyword_update_failed)")
             throw APIError(.internalServerError, .keywordUpdateFailed, "the keyword change could not be saved")
         }
     }
@@ -378,7 +383,7 @@ final class Handlers: Sendable {
         var result: [String] = []
         for (index, keyword) in raw.enumerated() {
             try RequestDecoding.keywordLength(keyword, field: "\(field)[\(index)]", limits: limits)
-            let trimmed = keyword.trimmingCharacters(in: .whitespacesAndNewlines)
+            let trimmed = KeywordRules.canonical(keyword)
             if let problem = KeywordRules.problem(with: trimmed, maxCodePoints: limits.maxKeywordCharacters) {
                 throw .badRequest(.invalidKeyword, "'\(field)[\(index)]' \(problem)")
             }
