@@ -36,6 +36,11 @@ public enum KeywordRules {
         }
         var visible = false
         for scalar in keyword.unicodeScalars {
+            if scalar.isASCII {
+                if scalar.value < 0x20 || scalar.value == 0x7F { return "contains a control character" }
+                if scalar.value != 0x20 { visible = true }
+                continue
+            }
             if let problem = problem(with: scalar) { return problem }
             switch scalar.properties.generalCategory {
             case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
@@ -53,7 +58,8 @@ public enum KeywordRules {
 
     /// Why one code point cannot appear in a keyword, or nil.
     private static func problem(with scalar: Unicode.Scalar) -> String? {
-        let code = String(format: "U+%04X", scalar.value)
+        // Formatted only for a refusal: this runs for every code point of every keyword of a change.
+        var code: String { String(format: "U+%04X", scalar.value) }
         let properties = scalar.properties
         switch properties.generalCategory {
         case .control:

@@ -41,8 +41,19 @@ def probe():
         return None
 
 
+poller = select.epoll()
+idle = {}
+
+
+def add_idle():
+    s = open_idle()
+    idle[s.fileno()] = s
+    poller.register(s.fileno(), select.EPOLLIN | select.EPOLLRDHUP)
+
+
 started = time.monotonic()
-idle = [open_idle() for _ in range(count)]
+for _ in range(count):
+    add_idle()
 opened = time.monotonic() - started
 print(f"{count} idle sockets opened in {opened:.2f} s")
 statuses = {}
@@ -51,11 +62,10 @@ reopened = 0
 next_probe = time.monotonic()
 while time.monotonic() - started < seconds:
     # Reopen whatever the server closed, so the table stays full.
-    readable, _, _ = select.select(idle[:1000], [], [], 0) if idle else ([], [], [])
-    for chunk_start in range(1000, len(idle), 1000):
-        more, _, _ = select.select(idle[chunk_start:chunk_start + 1000], [], [], 0)
-        readable += more
-    for s in readable:
+    for fd, _ in poller.poll(0):
+        s = idle.get(fd)
+        if s is None:
+            continue
         try:
             gone = s.recv(1) == b""
         except BlockingIOError:
@@ -63,8 +73,10 @@ while time.monotonic() - started < seconds:
         except OSError:
             gone = True
         if gone:
+            poller.unregister(fd)
+            del idle[fd]
             s.close()
-            idle[idle.index(s)] = open_idle()
+            add_idle()
             reopened += 1
     if time.monotonic() >= next_probe:
         at = time.monotonic() - started
@@ -74,7 +86,7 @@ while time.monotonic() - started < seconds:
             first_ok = at
         next_probe += 0.25
     time.sleep(0.01)
-for s in idle:
+for s in idle.values():
     s.close()
 summary = ", ".join(f"{k if k is not None else 'no answer'}: {v}" for k, v in sorted(statuses.items(), key=str))
 print(f"probes: {summary}; idle sockets the server closed and the script reopened: {reopened}")

@@ -46,6 +46,8 @@ public struct ServerConfiguration: Sendable {
     /// Threads for blocking handlers on the reserved lane (keyword writes), which never queue behind the
     /// shared lane's batches. Default 1.
     public var reservedWorkers: Int = 1
+    /// Threads for blocking handlers on the secondary lane, apart from both others. Default 1.
+    public var secondaryWorkers: Int = 1
     public var limits = HTTPLimits()
     /// From the first byte of a request to the end of its header section. Expiry → 408 and close. Default 10 s.
     public var headerTimeout: Double = 10
@@ -98,8 +100,8 @@ public struct ServerConfiguration: Sendable {
     /// `http_requests_total`, `http_request_duration_seconds` and so on. An application that names its metrics
     /// after itself sets its own (letters, digits, `_` and `:`, not starting with a digit). Default `http`.
     public var metricsPrefix = "http"
-    /// What the server's thread names start with: `<prefix>-loop-N` for the event loops, `<prefix>-worker-N` and
-    /// `<prefix>-reserved-N` for the two worker lanes (as `top -H` and debuggers show them). Default `http`.
+    /// What the server's thread names start with: `<prefix>-loop-N` for the event loops, `<prefix>-worker-N`,
+    /// `<prefix>-reserved-N` and `<prefix>-secondary-N` for the three worker lanes (as `top -H` and debuggers show them). Default `http`.
     public var threadNamePrefix = "http"
 
     public init() {}

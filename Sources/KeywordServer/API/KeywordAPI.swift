@@ -57,12 +57,13 @@ public final class KeywordAPI: HTTPResponder {
         add(.post, "/v1/suggest") { request throws(APIError) in try handlers.suggestFromBody(request) }
         add(.post, "/v1/suggest/batch", blocking: true) { request throws(APIError) in try handlers.batch(request) }
         add(.get, "/v1/keywords") { request throws(APIError) in try handlers.keywords(request) }
-        // Writes have a worker lane of their own, so they never wait behind queued batches.
+        // Writes have worker lanes of their own, so they never wait behind queued batches; keyword changes and
+        // feedback have one each, so a keyword change never waits behind large feedback posts.
         // Keyword changes, feedback and its export (annotator names) need the token when one is set.
         add(.post, "/v1/keywords", blocking: true, lane: .reserved, needsToken: true) { request throws(APIError) in
             try handlers.updateKeywords(request)
         }
-        add(.post, "/v1/feedback", blocking: true, lane: .reserved, needsToken: true) { request throws(APIError) in
+        add(.post, "/v1/feedback", blocking: true, lane: .secondary, needsToken: true) { request throws(APIError) in
             try handlers.postFeedback(request)
         }
         add(.get, "/v1/feedback/export", blocking: true, needsToken: true) { request throws(APIError) in
