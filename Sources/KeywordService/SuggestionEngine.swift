@@ -132,10 +132,10 @@ extension SuggestionEngine {
 }
 
 extension KeywordChange {
-    /// Keywords trimmed of surrounding white space, empty ones dropped.
+    /// Keywords in `KeywordRules.canonical` form (trimmed, NFKC), empty ones dropped.
     public var cleaned: KeywordChange {
         var copy = self
-        let clean = { (list: [String]) in list.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty } }
+        let clean = { (list: [String]) in list.map { KeywordRules.canonical($0) }.filter { !$0.isEmpty } }
         copy.add = clean(add)
         copy.remove = clean(remove)
         return copy

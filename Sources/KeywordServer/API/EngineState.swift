@@ -13,6 +13,7 @@ public final class EngineState: Sendable {
     private let phase: Locked<Phase>
     private let loadSeconds = Locked<Double?>(nil)
     private let openStore = Locked<(any KeywordStore)?>(nil)
+    private let writeFailure = Locked<String?>(nil)
 
     public init() {
         phase = Locked(.loading)
@@ -52,4 +53,14 @@ public final class EngineState: Sendable {
 
     /// Seconds the model took to load, if known.
     public var modelLoadSeconds: Double? { loadSeconds.withLock { $0 } }
+
+    /// Why the last write to the store failed (what the client was told, and the log event with the detail), or
+    /// nil when the last write succeeded: /readyz reports it, since a store that is reachable but refuses every
+    /// write (a full disk, a read-only mount) is not "ok".
+    public var lastWriteFailure: String? { writeFailure.withLock { $0 } }
+
+    /// Records the outcome of a write: nil for success, else what failed.
+    public func noteWrite(failure: String?) {
+        writeFailure.withLock { $0 = failure }
+    }
 }

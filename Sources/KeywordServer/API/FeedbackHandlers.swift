@@ -39,10 +39,12 @@ extension KeywordAPIHandlers {
         let receipts: [FeedbackReceipt]
         do {
             receipts = try store.appendFeedback(items)
+            state.noteWrite(failure: nil)
         } catch .unavailable {
             throw APIError.storeUnavailable
         } catch {
             Syscall.writeAll(2, Array("{\"event\":\"feedback_failed\",\"error\":\(Self.quoted("\(error)"))}\n".utf8))
+            state.noteWrite(failure: "feedback could not be saved (log event feedback_failed)")
             throw APIError(.internalServerError, .feedbackFailed, "the feedback could not be saved")
         }
         let fallbackModel = state.engine?.modelVersion ?? "unknown"
@@ -206,7 +208,7 @@ enum FeedbackDecoding {
                             clientID: try label(fields["id"], field: prefix + "id", code: .invalidId))
     }
 
-    /// A keyword: a string of 1…maxKeywordCharacters characters after trimming, no control characters.
+    /// A keyword: `KeywordRules.canonical` of a string, which `KeywordRules.problem(with:)` accepts.
     private static func keywordText(_ value: JSONValue?, field: String, limits: APILimits, required: Bool) throws(APIError) -> String? {
         guard let value, value != .null else {
             if required { throw .badRequest(.invalidKeyword, "'\(field)' is required") }
@@ -214,7 +216,7 @@ enum FeedbackDecoding {
         }
         guard case .string(let raw) = value else { throw .badRequest(.invalidKeyword, "'\(field)' must be a string") }
         try RequestDecoding.keywordLength(raw, field: field, limits: limits)
-        let text = RequestDecoding.trimWhitespace(raw)
+        let text = KeywordRules.canonical(raw)
         if let problem = KeywordRules.problem(with: text, maxCodePoints: limits.maxKeywordCharacters) {
             throw .badRequest(.invalidKeyword, "'\(field)' \(problem)")
         }

@@ -44,8 +44,9 @@ public final class KeywordAPI: HTTPResponder {
         routes = table
     }
 
-    /// Every route, each with all its facts. Writes have a worker lane of their own, so they never wait behind
-    /// queued batches; keyword changes, feedback and its export (annotator names) need the token when one is set.
+    /// Every route, each with all its facts. Writes have worker lanes of their own, so they never wait behind
+    /// queued batches; keyword changes and feedback have one each, so a keyword change never waits behind large
+    /// feedback posts. Keyword changes, feedback and its export (annotator names) need the token when one is set.
     static func routes(_ handlers: KeywordAPIHandlers, bodyCaps: BodyCaps, valueCaps: ValueCaps) -> [APIRoute] {
         func route(_ method: HTTPMethod, _ path: String, lane: WorkLane? = nil, needsToken: Bool = false,
                    bodyCap: Int? = nil, valueCap: Int? = nil, _ handler: @escaping APIRoute.Handler) -> APIRoute {
@@ -72,7 +73,7 @@ public final class KeywordAPI: HTTPResponder {
                   valueCap: valueCaps.keywords) { request, route throws(APIError) in
                 try handlers.updateKeywords(request, valueCap: route.valueCap)
             },
-            route(.post, "/v1/feedback", lane: .reserved, needsToken: true, bodyCap: bodyCaps.feedback,
+            route(.post, "/v1/feedback", lane: .secondary, needsToken: true, bodyCap: bodyCaps.feedback,
                   valueCap: valueCaps.feedback) { request, route throws(APIError) in
                 try handlers.postFeedback(request, valueCap: route.valueCap)
             },

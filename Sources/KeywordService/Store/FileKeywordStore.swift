@@ -6,19 +6,21 @@ import Synchronization
 import Glibc
 #endif
 
-/// Keyword changes in the overlay file, feedback in an append-only JSON-lines file, both guarded by an
-/// exclusive `flock` on a lock file beside them.
+/// Keyword changes in the overlay file, feedback in an append-only JSON-lines file, each guarded by an
+/// exclusive `flock` on a lock file of its own beside them, so a keyword change never waits behind a feedback
+/// append (nor the other way round).
 ///
 /// Every keyword change is a read-modify-write under the lock: read the overlay, apply the change, write it
 /// atomically (`KeywordOverlayStore.save`), unlock. Every feedback append writes whole lines and fsyncs before
 /// unlocking. So any number of processes sharing the files on one machine lose nothing. `flock` is not
 /// reliable on network file systems (NFS, RWX volumes); replicas on several machines use PostgreSQL.
 ///
-/// Files, for the overlay `keywords.overlay.json`: the lock `keywords.overlay.lock`, the feedback
-/// `keywords.overlay.feedback.jsonl`.
+/// Files, for the overlay `keywords.overlay.json`: its lock `keywords.overlay.lock`, the feedback
+/// `keywords.overlay.feedback.jsonl` and its lock `keywords.overlay.feedback.lock`.
 public final class FileKeywordStore: KeywordStore {
     public let overlayPath: String
     public let lockPath: String
+    public let feedbackLockPath: String
     public let feedbackPath: String
     public var displayName: String { "file:\(overlayPath)" }
     public var kind: String { "file" }
@@ -46,6 +48,7 @@ public final class FileKeywordStore: KeywordStore {
         self.pollInterval = pollInterval
         let stem = overlayPath.hasSuffix(".json") ? String(overlayPath.dropLast(5)) : overlayPath
         lockPath = stem + ".lock"
+        feedbackLockPath = stem + ".feedback.lock"
         feedbackPath = stem + ".feedback.jsonl"
         overlayFile = KeywordOverlayStore(path: overlayPath)
     }
@@ -351,20 +354,23 @@ public final class FileKeywordStore: KeywordStore {
 
     // MARK: Locking and appending
 
-    /// Runs `body` holding the exclusive lock on the lock file (blocking until other processes release it).
-    private func withFileLock<T>(_ body: () throws(KeywordStoreError) -> T) throws(KeywordStoreError) -> T {
-        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw Self.failure("open", lockPath) }
+    /// Runs `body` holding the exclusive lock on `path`, the overlay's lock file unless given (blocking until other
+    /// threads and processes release it).
+    private func withFileLock<T>(_ path: String? = nil,
+                                 _ body: () throws(KeywordStoreError) -> T) throws(KeywordStoreError) -> T {
+        let path = path ?? lockPath
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw Self.failure("open", path) }
         defer { Glibc.close(fd) }
         while flock(fd, LOCK_EX) != 0 {
-            guard errno == EINTR else { throw Self.failure("flock", lockPath) }
+            guard errno == EINTR else { throw Self.failure("flock", path) }
         }
         return try body()
     }
 
-    /// Runs `body` under the file lock with the feedback file open and the index brought up to date.
+    /// Runs `body` under the feedback lock with the feedback file open and the index brought up to date.
     private func withFeedbackFile<T>(_ body: (Int32, inout FeedbackIndex) throws(KeywordStoreError) -> T) throws(KeywordStoreError) -> T {
-        try withFileLock { () throws(KeywordStoreError) -> T in
+        try withFileLock(feedbackLockPath) { () throws(KeywordStoreError) -> T in
             let existed = access(feedbackPath, F_OK) == 0
             let fd = open(feedbackPath, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
             guard fd >= 0 else { throw Self.failure("open", feedbackPath) }

@@ -33,11 +33,13 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
     private let sharedConnection: Locked<PostgresConnection?>
     private let available = Atomic<Bool>(false)
     private let stopped = Atomic<Bool>(false)
+    private let timeouts: PostgresTimeouts
     private let watching = Atomic<Bool>(false)
 
     /// Loads libpq, connects and migrates the schema. Throws `unavailable` when the server cannot be reached
     /// (retry later) and `failed` when libpq is missing or the schema cannot be migrated.
-    public init(url: String) throws(KeywordStoreError) {
+    public init(url: String, timeouts: PostgresTimeouts = PostgresTimeouts()) throws(KeywordStoreError) {
+        self.timeouts = timeouts
         displayName = Self.masked(url)
         conninfo = Self.withDefaults(url)
         pq = try LibPQ.load()
@@ -96,7 +98,7 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
     }
 
     public func replaceOverlay(_ overlay: KeywordOverlay) throws(KeywordStoreError) {
-        try transaction { connection in
+        try transaction(.bulk) { connection in
             try connection.exec("SELECT revision FROM kwsuggest_keyword_head FOR UPDATE")
             try connection.exec("DELETE FROM kwsuggest_keywords")
             try Self.writeDifference(from: KeywordOverlay(), to: overlay, after: 0, connection)
@@ -171,7 +173,7 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
     }
 
     public func importFeedback(_ records: [FeedbackRecord]) throws(KeywordStoreError) -> Int {
-        try transaction { connection in
+        try transaction(.bulk) { connection in
             try connection.exec("LOCK TABLE kwsuggest_feedback IN SHARE ROW EXCLUSIVE MODE")
             var stored = 0
             for record in records.sorted(by: { $0.id < $1.id }) {
@@ -243,14 +245,17 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
 
     /// Runs `body` in a transaction on the shared connection, connecting first when needed. A connection found
     /// dead at BEGIN (the server restarted since) is replaced once, since nothing was sent yet.
-    private func transaction<T>(_ body: (PostgresConnection) throws -> T) throws(KeywordStoreError) -> T {
+    private func transaction<T>(_ kind: PostgresTimeouts.Kind = .request,
+                                _ body: (PostgresConnection) throws -> T) throws(KeywordStoreError) -> T {
         try sharedConnection.withLock { (slot: inout PostgresConnection?) throws(KeywordStoreError) -> T in
-            try transaction(on: &slot, body)
+            try transaction(on: &slot, kind, body)
         }
     }
 
-    /// `transaction` with the connection slot held.
-    private func transaction<T>(on slot: inout PostgresConnection?,
+    /// `transaction` with the connection slot held. Its statements run under `kind`'s limits (`SET LOCAL`, so
+    /// they end with the transaction); a limit that fires is `unavailable` (503 `store_unavailable`), the
+    /// transaction rolled back and the connection kept.
+    private func transaction<T>(on slot: inout PostgresConnection?, _ kind: PostgresTimeouts.Kind = .request,
                                 _ body: (PostgresConnection) throws -> T) throws(KeywordStoreError) -> T {
         var attempt = 0
         while true {
@@ -270,6 +275,9 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
             }
             do {
                 try connection.exec("BEGIN")
+                let (statement, lock) = timeouts.milliseconds(kind)
+                try connection.exec("SELECT set_config('statement_timeout', $1, true), set_config('lock_timeout', $2, true)",
+                                    ["\(statement)ms", "\(lock)ms"])
             } catch {
                 slot = nil
                 if attempt < 2, case .connection = error { continue }
@@ -287,6 +295,9 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
             } catch PostgresError.connection(let message) {
                 slot = nil
                 available.store(false, ordering: .relaxed)
+                throw .unavailable("\(displayName): \(message)")
+            } catch PostgresError.query(let state, let message) where PostgresTimeouts.fired(state) {
+                _ = try? connection.exec("ROLLBACK")
                 throw .unavailable("\(displayName): \(message)")
             } catch {
                 _ = try? connection.exec("ROLLBACK")
