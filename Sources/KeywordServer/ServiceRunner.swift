@@ -1,9 +1,11 @@
 // Runs the whole service: listen first, open the store and load the model in the background, follow the
 // store's changes, reload on SIGHUP, drain on SIGTERM/SIGINT.
+import FileStore
 import Foundation
 import HTTPCore
-import KeywordService
 import Locking
+import Serving
+import StoreInterface
 import StrictJSON
 #if canImport(Glibc)
 import Glibc
@@ -14,7 +16,7 @@ public struct ServiceOptions: Sendable {
     public var server = ServerConfiguration()
     public var api = APIConfiguration()
     /// Where keyword changes and feedback live.
-    public var store: StoreLocation = .file(KeywordOverlayStore.defaultPath(modelDirectory: "models/default"))
+    public var store: StoreLocation = .file(KeywordOverlayFile.defaultPath(modelDirectory: "models/default"))
     /// Serve keyword writes without a token on an address other hosts can reach (see `WritePolicy`).
     public var allowOpenWrites = false
     public init() {}

@@ -1,8 +1,11 @@
 // `kwsuggest bench --updates`: what one keyword change costs, split into the store's write and the in-memory side.
+import FileStore
 import Foundation
 import KeywordIndex
-import KeywordService
 import Locking
+import ModelStorage
+import Serving
+import StoreInterface
 
 /// A file store that records how long each `apply` took (lock, read, check, atomic write, unlock).
 final class TimedStore: KeywordStore {
@@ -66,7 +69,7 @@ struct UpdateBench {
     func run() throws -> [UpdateSizeReport] {
         var options = ScoringOptions()
         options.kernel = settings.kernel
-        let components: ModelComponents
+        let components: LoadedModel
         do {
             components = try ModelDirectory.load(path: settings.model)
         } catch let error as ModelDirectoryError {
@@ -92,7 +95,7 @@ struct UpdateBench {
         return reports
     }
 
-    private func measure(_ components: ModelComponents, options: ScoringOptions, added: [String],
+    private func measure(_ components: LoadedModel, options: ScoringOptions, added: [String],
                          probes: [String]) throws -> UpdateSizeReport {
         let directory = NSTemporaryDirectory() + "kwsuggest-update-bench-\(getpid())-\(added.count)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

@@ -1,8 +1,9 @@
 import Foundation
-import KeywordService
-import Locking
 @testable import HTTPCore
 @testable import KeywordServer
+import Locking
+import Serving
+import StoreInterface
 import StrictJSON
 import Synchronization
 import XCTest

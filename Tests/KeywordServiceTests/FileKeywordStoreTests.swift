@@ -1,5 +1,7 @@
+@testable import FileStore
 import Foundation
-@testable import KeywordService
+@testable import PostgresStore
+@testable import StoreInterface
 import XCTest
 
 final class FileKeywordStoreTests: XCTestCase {

@@ -1,5 +1,6 @@
 import Foundation
-@testable import KeywordService
+@testable import PostgresStore
+@testable import StoreInterface
 import XCTest
 
 /// The store against a real PostgreSQL server. Skipped unless KWSUGGEST_TEST_POSTGRES_URL names one (a

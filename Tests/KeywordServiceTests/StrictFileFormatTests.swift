@@ -1,5 +1,7 @@
+@testable import FileStore
 import Foundation
-@testable import KeywordService
+@testable import ModelStorage
+@testable import StoreInterface
 import XCTest
 
 /// The service's JSON files go through the strict reader: a repeated key (which another reader would resolve by

@@ -1,7 +1,8 @@
 // Holds the engine while it loads in the background, so the server can listen before the model is ready.
 import HTTPCore
-import KeywordService
 import Locking
+import Serving
+import StoreInterface
 import StrictJSON
 
 /// Loading → ready (with an engine) or failed (with a reason). Thread-safe.

@@ -1,7 +1,7 @@
 // POST /v1/feedback and GET /v1/feedback/export: annotator decisions in, training data out.
 import HTTPCore
-import KeywordService
 import Locking
+import StoreInterface
 import StrictJSON
 
 extension Handlers {

@@ -1,7 +1,8 @@
 // The API's handlers: each turns a request into a response or throws an APIError.
 import Foundation
 import HTTPCore
-import KeywordService
+import Serving
+import StoreInterface
 import StrictJSON
 
 #if canImport(Glibc)

@@ -1,5 +1,4 @@
 // The router: maps method + path to handlers, answers 404/405/OPTIONS, adds CORS headers.
-import KeywordService
 import HTTPCore
 import StrictJSON
 

@@ -1,7 +1,7 @@
 // Turning request bodies and query strings into validated inputs, or into the right 4xx.
 import Foundation
 import HTTPCore
-import KeywordService
+import StoreInterface
 import StrictJSON
 
 

@@ -1,6 +1,9 @@
 import HTTPCore
 import KeywordServer
-import KeywordService
+import ModelStorage
+import PostgresStore
+import Serving
+import StoreInterface
 #if canImport(Glibc)
 import Glibc
 #endif

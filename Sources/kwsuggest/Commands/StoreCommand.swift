@@ -1,5 +1,6 @@
 import Foundation
-import KeywordService
+import KeywordServer
+import StoreInterface
 
 /// `kwsuggest store export|import`: moves keyword changes and feedback between stores, and backs them up.
 struct StoreCommand: Command {

@@ -1,7 +1,9 @@
+import FileStore
 import Foundation
 import HTTPCore
 import KeywordServer
-import KeywordService
+import ModelStorage
+import Serving
 
 /// `kwsuggest suggest`: the top-k keywords for each product name (arguments, or stdin lines).
 struct SuggestCommand: Command {
@@ -81,7 +83,8 @@ func loadEngine(model: String, keywordsFile: String?, verify: Bool = true) throw
             components.keywords = try ModelFiles.keywords(path: keywordsFile)
             guard !components.keywords.isEmpty else { throw CommandError.failure("\(keywordsFile): no keywords") }
         }
-        return try ModelEngine(components: components, applyOverlay: keywordsFile == nil)
+        let store = FileKeywordStore(overlayPath: KeywordOverlayFile.defaultPath(modelDirectory: components.directory))
+        return try ModelEngine(components: components, store: store, applyOverlay: keywordsFile == nil)
     } catch let error as ModelDirectoryError {
         throw CommandError.failure(error.description)
     } catch let error as KeywordOverlayError {

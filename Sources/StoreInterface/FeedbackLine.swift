@@ -8,7 +8,7 @@ import Glibc
 /// `{"action","annotator","client_id","id","keyword","model","name","received_at","shown"}`, keys sorted,
 /// absent optionals left out. Read with the strict reader: a repeated key, trailing data or a field of the wrong
 /// type is an error; keys it does not name (an archive line's "type") are ignored.
-struct FeedbackLine: Decodable {
+package struct FeedbackLine: Decodable {
     var id: Int64
     var client_id: String?
     var received_at: String
@@ -19,14 +19,14 @@ struct FeedbackLine: Decodable {
     var model: String?
     var annotator: String?
 
-    var record: FeedbackRecord {
+    package var record: FeedbackRecord {
         FeedbackRecord(id: id, receivedAt: received_at,
                        item: FeedbackItem(name: name, keyword: keyword, action: action, shown: shown, model: model,
                                           annotator: annotator, clientID: client_id))
     }
 
     /// One line, newline included; `type` (an archive line's) goes first when given.
-    static func encode(_ record: FeedbackRecord, type: String? = nil) -> [UInt8] {
+    package static func encode(_ record: FeedbackRecord, type: String? = nil) -> [UInt8] {
         var json = JSONWriter()
         let item = record.item
         json.object { json in
@@ -51,7 +51,7 @@ struct FeedbackLine: Decodable {
     /// The id of a line as `encode` writes it (`…,"id":123,…` with no white space), without decoding the rest; nil
     /// for any other shape (the caller then decodes the line). Sound for every valid line: inside a JSON string a
     /// quote is escaped, so the bytes `,"id":` or `{"id":` can only be the object's own key.
-    static func quickID(_ line: ArraySlice<UInt8>) -> Int64? {
+    package static func quickID(_ line: ArraySlice<UInt8>) -> Int64? {
         let key = Array(#""id":"#.utf8)
         var index = line.startIndex
         while index + key.count < line.endIndex {
@@ -76,7 +76,7 @@ struct FeedbackLine: Decodable {
     }
 
     /// Decodes one line; the error says what is wrong and where in the line (the caller adds file and line).
-    static func decode(_ line: some Collection<UInt8>) throws(KeywordStoreError) -> FeedbackRecord {
+    package static func decode(_ line: some Collection<UInt8>) throws(KeywordStoreError) -> FeedbackRecord {
         do {
             return try JSONDecoding.decode(FeedbackLine.self, from: Array(line)).record
         } catch {
@@ -85,7 +85,7 @@ struct FeedbackLine: Decodable {
     }
 
     /// Decodes a parsed line (an archive's, whose type is known).
-    static func decode(_ value: JSONValue) throws(KeywordStoreError) -> FeedbackRecord {
+    package static func decode(_ value: JSONValue) throws(KeywordStoreError) -> FeedbackRecord {
         do {
             return try JSONDecoding.decode(FeedbackLine.self, from: value).record
         } catch {
@@ -95,8 +95,8 @@ struct FeedbackLine: Decodable {
 }
 
 /// The current UTC time as `2026-01-31T12:00:00.000Z`.
-enum UTCTimestamp {
-    static func now() -> String {
+package enum UTCTimestamp {
+    package static func now() -> String {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
         var seconds = spec.tv_sec

@@ -1,4 +1,5 @@
 // The database schema, created and migrated at start.
+import StoreInterface
 
 /// Versioned migrations, applied in order under an advisory lock so replicas starting together do it once.
 ///

@@ -55,7 +55,7 @@ public enum ModelDirectory {
     /// - Parameter requireEncoder: false lets a directory without encoder files load (for training and the
     ///   untrained / lexical ablations).
     ///   - verify: check the files against the manifest's SHA-256 checksums first (see `verify`).
-    public static func load(path directory: String, requireEncoder: Bool = true, verify: Bool = true) throws -> ModelComponents {
+    public static func load(path directory: String, requireEncoder: Bool = true, verify: Bool = true) throws -> LoadedModel {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw ModelDirectoryError(path: directory, message: "not a model directory")
@@ -109,7 +109,7 @@ public enum ModelDirectory {
             calibration = try ModelCalibration.load(path: file(ModelCalibration.fileName),
                                                     encoderSHA256: SHA256.hex(Checkpoint.valuesData(weights)))
         }
-        return ModelComponents(directory: directory, analyzer: analyzer, vectors: vectors,
+        return LoadedModel(directory: directory, analyzer: analyzer, vectors: vectors,
                                weights: weights, keywords: keywords, varieties: varieties,
                                varietySources: varietyRows.map(\.source), manifest: manifest,
                                calibration: calibration)

@@ -3,7 +3,7 @@ import KeywordIndex
 import KeywordModel
 
 /// Everything read from a model directory, ready to build keyword indexes.
-public struct ModelComponents: Sendable {
+public struct LoadedModel: Sendable {
     public var directory: String
     public var analyzer: any TextAnalyzer
     public var vectors: InputVectors

@@ -3,6 +3,9 @@
 import Dispatch
 import KeywordIndex
 import KeywordModel
+import ModelStorage
+import Serving
+import StoreInterface
 
 /// Metrics over n names. A name none of whose keywords is a candidate counts as a miss (reciprocal rank 0).
 public struct EvaluationMetrics: Sendable, Equatable {
@@ -73,7 +76,7 @@ public enum Evaluator {
             if folded[entry.text.folded] == nil { folded[entry.text.folded] = k }
         }
         let shards = max(1, threads)
-        let results = Slots(count: data.count, empty: NameRank(best: nil, primary: nil))
+        let results = ConcurrentResults(count: data.count, empty: NameRank(best: nil, primary: nil))
         let positionTable = position, foldedTable = folded
         DispatchQueue.concurrentPerform(iterations: shards) { shard in
             var i = shard

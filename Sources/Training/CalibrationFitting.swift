@@ -4,20 +4,9 @@ import Dispatch
 import Foundation
 import KeywordIndex
 import KeywordModel
-
-extension ConfidenceFeatures {
-    /// The best `k` keywords for `name` with each one's confidence features (one extra keyword is scored for
-    /// the last margin). Empty when the name has no content tokens.
-    /// - Complexity: as `KeywordIndex.search`.
-    public static func ranked(_ index: KeywordIndex, name: LexicalText, k: Int) -> [(keyword: ScoredKeyword, features: [Double])] {
-        guard !name.rows.isEmpty, k > 0 else { return [] }
-        let found = index.searchWithEvidence(name, k: k + 1)
-        let scores = found.map(\.keyword.score)
-        return found.prefix(k).enumerated().map { rank, item in
-            (item.keyword, vector(scores: scores, rank: rank, evidence: item.evidence))
-        }
-    }
-}
+import ModelStorage
+import Serving
+import StoreInterface
 
 /// Which candidates count as acceptable for a labelled name: any of its keywords, matched by string or, failing
 /// that, by kana-folded text (the rule `Evaluator` uses).
@@ -58,7 +47,7 @@ public enum CalibrationFitting {
     public static func collect(_ data: [LabelledName], index: KeywordIndex, analyzer: any TextAnalyzer,
                                depth: Int = CalibrationFitting.depth, threads: Int = 2) -> [LabelledSuggestions] {
         let acceptable = AcceptableKeywords(index: index, analyzer: analyzer)
-        let slots = Slots<LabelledSuggestions>(count: data.count, empty: LabelledSuggestions(features: [], correct: []))
+        let slots = ConcurrentResults<LabelledSuggestions>(count: data.count, empty: LabelledSuggestions(features: [], correct: []))
         let shards = max(1, threads)
         DispatchQueue.concurrentPerform(iterations: shards) { shard in
             var i = shard

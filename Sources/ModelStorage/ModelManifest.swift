@@ -32,6 +32,14 @@ public struct ModelManifest: Codable, Sendable, Equatable {
         public var names: Int
         /// The share of the training names held out for it, when it came from a calibration split.
         public var fraction: Double?
+
+        public init(file: String, sha256: String, data: String, names: Int, fraction: Double?) {
+            self.file = file
+            self.sha256 = sha256
+            self.data = data
+            self.names = names
+            self.fraction = fraction
+        }
     }
 
     public var formatVersion: Int

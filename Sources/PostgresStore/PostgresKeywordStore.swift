@@ -6,6 +6,7 @@ import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
+import StoreInterface
 
 /// Keyword changes as rows (a change log plus the current additions and removals), feedback as rows, in one
 /// PostgreSQL database shared by every replica.
@@ -373,20 +374,7 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
     // MARK: URLs
 
     /// The URL with its password replaced by `***` (in the user-info part and in a `password=` parameter).
-    public static func masked(_ url: String) -> String {
-        var text = url
-        if let scheme = text.range(of: "://"), let at = text[scheme.upperBound...].firstIndex(of: "@") {
-            let userInfo = text[scheme.upperBound..<at]
-            if let colon = userInfo.firstIndex(of: ":") {
-                text.replaceSubrange(text.index(after: colon)..<at, with: "***")
-            }
-        }
-        if let range = text.range(of: "password=") {
-            let end = text[range.upperBound...].firstIndex(where: { $0 == "&" || $0 == " " }) ?? text.endIndex
-            text.replaceSubrange(range.upperBound..<end, with: "***")
-        }
-        return text
-    }
+    public static func masked(_ url: String) -> String { StoreLocation.masked(url) }
 
     /// Adds `connect_timeout=3` and `application_name=kwsuggest` unless the URL sets them.
     static func withDefaults(_ url: String) -> String {

@@ -1,8 +1,9 @@
+import FileStore
 import Foundation
-import KeywordService
+import StoreInterface
 import XCTest
 
-final class KeywordOverlayStoreTests: XCTestCase {
+final class KeywordOverlayFileTests: XCTestCase {
     private var directory: String = ""
 
     override func setUpWithError() throws {
@@ -14,8 +15,8 @@ final class KeywordOverlayStoreTests: XCTestCase {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    private func makeStore(_ name: String = "keywords.overlay.json") -> KeywordOverlayStore {
-        KeywordOverlayStore(path: directory + "/" + name)
+    private func makeStore(_ name: String = "keywords.overlay.json") -> KeywordOverlayFile {
+        KeywordOverlayFile(path: directory + "/" + name)
     }
 
     func testMissingFileIsEmptyOverlay() throws {
@@ -82,7 +83,7 @@ final class KeywordOverlayStoreTests: XCTestCase {
     }
 
     func testSaveIntoMissingDirectoryFails() {
-        let store = KeywordOverlayStore(path: directory + "/missing/keywords.overlay.json")
+        let store = KeywordOverlayFile(path: directory + "/missing/keywords.overlay.json")
         XCTAssertThrowsError(try store.save(KeywordOverlay()))
     }
 
@@ -103,7 +104,7 @@ final class KeywordOverlayStoreTests: XCTestCase {
     }
 
     func testDefaultPathSitsBesideModel() {
-        XCTAssertEqual(KeywordOverlayStore.defaultPath(modelDirectory: "models/default"),
+        XCTAssertEqual(KeywordOverlayFile.defaultPath(modelDirectory: "models/default"),
                        "models/default/keywords.overlay.json")
     }
 

@@ -1,8 +1,9 @@
 // Results of a concurrent loop, one slot per item, without a lock.
+import ModelStorage
 
 /// One result slot per item, each written by exactly one iteration of `DispatchQueue.concurrentPerform`, so no
 /// two threads touch the same slot; `values` is read after the loop has returned.
-final class Slots<Value>: @unchecked Sendable {
+final class ConcurrentResults<Value>: @unchecked Sendable {
     private let storage: UnsafeMutablePointer<Value>
     let count: Int
     init(count: Int, empty: Value) {

@@ -1,49 +1,10 @@
-// The keyword overlay: additions and removals made through the API, persisted beside the model.
+// The overlay file: the keyword overlay as JSON beside the model, read strictly and written atomically.
 #if canImport(Glibc)
 import Glibc
 #endif
 import Foundation
+import StoreInterface
 import StrictJSON
-
-/// Keyword changes on top of the model's own keyword list.
-///
-/// `added` keywords are served in addition to the model's list; `removed` keywords are hidden even when the
-/// model ships them. A keyword is never in both lists (see `applying(add:remove:)`).
-public struct KeywordOverlay: Codable, Sendable, Equatable {
-    public var added: [String]
-    public var removed: [String]
-    /// Set by a store that hands out one overlay value for as long as its contents stay the same: overlays with
-    /// the same non-nil revision hold the same keywords, so a holder can tell "unchanged" without comparing the
-    /// lists, or keeping them. Neither encoded nor compared.
-    public var revision: UInt64?
-
-    private enum CodingKeys: String, CodingKey { case added, removed }
-
-    public init(added: [String] = [], removed: [String] = []) {
-        self.added = added
-        self.removed = removed
-    }
-
-    public static func == (a: KeywordOverlay, b: KeywordOverlay) -> Bool { a.added == b.added && a.removed == b.removed }
-
-    /// The overlay after adding `add` and then removing `remove`; a later change wins over an earlier one.
-    ///
-    /// Order is kept (first insertion wins); duplicates are dropped.
-    /// - Complexity: O(a + r + n) for n keywords already in the overlay.
-    public func applying(add: [String], remove: [String]) -> KeywordOverlay {
-        var added = self.added
-        var removed = self.removed
-        for keyword in add {
-            removed.removeAll { $0 == keyword }
-            if !added.contains(keyword) { added.append(keyword) }
-        }
-        for keyword in remove {
-            added.removeAll { $0 == keyword }
-            if !removed.contains(keyword) { removed.append(keyword) }
-        }
-        return KeywordOverlay(added: added, removed: removed)
-    }
-}
 
 /// A failure to read or write the overlay file. The message names the file.
 public struct KeywordOverlayError: Error, CustomStringConvertible, Equatable {
@@ -63,7 +24,7 @@ public struct KeywordOverlayError: Error, CustomStringConvertible, Equatable {
 /// The default location is `<model dir>/keywords.overlay.json` (see `defaultPath(modelDirectory:)`).
 /// Stateless apart from the path, so it is safe to share between threads; concurrent `save` calls from
 /// several processes are last-writer-wins.
-public final class KeywordOverlayStore: Sendable {
+public final class KeywordOverlayFile: Sendable {
     public let path: String
 
     public init(path: String) {

@@ -5,12 +5,13 @@ import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
+import StoreInterface
 
 /// Keyword changes in the overlay file, feedback in an append-only JSON-lines file, both guarded by an
 /// exclusive `flock` on a lock file beside them.
 ///
 /// Every keyword change is a read-modify-write under the lock: read the overlay, apply the change, write it
-/// atomically (`KeywordOverlayStore.save`), unlock. Every feedback append writes whole lines and fsyncs before
+/// atomically (`KeywordOverlayFile.save`), unlock. Every feedback append writes whole lines and fsyncs before
 /// unlocking. So any number of processes sharing the files on one machine lose nothing. `flock` is not
 /// reliable on network file systems (NFS, RWX volumes); replicas on several machines use PostgreSQL.
 ///
@@ -24,7 +25,7 @@ public final class FileKeywordStore: KeywordStore {
     public var kind: String { "file" }
     public var isAvailable: Bool { true }
 
-    private let overlayFile: KeywordOverlayStore
+    private let overlayFile: KeywordOverlayFile
     /// The overlay file's bytes as this store last read or wrote them, and the overlay they hold. While the file
     /// holds exactly these bytes it is not parsed and checked again, and the same overlay value is handed out,
     /// so a caller can tell it from the one it already serves by identity rather than keyword by keyword.
@@ -47,7 +48,7 @@ public final class FileKeywordStore: KeywordStore {
         let stem = overlayPath.hasSuffix(".json") ? String(overlayPath.dropLast(5)) : overlayPath
         lockPath = stem + ".lock"
         feedbackPath = stem + ".feedback.jsonl"
-        overlayFile = KeywordOverlayStore(path: overlayPath)
+        overlayFile = KeywordOverlayFile(path: overlayPath)
     }
 
     // MARK: Keywords
@@ -56,7 +57,7 @@ public final class FileKeywordStore: KeywordStore {
         do {
             guard let bytes = try overlayFile.read() else { return KeywordOverlay() }
             if let cached = cache.withLock({ $0 }), cached.bytes == bytes { return cached.overlay }
-            var overlay = try KeywordOverlayStore.decode(bytes, path: overlayPath)
+            var overlay = try KeywordOverlayFile.decode(bytes, path: overlayPath)
             overlay.revision = Self.revisions.add(1, ordering: .relaxed).newValue
             cache.withLock { $0 = (bytes, overlay) }
             return overlay
@@ -83,7 +84,7 @@ public final class FileKeywordStore: KeywordStore {
     @discardableResult
     private func save(_ overlay: KeywordOverlay) throws(KeywordStoreError) -> KeywordOverlay {
         do {
-            let bytes = KeywordOverlayStore.encode(overlay)
+            let bytes = KeywordOverlayFile.encode(overlay)
             cache.withLock { $0 = nil }
             try overlayFile.writeFile(bytes)
             var saved = overlay

@@ -14,7 +14,7 @@ public enum StoreLocation: Sendable, Equatable {
         } else if text.hasPrefix("postgres://") || text.hasPrefix("postgresql://") {
             self = .postgres(text)
         } else {
-            throw .failed("unknown store '\(PostgresKeywordStore.masked(text).prefix(100))': use file:PATH or postgres://user@host:5432/db")
+            throw .failed("unknown store '\(StoreLocation.masked(text).prefix(100))': use file:PATH or postgres://user@host:5432/db")
         }
     }
 
@@ -22,16 +22,23 @@ public enum StoreLocation: Sendable, Equatable {
     public var displayName: String {
         switch self {
         case .file(let path): return "file:\(path)"
-        case .postgres(let url): return PostgresKeywordStore.masked(url)
+        case .postgres(let url): return StoreLocation.masked(url)
         }
     }
 
-    /// Opens the store. PostgreSQL: loads libpq, connects and migrates; `unavailable` when the server cannot be
-    /// reached yet.
-    public func open() throws(KeywordStoreError) -> any KeywordStore {
-        switch self {
-        case .file(let path): return FileKeywordStore(overlayPath: path)
-        case .postgres(let url): return try PostgresKeywordStore(url: url)
+    /// `url` with its password (user info or `password=` parameter) masked, for logs.
+    public static func masked(_ url: String) -> String {
+        var text = url
+        if let scheme = text.range(of: "://"), let at = text[scheme.upperBound...].firstIndex(of: "@") {
+            let userInfo = text[scheme.upperBound..<at]
+            if let colon = userInfo.firstIndex(of: ":") {
+                text.replaceSubrange(text.index(after: colon)..<at, with: "***")
+            }
         }
+        if let range = text.range(of: "password=") {
+            let end = text[range.upperBound...].firstIndex(where: { $0 == "&" || $0 == " " }) ?? text.endIndex
+            text.replaceSubrange(range.upperBound..<end, with: "***")
+        }
+        return text
     }
 }

@@ -3,6 +3,8 @@ import Foundation
 import KeywordIndex
 import KeywordModel
 import Locking
+import ModelStorage
+import StoreInterface
 import Synchronization
 
 /// Serves suggestions from one loaded model. The keyword list is the model's `keywords.txt` with the
@@ -14,7 +16,7 @@ import Synchronization
 /// reload, or a change on top of someone else's, rebuilds the list from the overlay (O(list), encoding only
 /// keywords the current index lacks).
 public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
-    public let components: ModelComponents
+    public let components: LoadedModel
     public let store: any KeywordStore
     public let options: ScoringOptions
     /// The top suggestion is auto-accepted when its confidence is at least this; nil without calibration or
@@ -53,19 +55,17 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
     let rebuildFault = Locked<(any Error)?>(nil)
 
     /// - Parameters:
-    ///   - store: where keyword changes live; default the file store on `overlayPath`.
-    ///   - overlayPath: the overlay file when no store is given; default `<model dir>/keywords.overlay.json`.
+    ///   - store: where keyword changes live.
     ///   - applyOverlay: false to start from `components.keywords` exactly (the store is not read then,
     ///     though later updates still write it).
     ///   - autoAcceptPrecision: the top-1 precision the auto-accept threshold is read for from the calibration curve.
-    public init(components: ModelComponents, store: (any KeywordStore)? = nil, overlayPath: String? = nil,
+    public init(components: LoadedModel, store: any KeywordStore,
                 options: ScoringOptions = ScoringOptions(), applyOverlay: Bool = true,
                 autoAcceptPrecision: Double = ModelCalibration.defaultPrecision) throws {
         self.components = components
         self.options = options
         autoAcceptThreshold = components.calibration?.threshold(forPrecision: autoAcceptPrecision)
-        self.store = store ?? FileKeywordStore(
-            overlayPath: overlayPath ?? KeywordOverlayStore.defaultPath(modelDirectory: components.directory))
+        self.store = store
         preparedVarieties = components.varietyEntries()
         let overlay = applyOverlay ? try self.store.loadOverlay() : KeywordOverlay()
         let keywords = ModelEngine.apply(overlay, to: components.keywords)

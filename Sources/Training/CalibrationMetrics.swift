@@ -1,6 +1,7 @@
 // How well confidences are calibrated on labelled names: expected calibration error, Brier score, reliability
 // bins, and coverage at a top-1 precision, each with a bootstrap interval over names.
 import KeywordModel
+import ModelStorage
 
 /// Calibration measured on one labelled set.
 public struct CalibrationMetrics: Sendable {

@@ -5,6 +5,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import StoreInterface
 
 /// libpq's functions, resolved once per process on first use.
 final class LibPQ: Sendable {

@@ -3,14 +3,15 @@ import Dispatch
 import Foundation
 import KeywordIndex
 import KeywordModel
+import ModelStorage
 
 /// Turns labelled names into training examples and trains the encoder, reporting each epoch.
 public struct ModelTraining {
-    public var base: ModelComponents
+    public var base: LoadedModel
     public var config: ModelConfig
     public var options: TrainingOptions
 
-    public init(base: ModelComponents, config: ModelConfig, options: TrainingOptions) {
+    public init(base: LoadedModel, config: ModelConfig, options: TrainingOptions) {
         self.base = base
         self.config = config
         self.options = options
@@ -111,7 +112,7 @@ public struct ModelTraining {
     /// The `count` best-scoring non-positive keywords of each example under `index` (the Float32 scorer).
     static func mine(_ index: KeywordIndex, _ examples: [TrainingExample], count: Int, threads: Int) -> [[Int]] {
         let shards = max(1, threads)
-        let slots = Slots<[Int]>(count: examples.count, empty: [])
+        let slots = ConcurrentResults<[Int]>(count: examples.count, empty: [])
         DispatchQueue.concurrentPerform(iterations: shards) { shard in
             var e = shard
             while e < examples.count {

@@ -1,5 +1,7 @@
 // The contract between the suggestion engine (model + keyword index) and its users (HTTP, CLI).
 import KeywordIndex
+import ModelStorage
+import StoreInterface
 
 /// One token of a product name and how much attention it received for a keyword.
 public struct TokenWeight: Sendable, Equatable, Codable {

@@ -3,6 +3,8 @@
 import Foundation
 import KeywordIndex
 import KeywordModel
+import ModelStorage
+import StoreInterface
 
 /// Which names leave encoder training to fit the confidence calibrator: a fixed fraction, chosen by a hash
 /// (64-bit FNV-1a of the UTF-8 bytes) so the split is the same on every run and machine and a name's
@@ -173,7 +175,7 @@ public enum TrainingJob {
     }
 
     /// Fits a calibrator for `components.weights` on labelled names the encoder was not trained on.
-    public static func fitCalibration(_ components: ModelComponents, on data: [LabelledName], encoderSHA256: String,
+    public static func fitCalibration(_ components: LoadedModel, on data: [LabelledName], encoderSHA256: String,
                                       threads: Int = 2, description: String) throws -> ModelCalibration {
         var scoring = ScoringOptions()
         scoring.kernel = ModelTraining.kernel

@@ -1,0 +1,42 @@
+// The keyword overlay: additions and removals on top of a model's own keyword list, as every store holds them.
+
+/// Keyword changes on top of the model's own keyword list.
+///
+/// `added` keywords are served in addition to the model's list; `removed` keywords are hidden even when the
+/// model ships them. A keyword is never in both lists (see `applying(add:remove:)`).
+public struct KeywordOverlay: Codable, Sendable, Equatable {
+    public var added: [String]
+    public var removed: [String]
+    /// Set by a store that hands out one overlay value for as long as its contents stay the same: overlays with
+    /// the same non-nil revision hold the same keywords, so a holder can tell "unchanged" without comparing the
+    /// lists, or keeping them. Neither encoded nor compared.
+    public var revision: UInt64?
+
+    private enum CodingKeys: String, CodingKey { case added, removed }
+
+    public init(added: [String] = [], removed: [String] = []) {
+        self.added = added
+        self.removed = removed
+    }
+
+    public static func == (a: KeywordOverlay, b: KeywordOverlay) -> Bool { a.added == b.added && a.removed == b.removed }
+
+    /// The overlay after adding `add` and then removing `remove`; a later change wins over an earlier one.
+    ///
+    /// Order is kept (first insertion wins); duplicates are dropped.
+    /// - Complexity: O(a + r + n) for n keywords already in the overlay.
+    public func applying(add: [String], remove: [String]) -> KeywordOverlay {
+        var added = self.added
+        var removed = self.removed
+        for keyword in add {
+            removed.removeAll { $0 == keyword }
+            if !added.contains(keyword) { added.append(keyword) }
+        }
+        for keyword in remove {
+            added.removeAll { $0 == keyword }
+            if !removed.contains(keyword) { removed.append(keyword) }
+        }
+        return KeywordOverlay(added: added, removed: removed)
+    }
+}
+
