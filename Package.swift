@@ -45,13 +45,15 @@ let package = Package(
             name: "ModelStorage",
             dependencies: ["CDigest", "KeywordIndex", "KeywordModel", "KeywordText", "KeywordVectors", "StrictJSON"],
             swiftSettings: settings),
+        // Training data: labelled names read and written (JSON lines), and the ones feedback records teach.
+        .target(name: "TrainingData", dependencies: ["ModelStorage", "StoreInterface", "StrictJSON"], swiftSettings: settings),
         // The serving engine: a loaded model and its live keyword list behind a store.
         .target(name: "Serving", dependencies: ["KeywordIndex", "KeywordModel", "Locking", "ModelStorage", "StoreInterface"],
                 swiftSettings: settings),
         // Training and evaluation (the CLI only): encoder fitting, calibration fitting, metrics.
         .target(
             name: "Training",
-            dependencies: ["KeywordIndex", "KeywordModel", "ModelStorage", "Serving", "StoreInterface"],
+            dependencies: ["KeywordIndex", "KeywordModel", "ModelStorage", "Serving", "TrainingData"],
             swiftSettings: settings),
 
         // The HTTP path: a generic HTTP/1.1 core that knows nothing of the application, and the application
@@ -60,7 +62,8 @@ let package = Package(
         .target(name: "HTTPCore", dependencies: ["CSystem", "StrictJSON", "Locking"], swiftSettings: settings),
         .target(
             name: "KeywordServer",
-            dependencies: ["FileStore", "HTTPCore", "Locking", "PostgresStore", "Serving", "StoreInterface", "StrictJSON"],
+            dependencies: ["FileStore", "HTTPCore", "Locking", "PostgresStore", "Serving", "StoreInterface", "StrictJSON",
+                           "TrainingData"],
             swiftSettings: settings),
 
         // The CLI on top of both paths.
@@ -68,7 +71,7 @@ let package = Package(
             name: "kwsuggest",
             dependencies: ["FileStore", "HTTPCore", "KeywordIndex", "KeywordModel", "KeywordServer", "KeywordText",
                            "KeywordVectors", "Locking", "ModelStorage", "PostgresStore", "Serving", "StoreInterface",
-                           "Training"],
+                           "Training", "TrainingData"],
             swiftSettings: settings),
 
         .testTarget(name: "KeywordTextTests", dependencies: ["KeywordText"], resources: [.copy("Fixtures")],
@@ -79,7 +82,7 @@ let package = Package(
         .testTarget(
             name: "KeywordServiceTests",
             dependencies: ["CDigest", "FileStore", "KeywordIndex", "KeywordModel", "Locking", "ModelStorage", "PostgresStore",
-                           "Serving", "StoreInterface", "Training"],
+                           "Serving", "StoreInterface", "Training", "TrainingData"],
             swiftSettings: settings),
         // Test-only: a seeded generator for the mutation tests of the JSON reader, the parser and the API.
         .target(name: "MutationTesting", path: "Tests/MutationTesting", swiftSettings: settings),

@@ -58,7 +58,7 @@ public enum ModelFiles {
     /// Largest list file read (keywords, varieties). The shipped lists are under 64 KB.
     public static let maxListBytes = 16 * 1024 * 1024
 
-    static func lines(path: String, _ body: (Int, String) throws -> Void) throws {
+    package static func lines(path: String, _ body: (Int, String) throws -> Void) throws {
         let data = try boundedContents(path: path, maxBytes: maxListBytes)
         var number = 0
         for raw in data.split(separator: 0x0A, omittingEmptySubsequences: false) {

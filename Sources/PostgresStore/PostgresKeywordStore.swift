@@ -95,9 +95,11 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
         }
     }
 
-    public func replaceOverlay(_ overlay: KeywordOverlay) throws(KeywordStoreError) {
+    public func replaceOverlay(_ overlay: KeywordOverlay,
+                               check: (KeywordOverlay) throws(KeywordStoreError) -> Void) throws(KeywordStoreError) {
         try transaction { connection in
             try connection.exec("SELECT revision FROM kwsuggest_keyword_head FOR UPDATE")
+            try check(overlay)
             try connection.exec("DELETE FROM kwsuggest_keywords")
             try Self.writeDifference(from: KeywordOverlay(), to: overlay, after: 0, connection)
             let rows = try connection.exec("UPDATE kwsuggest_keyword_head SET revision = revision + 1 RETURNING revision")
@@ -313,51 +315,46 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
         stopped.store(true, ordering: .relaxed)
     }
 
-    /// The listener thread's state: its own connection, the last revision seen, the reconnect backoff.
+    /// The listener thread: its own connection, and the decisions of `ChangeListenerMachine` carried out.
     private struct ChangeListener {
         var connection: PostgresConnection?
-        var revision: String?
-        var backoff = 0.1
-        var nextCheck: UInt64 = 0
+        var machine = ChangeListenerMachine()
 
         mutating func step(_ store: PostgresKeywordStore, onChange: @Sendable (String) -> Void) {
             guard let connection else {
+                let event: ChangeListenerMachine.Event
                 do {
                     let fresh = try PostgresConnection(conninfo: store.conninfo, pq: store.pq)
                     try fresh.exec("LISTEN \(PostgresSchema.channel)")
-                    revision = try Self.currentRevision(fresh)
+                    event = .connected(revision: try Self.currentRevision(fresh))
                     self.connection = fresh
-                    backoff = 0.1
-                    store.available.store(true, ordering: .relaxed)
-                    // Anything may have changed while this replica was not listening: resync the whole list.
-                    onChange("store connected")
                 } catch {
-                    store.available.store(false, ordering: .relaxed)
-                    usleep(useconds_t(backoff * 1_000_000))
-                    backoff = min(backoff * 2, 2)
+                    event = .connectFailed
                 }
+                perform(machine.handle(event), store, onChange)
                 return
             }
             var descriptor = pollfd(fd: connection.socket, events: Int16(POLLIN), revents: 0)
             _ = poll(&descriptor, 1, 200)
             do {
                 if !(try connection.notifications()).isEmpty {
-                    revision = try Self.currentRevision(connection)
-                    onChange("notified")
+                    perform(machine.handle(.notified(revision: try Self.currentRevision(connection))), store, onChange)
                 }
                 let now = monotonicNanoseconds()
-                if now >= nextCheck {
-                    nextCheck = now + 1_000_000_000
-                    let latest = try Self.currentRevision(connection)
-                    if latest != revision {
-                        revision = latest
-                        onChange("revision changed")
-                    }
+                if machine.checkDue(now: now) {
+                    perform(machine.handle(.checked(revision: try Self.currentRevision(connection), now: now)), store, onChange)
                 }
             } catch {
                 self.connection = nil
-                store.available.store(false, ordering: .relaxed)
+                perform(machine.handle(.lost), store, onChange)
             }
+        }
+
+        private func perform(_ effects: ChangeListenerMachine.Effects, _ store: PostgresKeywordStore,
+                             _ onChange: @Sendable (String) -> Void) {
+            if let available = effects.available { store.available.store(available, ordering: .relaxed) }
+            if let reason = effects.change { onChange(reason) }
+            if let wait = effects.wait { usleep(useconds_t(wait * 1_000_000)) }
         }
 
         static func currentRevision(_ connection: PostgresConnection) throws -> String? {

@@ -72,6 +72,18 @@ struct KeywordOrder {
         return count
     }
 
+    /// How much `KeywordOverlay.applying(add:remove:)` lengthens the list (negative when it shortens it).
+    /// - Complexity: O(a + r).
+    func sizeChange(add: [String], remove: [String]) -> Int {
+        let adding = Set(add), removing = Set(remove)
+        var seen = Set<String>(), change = 0
+        for keyword in add + remove where seen.insert(keyword).inserted {
+            let after = adding.contains(keyword) && !removing.contains(keyword)
+            if (keyOf[keyword] != nil) != after { change += after ? 1 : -1 }
+        }
+        return change
+    }
+
     /// The edit that `KeywordOverlay.applying(add:remove:)` makes to the list, recorded in this order.
     /// Only for a clean overlay (`clean`); keywords not named by the change keep their places.
     /// - Complexity: O((a + r) · log K) plus moving `keys` (one Int64 per keyword) once per changed keyword.

@@ -22,6 +22,9 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
     /// The top suggestion is auto-accepted when its confidence is at least this; nil without calibration or
     /// when the calibration curve never reaches the asked precision.
     public let autoAcceptThreshold: Double?
+    /// The most keywords the list may hold (see `KeywordRules.checkListSize`): a change past it is refused under
+    /// the store's lock, and a store whose keyword changes are past it is not served.
+    public let maxKeywords: Int
     private let preparedVarieties: [VarietyEntry]
     /// Changes applied as edits of the served index (the rest were rebuilds); for tests.
     let editedChanges = Atomic<Int>(0)
@@ -59,16 +62,20 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
     ///   - applyOverlay: false to start from `components.keywords` exactly (the store is not read then,
     ///     though later updates still write it).
     ///   - autoAcceptPrecision: the top-1 precision the auto-accept threshold is read for from the calibration curve.
+    ///   - maxKeywords: the most keywords the list may hold.
     public init(components: LoadedModel, store: any KeywordStore,
                 options: ScoringOptions = ScoringOptions(), applyOverlay: Bool = true,
-                autoAcceptPrecision: Double = ModelCalibration.defaultPrecision) throws {
+                autoAcceptPrecision: Double = ModelCalibration.defaultPrecision,
+                maxKeywords: Int = KeywordRules.maxKeywords) throws {
         self.components = components
         self.options = options
+        self.maxKeywords = maxKeywords
         autoAcceptThreshold = components.calibration?.threshold(forPrecision: autoAcceptPrecision)
         self.store = store
         preparedVarieties = components.varietyEntries()
         let overlay = applyOverlay ? try self.store.loadOverlay() : KeywordOverlay()
         let keywords = ModelEngine.apply(overlay, to: components.keywords)
+        try ModelEngine.checkServable(keywords.count, previous: nil, limit: maxKeywords, store: self.store)
         let index = try components.makeIndex(keywords: keywords, options: options, varieties: preparedVarieties)
         state = Locked(State(index: index, overlay: ServedOverlay(overlay)))
         updates = Locked(KeywordOrder(base: components.keywords, list: keywords, overlay: overlay))
@@ -112,15 +119,27 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
         updates.withLock { order in Set(keywords.filter { order.isListed($0) }) }
     }
 
-    /// Applies the change in the store (under its lock, checking `expectedVersion` there) and installs the
-    /// result before returning, so the caller reads its own write.
+    /// Applies the change in the store (under its lock, checking `expectedVersion` and the list's size there) and
+    /// installs the result before returning, so the caller reads its own write. Keywords are trimmed and checked
+    /// by `KeywordRules` first (a bad one throws `KeywordProblem`).
     public func updateKeywords(_ change: KeywordChange) throws -> KeywordListSnapshot {
         try updates.withLock { order in
-            let base = components.keywords, cleaned = change.cleaned
+            let base = components.keywords, cleaned = try change.checked()
             let served = current()
             var fromServed = false
             let overlay = try store.apply(cleaned) { (overlay: KeywordOverlay) throws(KeywordStoreError) in
                 fromServed = served.overlay.matches(overlay)
+                // The size rule is checked here, under the store's lock, on the overlay the change applies to, so
+                // neither concurrent writers nor other replicas can take the list past it between check and write.
+                if fromServed {
+                    let count = served.snapshot.keywords.count
+                    try KeywordRules.checkListSize(count + order.sizeChange(add: cleaned.add, remove: cleaned.remove),
+                                                   previous: count, limit: maxKeywords)
+                } else {
+                    let next = overlay.applying(add: cleaned.add, remove: cleaned.remove)
+                    try KeywordRules.checkListSize(ModelEngine.apply(next, to: base).count,
+                                                   previous: ModelEngine.apply(overlay, to: base).count, limit: maxKeywords)
+                }
                 guard let expected = change.expectedVersion else { return }
                 let version = fromServed
                     ? served.snapshot.version : ModelEngine.snapshot(ModelEngine.apply(overlay, to: base)).version
@@ -136,12 +155,24 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
                 editedChanges.add(1, ordering: .relaxed)
                 return self.edit(edit, overlay: overlay, served: served)
             }
-            return try install(overlay, order: &order)
+            return try install(overlay, order: &order, sizeChecked: true)
         }
     }
 
+    /// Serves the store's keyword changes as they are now; changes that would take the list past `maxKeywords`
+    /// (an overlay edited by hand, say) are refused, and the current list stays served.
     public func reloadKeywords() throws -> KeywordListSnapshot {
-        try updates.withLock { order in try install(try store.loadOverlay(), order: &order) }
+        try updates.withLock { order in try install(try store.loadOverlay(), order: &order, sizeChecked: false) }
+    }
+
+    /// Throws when a list of `count` keywords read from `store` may not replace one of `previous`; the error
+    /// names the store, which holds the keyword changes to fix.
+    static func checkServable(_ count: Int, previous: Int?, limit: Int, store: any KeywordStore) throws(KeywordStoreError) {
+        do {
+            try KeywordRules.checkListSize(count, previous: previous, limit: limit)
+        } catch {
+            throw .failed("\(store.displayName): the keyword changes there make a list of \(count) keywords; at most \(limit) are served")
+        }
     }
 
     /// Changes of more keywords than this are rebuilt rather than edited: each keyword inserted into or removed
@@ -167,11 +198,15 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
         return next.snapshot
     }
 
-    /// Serves `overlay` rebuilt from scratch (encodings of keywords the current index holds are reused).
-    private func install(_ overlay: KeywordOverlay, order: inout KeywordOrder) throws -> KeywordListSnapshot {
+    /// Serves `overlay` rebuilt from scratch (encodings of keywords the current index holds are reused), after
+    /// checking the list's size unless that was done under the store's lock (`sizeChecked`).
+    private func install(_ overlay: KeywordOverlay, order: inout KeywordOrder, sizeChecked: Bool) throws -> KeywordListSnapshot {
         let old = current()
         if old.overlay.matches(overlay) { return old.snapshot }
         let keywords = ModelEngine.apply(overlay, to: components.keywords)
+        if !sizeChecked {
+            try ModelEngine.checkServable(keywords.count, previous: old.snapshot.keywords.count, limit: maxKeywords, store: store)
+        }
         let rebuilt = KeywordOrder(base: components.keywords, list: keywords, overlay: overlay)
         if keywords.elementsEqual(old.snapshot.keywords) {
             state.withLock { $0.overlay = ServedOverlay(overlay) }
@@ -212,13 +247,7 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
 
     /// Base list minus removals plus additions, order kept, duplicates dropped.
     static func apply(_ overlay: KeywordOverlay, to base: [String]) -> [String] {
-        let removed = Set(overlay.removed)
-        var seen = Set<String>()
-        var result: [String] = []
-        for keyword in base + overlay.added where !removed.contains(keyword) {
-            if seen.insert(keyword).inserted { result.append(keyword) }
-        }
-        return result
+        overlay.applied(to: base)
     }
 
     /// A version that changes whenever the list changes: the count and `KeywordListHash` of the list.

@@ -132,14 +132,3 @@ extension SuggestionEngine {
         try updateKeywords(KeywordChange(add: add, remove: remove))
     }
 }
-
-extension KeywordChange {
-    /// Keywords trimmed of surrounding white space, empty ones dropped.
-    public var cleaned: KeywordChange {
-        var copy = self
-        let clean = { (list: [String]) in list.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }.filter { !$0.isEmpty } }
-        copy.add = clean(add)
-        copy.remove = clean(remove)
-        return copy
-    }
-}

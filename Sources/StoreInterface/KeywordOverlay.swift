@@ -21,6 +21,19 @@ public struct KeywordOverlay: Codable, Sendable, Equatable {
 
     public static func == (a: KeywordOverlay, b: KeywordOverlay) -> Bool { a.added == b.added && a.removed == b.removed }
 
+    /// The list served from `base` (a model's own keywords) with this overlay: the base minus removals plus
+    /// additions, order kept, duplicates dropped.
+    /// - Complexity: O(base + added + removed).
+    public func applied(to base: [String]) -> [String] {
+        let removed = Set(self.removed)
+        var seen = Set<String>()
+        var result: [String] = []
+        for keyword in base + added where !removed.contains(keyword) {
+            if seen.insert(keyword).inserted { result.append(keyword) }
+        }
+        return result
+    }
+
     /// The overlay after adding `add` and then removing `remove`; a later change wins over an earlier one.
     ///
     /// Order is kept (first insertion wins); duplicates are dropped.

@@ -87,6 +87,9 @@ public enum KeywordStoreError: Error, CustomStringConvertible, Equatable {
     case unavailable(String)
     /// The change was made against a list version that is no longer current; nothing was changed.
     case versionMismatch(current: String)
+    /// The served list would hold `count` keywords, more than the `limit` of `KeywordRules.checkListSize`;
+    /// nothing was changed.
+    case listFull(count: Int, limit: Int)
     /// Anything else: a file that cannot be written or read, a database error. The message names the file
     /// or the statement; it goes to the log, not to API clients.
     case failed(String)
@@ -95,6 +98,8 @@ public enum KeywordStoreError: Error, CustomStringConvertible, Equatable {
         switch self {
         case .unavailable(let message): return "store unavailable: \(message)"
         case .versionMismatch(let current): return "the keyword list changed (now version \(current))"
+        case .listFull(let count, let limit):
+            return "the list would hold \(count) keywords; at most \(limit) are served (remove some first)"
         case .failed(let message): return message
         }
     }
@@ -120,8 +125,10 @@ public protocol KeywordStore: AnyObject, Sendable {
     func apply(_ change: KeywordChange,
                check: (KeywordOverlay) throws(KeywordStoreError) -> Void) throws(KeywordStoreError) -> KeywordOverlay
 
-    /// Replaces the whole overlay (import, restore), durably.
-    func replaceOverlay(_ overlay: KeywordOverlay) throws(KeywordStoreError)
+    /// Replaces the whole overlay (import, restore), durably. `check` runs under the store's lock on `overlay`
+    /// before it is written, and throws to refuse it (a list past `KeywordRules.checkListSize`).
+    func replaceOverlay(_ overlay: KeywordOverlay,
+                        check: (KeywordOverlay) throws(KeywordStoreError) -> Void) throws(KeywordStoreError)
 
     /// Stores decisions, all or none, and returns their ids in order. An item whose client id was stored before
     /// is not stored again; its receipt carries the earlier id.
@@ -151,5 +158,10 @@ extension KeywordStore {
     /// Applies a change with no precondition.
     public func apply(_ change: KeywordChange) throws(KeywordStoreError) -> KeywordOverlay {
         try apply(change) { (_: KeywordOverlay) throws(KeywordStoreError) in }
+    }
+
+    /// Replaces the whole overlay with no precondition.
+    public func replaceOverlay(_ overlay: KeywordOverlay) throws(KeywordStoreError) {
+        try replaceOverlay(overlay) { (_: KeywordOverlay) throws(KeywordStoreError) in }
     }
 }

@@ -43,7 +43,10 @@ public enum StoreArchive {
     /// Reads an archive and loads it into `store`: the keyword changes replace the store's, feedback records
     /// are added with their ids unless an id (or client id) is already there. Nothing is written when any line
     /// is bad (not valid JSON, a repeated key, a field of the wrong type); the error names `source` and the line.
-    public static func importArchive(_ data: Data, source: String, into store: any KeywordStore) throws -> ImportSummary {
+    /// The keyword changes are refused, and nothing is written, when the list they would serve on `base` (the
+    /// model's own keywords) breaks `KeywordRules.checkListSize`; the check runs under the store's lock.
+    public static func importArchive(_ data: Data, source: String, into store: any KeywordStore,
+                                     base: [String], maxKeywords: Int = KeywordRules.maxKeywords) throws -> ImportSummary {
         var overlay: KeywordOverlay?
         var records: [FeedbackRecord] = []
         var number = 0
@@ -78,7 +81,15 @@ public enum StoreArchive {
                 throw KeywordStoreError.failed("\(source):\(number): unknown type '\(kind.prefix(40))'")
             }
         }
-        if let overlay { try store.replaceOverlay(overlay) }
+        if let overlay {
+            try store.replaceOverlay(overlay) { (overlay: KeywordOverlay) throws(KeywordStoreError) in
+                do {
+                    try KeywordRules.checkListSize(overlay.applied(to: base).count, previous: nil, limit: maxKeywords)
+                } catch {
+                    throw .failed("\(source): \(error)")
+                }
+            }
+        }
         let stored = records.isEmpty ? 0 : try store.importFeedback(records)
         return ImportSummary(added: overlay?.added.count ?? 0, removed: overlay?.removed.count ?? 0,
                              feedbackRead: records.count, feedbackStored: stored)

@@ -6,7 +6,7 @@ import KeywordIndex
 import KeywordModel
 import ModelStorage
 import Serving
-import StoreInterface
+import TrainingData
 
 /// Which candidates count as acceptable for a labelled name: any of its keywords, matched by string or, failing
 /// that, by kana-folded text (the rule `Evaluator` uses).

@@ -5,7 +5,7 @@ import KeywordIndex
 import KeywordModel
 import ModelStorage
 import Serving
-import StoreInterface
+import TrainingData
 
 /// Metrics over n names. A name none of whose keywords is a candidate counts as a miss (reciprocal rank 0).
 public struct EvaluationMetrics: Sendable, Equatable {

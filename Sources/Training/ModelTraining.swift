@@ -4,6 +4,7 @@ import Foundation
 import KeywordIndex
 import KeywordModel
 import ModelStorage
+import TrainingData
 
 /// Turns labelled names into training examples and trains the encoder, reporting each epoch.
 public struct ModelTraining {

@@ -4,7 +4,7 @@ import Foundation
 import KeywordIndex
 import KeywordModel
 import ModelStorage
-import StoreInterface
+import TrainingData
 
 /// Which names leave encoder training to fit the confidence calibrator: a fixed fraction, chosen by a hash
 /// (64-bit FNV-1a of the UTF-8 bytes) so the split is the same on every run and machine and a name's

@@ -27,7 +27,10 @@ final class TimedStore: KeywordStore {
         defer { let took = BenchClock.wall() - start; lastApply.withLock { $0 = took } }
         return try inner.apply(change, check: check)
     }
-    func replaceOverlay(_ overlay: KeywordOverlay) throws(KeywordStoreError) { try inner.replaceOverlay(overlay) }
+    func replaceOverlay(_ overlay: KeywordOverlay,
+                        check: (KeywordOverlay) throws(KeywordStoreError) -> Void) throws(KeywordStoreError) {
+        try inner.replaceOverlay(overlay, check: check)
+    }
     func appendFeedback(_ items: [FeedbackItem]) throws(KeywordStoreError) -> [FeedbackReceipt] { try inner.appendFeedback(items) }
     func importFeedback(_ records: [FeedbackRecord]) throws(KeywordStoreError) -> Int { try inner.importFeedback(records) }
     func feedback(after: Int64, limit: Int) throws(KeywordStoreError) -> [FeedbackRecord] {

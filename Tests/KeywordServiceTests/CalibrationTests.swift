@@ -4,6 +4,7 @@ import KeywordModel
 @testable import ModelStorage
 @testable import StoreInterface
 @testable import Training
+import TrainingData
 import XCTest
 
 /// The confidence calibrator: fitting, the precision curve, the file and its checks, and the metrics.

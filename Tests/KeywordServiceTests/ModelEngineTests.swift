@@ -6,6 +6,7 @@ import KeywordModel
 @testable import Serving
 @testable import StoreInterface
 @testable import Training
+import TrainingData
 import XCTest
 
 /// A whitespace tokenizer over a fixed word → row table: enough text pipeline for engine tests.

@@ -319,8 +319,15 @@ final class Handlers: Sendable {
         try RequestDecoding.authorize(request, token: configuration.adminToken)
         let fields = try RequestDecoding.object(request, maxValues: valueCaps.keywords)
         try RequestDecoding.onlyFields(fields, ["add", "remove", "actor"])
-        let add = try cleanKeywords(try RequestDecoding.strings(fields["add"], field: "add", code: .invalidAdd), field: "add")
-        let remove = try cleanKeywords(try RequestDecoding.strings(fields["remove"], field: "remove", code: .invalidRemove), field: "remove")
+        let sent = KeywordChange(add: try RequestDecoding.strings(fields["add"], field: "add", code: .invalidAdd),
+                                 remove: try RequestDecoding.strings(fields["remove"], field: "remove", code: .invalidRemove))
+        let checked: KeywordChange
+        do {
+            checked = try sent.checked(maxCodePoints: limits.maxKeywordCharacters, maxPadding: limits.maxPaddingCharacters)
+        } catch {
+            throw .badRequest(.invalidKeyword, "\(error)")
+        }
+        let (add, remove) = (checked.add, checked.remove)
         guard add.count + remove.count <= limits.maxKeywordChanges else {
             throw .badRequest(.tooManyKeywords, "at most \(limits.maxKeywordChanges) keywords per change")
         }
@@ -330,18 +337,10 @@ final class Handlers: Sendable {
         let engine = try engine()
         // An empty change changes nothing: the answer is the current list, and nothing is written.
         if add.isEmpty && remove.isEmpty { return keywordResponse(engine.keywordList()) }
-        // Writes run on their own lane (one worker unless configured otherwise), so the list does not grow
-        // between this check and the write.
-        let count = engine.keywordList().keywords.count
-        let present = engine.listed(add + remove)
-        let removing = Set(remove).intersection(present)
-        let adding = Set(add).subtracting(present).subtracting(Set(remove))
-        let resulting = count - removing.count + adding.count
-        guard resulting <= limits.maxKeywords || resulting <= count else {
-            throw .badRequest(.keywordListFull, "the list would hold \(resulting) keywords; at most \(limits.maxKeywords) are served (remove some first)")
-        }
         do {
             return keywordResponse(try engine.updateKeywords(change))
+        } catch KeywordStoreError.listFull(let count, let limit) {
+            throw .badRequest(.keywordListFull, "\(KeywordStoreError.listFull(count: count, limit: limit))")
         } catch KeywordStoreError.versionMismatch(let current) {
             throw APIError(.preconditionFailed, .versionMismatch,
                            "the keyword list changed since version \(change.expectedVersion ?? ""); it is now \(current): reload it and retry",
@@ -353,19 +352,6 @@ final class Handlers: Sendable {
             Syscall.writeAll(2, Array("{\"event\":\"keyword_update_failed\",\"error\":\(Self.quoted("\(error)"))}\n".utf8))
             throw APIError(.internalServerError, .keywordUpdateFailed, "the keyword change could not be saved")
         }
-    }
-
-    private func cleanKeywords(_ raw: [String], field: String) throws(APIError) -> [String] {
-        var result: [String] = []
-        for (index, keyword) in raw.enumerated() {
-            try RequestDecoding.keywordLength(keyword, field: "\(field)[\(index)]", limits: limits)
-            let trimmed = keyword.trimmingCharacters(in: .whitespacesAndNewlines)
-            if let problem = KeywordRules.problem(with: trimmed, maxCodePoints: limits.maxKeywordCharacters) {
-                throw .badRequest(.invalidKeyword, "'\(field)[\(index)]' \(problem)")
-            }
-            result.append(trimmed)
-        }
-        return result
     }
 
     static func quoted(_ text: String) -> String {

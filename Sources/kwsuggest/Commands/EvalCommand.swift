@@ -3,6 +3,7 @@ import KeywordIndex
 import ModelStorage
 import StoreInterface
 import Training
+import TrainingData
 
 /// `kwsuggest eval`: Accuracy@1, Accuracy@5, MRR and primary Accuracy@1 / MRR of a model on labelled names.
 struct EvalCommand: Command {

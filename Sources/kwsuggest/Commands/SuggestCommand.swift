@@ -1,9 +1,8 @@
 import FileStore
 import Foundation
-import HTTPCore
-import KeywordServer
 import ModelStorage
 import Serving
+import StoreInterface
 
 /// `kwsuggest suggest`: the top-k keywords for each product name (arguments, or stdin lines).
 struct SuggestCommand: Command {
@@ -46,9 +45,8 @@ struct SuggestCommand: Command {
         names = arguments.positionals
     }
 
-    /// The server's limits: a name as `POST /v1/suggest` accepts it, and a line no longer than its body limit.
-    static let limits = APILimits()
-    static let maxLineBytes = HTTPLimits().maxBodyBytes
+    /// A line longer than this is refused (a name is at most 1,100 code points; the bound keeps memory small).
+    static let maxLineBytes = 1024 * 1024
 
     func run() throws {
         let engine = try loadEngine(model: model, keywordsFile: keywordsFile, verify: verify)
@@ -56,13 +54,12 @@ struct SuggestCommand: Command {
         defer { output.flush() }
         func answer(_ name: String, _ place: String) throws {
             if name.allSatisfy({ $0.isWhitespace }) { return }
-            switch Self.limits.checkedName(name) {
-            case .success(let trimmed):
-                let result = engine.suggest(trimmed, k: k, explain: explain)
+            do {
+                let result = engine.suggest(try NameRules.checked(name), k: k, explain: explain)
                 output.write(json ? SuggestionFormat.json(result) : SuggestionFormat.text(result))
-            case .failure(let error):
+            } catch {
                 output.flush()
-                throw CommandError.failure("\(place): \(error.message)")
+                throw CommandError.failure("\(place): \(error.message(field: "name"))")
             }
         }
         if names.isEmpty {

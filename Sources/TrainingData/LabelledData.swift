@@ -1,5 +1,7 @@
 // Labelled product names in JSON lines: {"name": "…", "keywords": ["primary", "acceptable", …], "source": "…"}.
 import Foundation
+import ModelStorage
+import StoreInterface
 import StrictJSON
 
 /// One labelled product name.
@@ -59,5 +61,43 @@ public enum LabelledData {
         }
         guard !result.isEmpty else { throw ModelDirectoryError(path: path, message: "no labelled names") }
         return result
+    }
+
+    /// The training line of `labelled` (`{"name": …, "keywords": […], "source": …}` and a newline), as `load` reads it.
+    public static func line(_ labelled: LabelledName) -> [UInt8] {
+        var json = JSONWriter()
+        json.object { json in
+            json.field("name", string: labelled.name)
+            json.field("keywords") { json in json.array { json in for keyword in labelled.keywords { json.string(keyword) } } }
+            json.field("source", string: labelled.source)
+        }
+        return json.bytes + [0x0A]
+    }
+
+    /// The labelled name a feedback record teaches: the name with the keyword an annotator took or typed, source
+    /// `feedback`. A rejection teaches no keyword: nil.
+    public static func example(_ record: FeedbackRecord) -> LabelledName? {
+        guard record.item.action != .reject else { return nil }
+        return LabelledName(name: record.item.name, keywords: [record.item.keyword], source: "feedback")
+    }
+
+    /// The training lines of the store's feedback records, oldest first, through `write` (called once per page of
+    /// `pageRecords` records, so memory follows the page, not the store). Returns how many lines were written.
+    @discardableResult
+    public static func export(_ store: any KeywordStore, pageRecords: Int = 10_000,
+                              write: ([UInt8]) throws -> Void) throws -> Int {
+        var after: Int64 = 0, written = 0
+        while true {
+            let page = try store.feedback(after: after, limit: pageRecords)
+            guard let last = page.last else { return written }
+            var bytes: [UInt8] = []
+            for record in page {
+                guard let example = example(record) else { continue }
+                bytes += line(example)
+                written += 1
+            }
+            if !bytes.isEmpty { try write(bytes) }
+            after = last.id
+        }
     }
 }
