@@ -65,8 +65,15 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
 
     // MARK: Keywords
 
+    /// The overlay, with the list revision it belongs to (see `KeywordOverlay.revision`): the head row is read
+    /// first and share-locked, so no change commits between it and the keywords.
     public func loadOverlay() throws(KeywordStoreError) -> KeywordOverlay {
-        try transaction { connection in try Self.readOverlay(connection).overlay }
+        try transaction { connection in
+            let head = try connection.exec("SELECT revision FROM kwsuggest_keyword_head FOR SHARE")
+            var overlay = try Self.readOverlay(connection).overlay
+            overlay.revision = (head.first?.first ?? nil).flatMap { UInt64($0) }
+            return overlay
+        }
     }
 
     public func apply(_ change: KeywordChange,
@@ -76,9 +83,11 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
             guard let text = revision.first?.first ?? nil, let current = Int64(text) else {
                 throw KeywordStoreError.failed("\(displayName): kwsuggest_keyword_head has no row")
             }
-            let (overlay, lastPosition) = try Self.readOverlay(connection)
+            var (overlay, lastPosition) = try Self.readOverlay(connection)
+            overlay.revision = UInt64(current)
             try check(overlay)
-            let next = overlay.applying(add: change.add, remove: change.remove)
+            var next = overlay.applying(add: change.add, remove: change.remove)
+            next.revision = UInt64(current + 1)
             let nextRevision = String(current + 1)
             for (op, keywords) in [("add", change.add), ("remove", change.remove)] {
                 for keyword in keywords {

@@ -222,9 +222,9 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
         return next.snapshot
     }
 
-    /// The overlay being served, as far as telling a store's overlay apart from it needs: its revision when the
-    /// store gives one (the keyword lists are then not kept here, so the store alone releases an old overlay's
-    /// lists), else the overlay itself.
+    /// The overlay being served, as far as telling a store's overlay apart from it needs: its revision (the
+    /// keyword lists are then not kept here, so the store alone releases an old overlay's lists), or, for an
+    /// overlay with no stored form yet, the overlay itself.
     private struct ServedOverlay {
         private let revision: UInt64?
         private let overlay: KeywordOverlay?

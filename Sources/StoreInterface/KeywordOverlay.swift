@@ -7,9 +7,10 @@
 public struct KeywordOverlay: Codable, Sendable, Equatable {
     public var added: [String]
     public var removed: [String]
-    /// Set by a store that hands out one overlay value for as long as its contents stay the same: overlays with
-    /// the same non-nil revision hold the same keywords, so a holder can tell "unchanged" without comparing the
-    /// lists, or keeping them. Neither encoded nor compared.
+    /// Set by the store that hands the overlay out (the file store: a number per contents it read or wrote; the
+    /// PostgreSQL store: the list revision): overlays from one store with the same non-nil revision hold the same
+    /// keywords, so a holder can tell "unchanged" without comparing the lists, or keeping them. nil for an overlay
+    /// with no stored form yet (no overlay file). Neither encoded nor compared.
     public var revision: UInt64?
 
     private enum CodingKeys: String, CodingKey { case added, removed }

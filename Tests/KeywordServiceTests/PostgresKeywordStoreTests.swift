@@ -38,6 +38,18 @@ final class PostgresKeywordStoreTests: XCTestCase {
     func testImportKeepsIDs() throws { try contract.importKeepsIDs() }
     func testFeedbackPagesAndLastID() throws { try contract.feedbackPagesAndLastID() }
 
+    /// Overlays carry the list revision, as the file store's carry theirs: the same revision, the same keywords.
+    func testOverlaysCarryTheListRevision() throws {
+        let store = try PostgresKeywordStore(url: url), other = try PostgresKeywordStore(url: url)
+        let applied = try store.apply(KeywordChange(add: ["にんじん"]))
+        XCTAssertNotNil(applied.revision)
+        XCTAssertEqual(try other.loadOverlay().revision, applied.revision)
+        let next = try other.apply(KeywordChange(add: ["ごぼう"]))
+        XCTAssertNotEqual(next.revision, applied.revision)
+        XCTAssertEqual(try store.loadOverlay().revision, next.revision)
+        XCTAssertEqual(try store.loadOverlay(), KeywordOverlay(added: ["にんじん", "ごぼう"]))
+    }
+
     func testChangesAreLoggedWithRevisionAndRequestID() throws {
         let store = try PostgresKeywordStore(url: url)
         _ = try store.apply(KeywordChange(add: ["にんじん"], requestID: "req-1", actor: "admin"))
