@@ -1,12 +1,9 @@
 // What makes a keyword acceptable: one rule set for the API and for every file the service reads keywords from.
-import Foundation
 
 /// The rules every served keyword follows, wherever it comes from (a request, or an overlay file edited by hand).
 public enum KeywordRules {
     /// The longest keyword, in Unicode code points.
     public static let maxCodePoints = 100
-    /// Unicode code points of white space a keyword may be sent with around it, beyond `maxCodePoints`.
-    public static let maxPaddingCodePoints = 100
 
     /// The most keywords a served list holds (the model's list with the overlay applied).
     public static let maxKeywords = 50_000
@@ -17,26 +14,6 @@ public enum KeywordRules {
     public static func checkListSize(_ count: Int, previous: Int?, limit: Int = maxKeywords) throws(KeywordStoreError) {
         guard count > limit, count > previous ?? 0 else { return }
         throw .listFull(count: count, limit: limit)
-    }
-
-    /// `keyword` without the white space around it (which a sent keyword may have and a file's may not).
-    public static func trimmed(_ keyword: String) -> String {
-        keyword.trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
-    /// A keyword as sent, trimmed and checked: at most `maxCodePoints + maxPadding` code points as sent, then
-    /// `problem(with:)` on the trimmed text. The error names `field`.
-    public static func cleaned(_ raw: String, field: String, maxCodePoints: Int = maxCodePoints,
-                               maxPadding: Int = maxPaddingCodePoints) throws(KeywordProblem) -> String {
-        let most = maxCodePoints + maxPadding
-        guard fitsCodePoints(raw, most) else {
-            throw KeywordProblem(field: field, problem: "is longer than \(most) characters (Unicode code points) with the white space around it")
-        }
-        let keyword = trimmed(raw)
-        if let problem = problem(with: keyword, maxCodePoints: maxCodePoints) {
-            throw KeywordProblem(field: field, problem: problem)
-        }
-        return keyword
     }
 
     /// Why `keyword` (already trimmed of white space) cannot be served, or nil when it can.
@@ -66,34 +43,3 @@ public enum KeywordRules {
     }
 }
 
-/// A keyword that breaks `KeywordRules`: which one (`add[3]`) and what is wrong with it.
-public struct KeywordProblem: Error, Equatable, CustomStringConvertible {
-    public var field: String
-    public var problem: String
-    public init(field: String, problem: String) {
-        self.field = field
-        self.problem = problem
-    }
-    public var description: String { "'\(field)' \(problem)" }
-}
-
-extension KeywordChange {
-    /// The change with every keyword trimmed and checked by `KeywordRules.cleaned`; the error names the first
-    /// bad one (`add[3]`, `remove[0]`).
-    public func checked(maxCodePoints: Int = KeywordRules.maxCodePoints,
-                        maxPadding: Int = KeywordRules.maxPaddingCodePoints) throws(KeywordProblem) -> KeywordChange {
-        var copy = self
-        func clean(_ list: [String], _ field: String) throws(KeywordProblem) -> [String] {
-            var result: [String] = []
-            result.reserveCapacity(list.count)
-            for (index, keyword) in list.enumerated() {
-                result.append(try KeywordRules.cleaned(keyword, field: "\(field)[\(index)]", maxCodePoints: maxCodePoints,
-                                                       maxPadding: maxPadding))
-            }
-            return result
-        }
-        copy.add = try clean(add, "add")
-        copy.remove = try clean(remove, "remove")
-        return copy
-    }
-}
