@@ -1,4 +1,5 @@
-import KeywordService
+import FileStore
+import StoreInterface
 
 /// A subcommand: declares its options, checks them in `validate()`, does the work in `run()`.
 protocol Command {
@@ -29,7 +30,7 @@ enum SharedOptions {
 func resolveStore(store: String?, overlay: String?, modelDirectory: String) throws -> StoreLocation {
     if store != nil && overlay != nil { throw CommandError.usage("Give --store or --overlay, not both") }
     let text = store ?? overlay.map { "file:" + $0 } ?? Environment.value("KWSUGGEST_STORE").flatMap { $0.isEmpty ? nil : $0 }
-    guard let text else { return .file(KeywordOverlayStore.defaultPath(modelDirectory: modelDirectory)) }
+    guard let text else { return .file(KeywordOverlayFile.defaultPath(modelDirectory: modelDirectory)) }
     do {
         return try StoreLocation(parsing: text)
     } catch {

@@ -1,7 +1,9 @@
+import FileStore
 import Foundation
-import KeywordService
 @testable import HTTPCore
 @testable import KeywordServer
+import Serving
+import StoreInterface
 import XCTest
 
 /// POST /v1/feedback, GET /v1/feedback/export, ETag / If-Match and the store in /readyz and /metrics,

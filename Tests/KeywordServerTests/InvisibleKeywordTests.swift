@@ -1,5 +1,5 @@
 import Foundation
-import KeywordService
+import FileStore
 @testable import HTTPCore
 @testable import KeywordServer
 import XCTest

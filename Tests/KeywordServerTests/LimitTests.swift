@@ -1,7 +1,8 @@
 import Foundation
-import KeywordService
 @testable import HTTPCore
 @testable import KeywordServer
+import Serving
+import StoreInterface
 import StrictJSON
 import XCTest
 

@@ -1,5 +1,5 @@
 import XCTest
-@testable import KeywordService
+@testable import StoreInterface
 
 /// Archive lines split at "\n" whatever the pieces they arrive in, with a bound on one line.
 final class ArchiveLineReaderTests: XCTestCase {

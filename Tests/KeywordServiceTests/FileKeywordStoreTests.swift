@@ -1,5 +1,7 @@
+@testable import FileStore
 import Foundation
-@testable import KeywordService
+@testable import PostgresStore
+@testable import StoreInterface
 import XCTest
 
 final class FileKeywordStoreTests: XCTestCase {
@@ -50,19 +52,19 @@ final class FileKeywordStoreTests: XCTestCase {
         }
         // The store that wrote the file knows its ids increase from writing it.
         XCTAssertEqual(try export(), (1...20_000).map(Int64.init))
-        XCTAssertLessThanOrEqual(writer.scannedBytes.load(ordering: .relaxed), size + 40 * 65_536, "bytes read by the writer's export")
+        XCTAssertLessThanOrEqual(writer.feedbackLog.scannedBytes.load(ordering: .relaxed), size + 40 * 65_536, "bytes read by the writer's export")
         // Another process learns it on its first scan.
         store = FileKeywordStore(overlayPath: overlayPath)
         XCTAssertEqual(try export(), (1...20_000).map(Int64.init))
-        let first = store.scannedBytes.load(ordering: .relaxed)
+        let first = store.feedbackLog.scannedBytes.load(ordering: .relaxed)
         // One read to learn the order, then each of 40 pages reads its own bytes and at most one block more.
         XCTAssertLessThanOrEqual(first, 2 * size + 40 * 65_536, "bytes read by the first export of a \(size)-byte file")
         XCTAssertEqual(try export(), (1...20_000).map(Int64.init))
-        let second = store.scannedBytes.load(ordering: .relaxed) - first
+        let second = store.feedbackLog.scannedBytes.load(ordering: .relaxed) - first
         XCTAssertLessThanOrEqual(second, size + 40 * 65_536, "bytes read by a later export of a \(size)-byte file")
         XCTAssertEqual(try store.lastFeedbackID(after: 0, limit: nil), 20_000)
         XCTAssertEqual(try store.lastFeedbackID(after: 100, limit: 1000), 1100)
-        XCTAssertLessThan(store.scannedBytes.load(ordering: .relaxed) - first - second, size / 4, "the largest id and the 1,000th after 100")
+        XCTAssertLessThan(store.feedbackLog.scannedBytes.load(ordering: .relaxed) - first - second, size / 4, "the largest id and the 1,000th after 100")
     }
 
     /// Paging skips the part of a multi-megabyte file an earlier scan showed to hold no larger id, and still sees

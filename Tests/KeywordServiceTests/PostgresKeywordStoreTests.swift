@@ -1,5 +1,6 @@
 import Foundation
-@testable import KeywordService
+@testable import PostgresStore
+@testable import StoreInterface
 import XCTest
 
 /// The store against a real PostgreSQL server. Skipped unless KWSUGGEST_TEST_POSTGRES_URL names one (a
@@ -59,6 +60,18 @@ final class PostgresKeywordStoreTests: XCTestCase {
         try holder.exec("ROLLBACK")
         XCTAssertEqual(try store.apply(KeywordChange(add: ["にんじん"])).added, ["にんじん"])
         XCTAssertTrue(store.isAvailable)
+    }
+
+    /// Overlays carry the list revision, as the file store's carry theirs: the same revision, the same keywords.
+    func testOverlaysCarryTheListRevision() throws {
+        let store = try PostgresKeywordStore(url: url), other = try PostgresKeywordStore(url: url)
+        let applied = try store.apply(KeywordChange(add: ["にんじん"]))
+        XCTAssertNotNil(applied.revision)
+        XCTAssertEqual(try other.loadOverlay().revision, applied.revision)
+        let next = try other.apply(KeywordChange(add: ["ごぼう"]))
+        XCTAssertNotEqual(next.revision, applied.revision)
+        XCTAssertEqual(try store.loadOverlay().revision, next.revision)
+        XCTAssertEqual(try store.loadOverlay(), KeywordOverlay(added: ["にんじん", "ごぼう"]))
     }
 
     func testChangesAreLoggedWithRevisionAndRequestID() throws {

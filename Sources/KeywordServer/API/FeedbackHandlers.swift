@@ -1,8 +1,9 @@
 // POST /v1/feedback and GET /v1/feedback/export: annotator decisions in, training data out.
 import HTTPCore
-import KeywordService
 import Locking
+import StoreInterface
 import StrictJSON
+import TrainingData
 
 extension KeywordAPIHandlers {
     /// The store once opened; 503 while the service is still starting.
@@ -163,12 +164,7 @@ final class FeedbackExport: Sendable {
         if raw {
             FeedbackDecoding.writeRecord(record, into: &json)
         } else {
-            guard record.item.action != .reject else { return [] }
-            json.object { json in
-                json.field("name", string: record.item.name)
-                json.field("keywords") { json in json.array { json in json.string(record.item.keyword) } }
-                json.field("source", string: "feedback")
-            }
+            return LabelledData.example(record).map(LabelledData.line) ?? []
         }
         return json.bytes + [0x0A]
     }
@@ -215,12 +211,12 @@ enum FeedbackDecoding {
             return nil
         }
         guard case .string(let raw) = value else { throw .badRequest(.invalidKeyword, "'\(field)' must be a string") }
-        try RequestDecoding.keywordLength(raw, field: field, limits: limits)
-        let text = KeywordRules.canonical(raw)
-        if let problem = KeywordRules.problem(with: text, maxCodePoints: limits.maxKeywordCharacters) {
-            throw .badRequest(.invalidKeyword, "'\(field)' \(problem)")
+        do {
+            return try KeywordRules.cleaned(raw, field: field, maxCodePoints: limits.maxKeywordCharacters,
+                                            maxPadding: limits.maxPaddingCharacters)
+        } catch {
+            throw .badRequest(.invalidKeyword, "\(error)")
         }
-        return text
     }
 
     /// An optional short string (client id, model, annotator, a keyword change's actor): 1…200 characters, no

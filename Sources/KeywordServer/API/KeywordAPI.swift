@@ -1,5 +1,4 @@
 // The router: maps method + path to routes, answers 404/405/OPTIONS, and runs the middlewares.
-import KeywordService
 import HTTPCore
 import StrictJSON
 

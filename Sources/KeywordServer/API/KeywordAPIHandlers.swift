@@ -1,7 +1,8 @@
 // The handlers `KeywordAPI`'s routes point at: each turns a request into a response or throws an APIError.
 import Foundation
 import HTTPCore
-import KeywordService
+import Serving
+import StoreInterface
 import StrictJSON
 
 #if canImport(Glibc)
@@ -274,16 +275,21 @@ final class KeywordAPIHandlers: Sendable {
     func updateKeywords(_ request: HTTPRequest, valueCap: Int) throws(APIError) -> HTTPResponse {
         let fields = try RequestDecoding.object(request, maxValues: valueCap)
         try RequestDecoding.onlyFields(fields, ["add", "remove", "actor"])
-        let requestedAdd = try cleanKeywords(try RequestDecoding.strings(fields["add"], field: "add", code: .invalidAdd), field: "add")
-        let requestedRemove = try cleanKeywords(try RequestDecoding.strings(fields["remove"], field: "remove", code: .invalidRemove), field: "remove")
+        let sent = KeywordChange(add: try RequestDecoding.strings(fields["add"], field: "add", code: .invalidAdd),
+                                 remove: try RequestDecoding.strings(fields["remove"], field: "remove", code: .invalidRemove))
+        let checked: KeywordChange
+        do {
+            checked = try sent.checked(maxCodePoints: limits.maxKeywordCharacters, maxPadding: limits.maxPaddingCharacters)
+        } catch {
+            throw .badRequest(.invalidKeyword, "\(error)")
+        }
+        let (requestedAdd, requestedRemove) = (checked.add, checked.remove)
         guard requestedAdd.count + requestedRemove.count <= limits.maxKeywordChanges else {
             throw .badRequest(.tooManyKeywords, "at most \(limits.maxKeywordChanges) keywords per change")
         }
         let expectedVersion = try Self.expectedVersion(request)
         let actor = try FeedbackDecoding.label(fields["actor"], field: "actor", code: .invalidActor)
         let engine = try engine()
-        // Writes run on their own lane (one worker unless configured otherwise), so the list does not grow
-        // between this check and the write.
         let present = engine.listed(requestedAdd + requestedRemove)
         // A removal wins over an addition in the same change, and removing a keyword the list does not hold
         // changes nothing, so it is not recorded: the overlay's `removed` stays bounded by the list.
@@ -301,16 +307,13 @@ final class KeywordAPIHandlers: Sendable {
         let change = KeywordChange(add: add, remove: remove, expectedVersion: expectedVersion,
                                    requestID: request.headers["X-Request-Id"].map { String($0.prefix(200)) },
                                    actor: actor)
-        let count = engine.keywordList().keywords.count
-        let adding = Set(add).subtracting(present)
-        let resulting = count - removing.count + adding.count
-        guard resulting <= limits.maxKeywords || resulting <= count else {
-            throw .badRequest(.keywordListFull, "the list would hold \(resulting) keywords; at most \(limits.maxKeywords) are served (remove some first)")
-        }
+        // The list's size is checked by the engine under the store's lock (`KeywordStoreError.listFull`).
         do {
             let list = try engine.updateKeywords(change)
             state.noteWrite(failure: nil)
             return keywordResponse(list)
+        } catch KeywordStoreError.listFull(let count, let limit) {
+            throw .badRequest(.keywordListFull, "\(KeywordStoreError.listFull(count: count, limit: limit))")
         } catch KeywordStoreError.versionMismatch(let current) {
             throw Self.versionMismatch(change.expectedVersion ?? "", current)
         } catch KeywordStoreError.unavailable {
@@ -328,19 +331,6 @@ final class KeywordAPIHandlers: Sendable {
         APIError(.preconditionFailed, .versionMismatch,
                  "the keyword list changed since version \(expected); it is now \(current): reload it and retry",
                  headers: [("ETag", "\"\(current)\"")])
-    }
-
-    private func cleanKeywords(_ raw: [String], field: String) throws(APIError) -> [String] {
-        var result: [String] = []
-        for (index, keyword) in raw.enumerated() {
-            try RequestDecoding.keywordLength(keyword, field: "\(field)[\(index)]", limits: limits)
-            let trimmed = KeywordRules.canonical(keyword)
-            if let problem = KeywordRules.problem(with: trimmed, maxCodePoints: limits.maxKeywordCharacters) {
-                throw .badRequest(.invalidKeyword, "'\(field)[\(index)]' \(problem)")
-            }
-            result.append(trimmed)
-        }
-        return result
     }
 
     static func quoted(_ text: String) -> String { JSONWriter.quoted(text) }

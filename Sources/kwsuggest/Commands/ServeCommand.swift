@@ -1,6 +1,9 @@
 import HTTPCore
 import KeywordServer
-import KeywordService
+import ModelStorage
+import PostgresStore
+import Serving
+import StoreInterface
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,14 +12,15 @@ import Glibc
 struct ServeCommand: Command {
     /// Builds the engine for a model directory on an opened store; `verify` checks the model files against
     /// their manifest checksums, and the auto-accept threshold is read from the calibration curve for the given
-    /// precision. Runs on a background thread after the server listens; until it returns, /readyz answers 503.
+    /// precision; the list holds at most `maxKeywords`. Runs on a background thread after the server listens;
+    /// until it returns, /readyz answers 503.
     typealias EngineFactory = @Sendable (_ modelDirectory: String, _ store: any KeywordStore, _ verify: Bool,
-                                         _ autoAcceptPrecision: Double) throws -> any SuggestionEngine
+                                         _ autoAcceptPrecision: Double, _ maxKeywords: Int) throws -> any SuggestionEngine
 
     /// The engine `serve` uses: the trained model of the model directory, with the store's keyword changes applied.
-    static let engineFactory: EngineFactory = { directory, store, verify, precision in
+    static let engineFactory: EngineFactory = { directory, store, verify, precision, maxKeywords in
         let engine = try ModelEngine(components: ModelDirectory.load(path: directory, verify: verify), store: store,
-                                     autoAcceptPrecision: precision)
+                                     autoAcceptPrecision: precision, maxKeywords: maxKeywords)
         if engine.autoAcceptThreshold == nil, let warning = engine.components.calibration?.unreachedPrecisionWarning(precision) {
             ServiceRunner.event(["event": "warning", "message": warning])
         }
@@ -128,9 +132,10 @@ struct ServeCommand: Command {
         }
         let factory = Self.engineFactory
         let (directory, source, verify, precision) = (modelDirectory, modelSource, verify, autoAcceptPrecision)
+        let maxKeywords = options.api.limits.maxKeywords
         let loader: @Sendable (any KeywordStore) throws -> any SuggestionEngine = { store in
             ServiceRunner.event(["event": "model_directory", "path": directory, "source": source.rawValue])
-            return try factory(directory, store, verify, precision)
+            return try factory(directory, store, verify, precision, maxKeywords)
         }
         let runner = ServiceRunner(options: options, loader: loader, announce: { line in
             // Unbuffered, so a supervisor reading stdout sees the address at once.
