@@ -53,16 +53,6 @@ public struct APILimits: Sendable, Equatable {
     public var maxFeedbackItems = 1000
 
     public init() {}
-
-    /// A product name as the API accepts it (trimmed; not empty, no NUL, at most `maxNameCharacters` code
-    /// points), or the API's error, so other front ends (the CLI) apply exactly the server's rules.
-    public func checkedName(_ raw: String) -> Result<String, APIError> {
-        do throws(APIError) {
-            return .success(try RequestDecoding.name(raw, limits: self))
-        } catch {
-            return .failure(error)
-        }
-    }
 }
 
 enum RequestDecoding {
