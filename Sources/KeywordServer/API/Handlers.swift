@@ -332,7 +332,7 @@ final class Handlers: Sendable {
             throw .badRequest(.tooManyKeywords, "at most \(limits.maxKeywordChanges) keywords per change")
         }
         let change = KeywordChange(add: add, remove: remove, expectedVersion: try Self.expectedVersion(request),
-                                   requestID: request.headers["X-Request-Id"].map { String($0.prefix(200)) },
+                                   requestID: request.requestID,
                                    actor: try FeedbackDecoding.label(fields["actor"], field: "actor", code: .invalidActor))
         let engine = try engine()
         // An empty change changes nothing: the answer is the current list, and nothing is written.

@@ -52,6 +52,16 @@ public struct APILimits: Sendable, Equatable {
 
     public init() {}
 
+    /// The limits `FeedbackRules` applies to a posted feedback item.
+    var feedbackLimits: FeedbackRules.Limits {
+        var rules = FeedbackRules.Limits()
+        rules.maxNameCodePoints = maxNameCharacters
+        rules.maxPaddingCodePoints = maxPaddingCharacters
+        rules.maxKeywordCodePoints = maxKeywordCharacters
+        rules.maxShown = maxK
+        return rules
+    }
+
     /// A product name as the API accepts it (trimmed; not empty, no NUL, at most `maxNameCharacters` code
     /// points), or the API's error, so other front ends (the CLI) apply exactly the server's rules.
     public func checkedName(_ raw: String) -> Result<String, APIError> {
