@@ -64,27 +64,38 @@ struct FeedbackScanMap: Sendable {
     }
 }
 
-/// What the feedback file holds, kept between appends: re-read only from where the last scan stopped.
+/// What the feedback file holds, kept between appends: re-read only from where the last scan stopped, streamed
+/// (see `LineReader`), so the first append after a start holds one block of the file, not the file.
 struct FeedbackIndex: Sendable {
+    /// Where a client id's record is: its id, and its line (offset and length, newline excluded) to compare a
+    /// retry's decision with.
+    struct ClientEntry: Sendable {
+        var id: Int64
+        var offset: Int
+        var length: Int
+    }
+
     var device: UInt64 = 0
     var inode: UInt64 = 0
-    /// Bytes of whole lines read so far.
+    /// Bytes of whole batches read so far.
     var scanned = 0
     var fileSize = 0
     var lines = 0
     var lastID: Int64 = 0
-    var ids = Set<Int64>()
-    var byClientID: [String: Int64] = [:]
+    /// Keyed by `FeedbackRules.clientKey` of the stored id.
+    var byClientID: [String: ClientEntry] = [:]
     /// Whether every line so far has a larger id than all before it, and the end of the lines known to.
     var increasing = true
     var ordered: ScanCheckpoint?
+    /// The most bytes a refresh held at once (for tests: a block and a line, not the log).
+    var largestBuffer = 0
 
-    mutating func note(_ record: FeedbackRecord) {
-        if record.id <= lastID { increasing = false }
+    /// Notes a record whose line starts at `offset` and is `length` bytes long (newline excluded).
+    mutating func note(id: Int64, clientID: String?, offset: Int, length: Int) {
+        if id <= lastID { increasing = false }
         lines += 1
-        lastID = max(lastID, record.id)
-        ids.insert(record.id)
-        if let client = record.item.clientID { byClientID[client] = record.id }
+        lastID = max(lastID, id)
+        if let clientID { byClientID[FeedbackRules.clientKey(clientID)] = ClientEntry(id: id, offset: offset, length: length) }
     }
 
     /// After whole lines up to `scanned` are noted: while ids still increase, they do so up to there.
@@ -93,7 +104,10 @@ struct FeedbackIndex: Sendable {
         ordered = ScanCheckpoint(device: device, inode: inode, offset: scanned, lines: lines, largestID: lastID)
     }
 
-    /// Reads lines appended since the last scan (by this or another process); starts over if the file was replaced.
+    /// Reads batches appended since the last scan (by this or another process); starts over if the file was
+    /// replaced. Stops before a batch whose bytes are not all there (one never acknowledged, cut by a crash):
+    /// `scanned` then ends before its header, where the next append cuts the file. On an error the index starts
+    /// over at the next call.
     mutating func refresh(fd: Int32, path: String) throws(KeywordStoreError) {
         var info = stat()
         guard fstat(fd, &info) == 0 else {
@@ -108,36 +122,61 @@ struct FeedbackIndex: Sendable {
         }
         fileSize = size
         guard size > scanned else { return }
-        var buffer = [UInt8](repeating: 0, count: size - scanned)
-        var filled = 0
-        while filled < buffer.count {
-            let got = buffer.withUnsafeMutableBytes { raw -> Int in
-                guard let base = raw.baseAddress else { return 0 }
-                return pread(fd, base + filled, raw.count - filled, off_t(scanned + filled))
-            }
-            if got < 0 {
-                let code = errno
-                if code == EINTR { continue }
-                // A read error is not the end of the file: lines past it would silently vanish from exports.
-                throw .failed("\(path): pread failed: \(String(cString: strerror(code))) (errno \(code))")
-            }
-            if got == 0 { break }
-            filled += got
+        do {
+            try readBatches(fd: fd, path: path, size: size)
+        } catch {
+            let (device, inode) = (self.device, self.inode)
+            self = FeedbackIndex()
+            (self.device, self.inode) = (device, inode)
+            throw error
         }
-        var start = 0
-        while let end = buffer[start..<filled].firstIndex(of: 0x0A) {
-            let record: FeedbackRecord
-            do {
-                record = try FeedbackLine.decode(buffer[start..<end])
-            } catch {
-                throw .failed("\(path):\(lines + 1): \(error)")
+    }
+
+    private mutating func readBatches(fd: Int32, path: String, size: Int) throws(KeywordStoreError) {
+        // The open batch: where its records end, and how many are still to come.
+        var batch: (end: Int, remaining: Int)?
+        var lineStart = scanned
+        largestBuffer = try LineReader(fd: fd, path: path).forEachLine(from: scanned) { (line, next) throws(KeywordStoreError) -> Bool in
+            defer { lineStart = next }
+            let number = lines + 1
+            if batch == nil, FeedbackFrame.isHeader(line) {
+                guard let frame = FeedbackFrame.parse(line) else {
+                    throw .failed("\(path):\(number): not a batch header ({\"batch\":records,\"bytes\":bytes})")
+                }
+                // A batch cut short: never acknowledged, and cut off by the next append.
+                guard next + frame.bytes <= size else { return false }
+                batch = (next + frame.bytes, frame.records)
+                lines += 1
+                return true
             }
-            note(record)
-            start = end + 1
-            if increasing {
-                ordered = ScanCheckpoint(device: device, inode: inode, offset: scanned + start, lines: lines, largestID: lastID)
+            let record = try Self.quickRecord(line, path: path, number: number)
+            note(id: record.id, clientID: record.clientID, offset: lineStart, length: line.count)
+            if var open = batch {
+                open.remaining -= 1
+                guard next <= open.end, (next == open.end) == (open.remaining == 0) else {
+                    throw .failed("\(path):\(number): the batch does not hold the records and bytes its header announces")
+                }
+                batch = open.remaining == 0 ? nil : open
             }
+            if batch == nil {
+                scanned = next
+                if increasing {
+                    ordered = ScanCheckpoint(device: device, inode: inode, offset: scanned, lines: lines, largestID: lastID)
+                }
+            }
+            return true
         }
-        scanned += start
+    }
+
+    /// The id and client id of a record line: the id without decoding when the line has no client id
+    /// (`FeedbackLine.quickID`), else the decoded line. The error names the file and line.
+    static func quickRecord(_ line: ArraySlice<UInt8>, path: String, number: Int) throws(KeywordStoreError) -> (id: Int64, clientID: String?) {
+        if let id = FeedbackLine.quickID(line), !FeedbackLine.mayHoldClientID(line) { return (id, nil) }
+        do {
+            let record = try FeedbackLine.decode(line)
+            return (record.id, record.item.clientID)
+        } catch {
+            throw .failed("\(path):\(number): \(error)")
+        }
     }
 }

@@ -8,9 +8,9 @@ import Synchronization
 import Glibc
 #endif
 
-/// Feedback records as JSON lines (`FeedbackLine`), one per record. Appends write whole lines and fsync before
-/// the lock is released; a last line cut short by a crash was never acknowledged, and is skipped by readers and
-/// cut off by the next append.
+/// Feedback records as JSON lines (`FeedbackLine`), one per record, a batch of several behind a header
+/// (`FeedbackFrame`). Appends write whole batches and fsync before the lock is released; a batch cut short by a
+/// crash was never acknowledged, and is skipped whole by readers and cut off by the next append.
 final class FeedbackLog: Sendable {
     let feedbackPath: String
     private let lock: FileLock
@@ -19,6 +19,9 @@ final class FeedbackLog: Sendable {
     private let scanMap = Locked(FeedbackScanMap())
     /// Bytes read from the feedback file by scans, for tests to check how much a page costs.
     let scannedBytes = Atomic<Int>(0)
+
+    /// The most bytes the last refresh of the append index held at once.
+    var largestRefreshBuffer: Int { index.withLock { $0.largestBuffer } }
 
     init(path: String, lock: FileLock) {
         feedbackPath = path
@@ -29,44 +32,81 @@ final class FeedbackLog: Sendable {
         guard !items.isEmpty else { return [] }
         return try withFeedbackFile { (fd, index) throws(KeywordStoreError) -> [FeedbackReceipt] in
             var receipts: [FeedbackReceipt] = []
-            var bytes: [UInt8] = []
             var records: [FeedbackRecord] = []
-            var pending: [String: Int64] = [:]
+            var pending: [String: FeedbackRecord] = [:]
             var nextID = index.lastID
             let now = UTCTimestamp.now()
             for item in items {
-                if let client = item.clientID, let earlier = index.byClientID[client] ?? pending[client] {
-                    receipts.append(FeedbackReceipt(id: earlier, duplicate: true))
+                let key = item.clientID.map(FeedbackRules.clientKey)
+                if let key, let earlier = try earlierRecord(key, pending: pending, fd: fd, index: index) {
+                    guard earlier.item.sameDecision(as: item) else {
+                        throw .clientIDConflict(clientID: key, earlierID: earlier.id)
+                    }
+                    receipts.append(FeedbackReceipt(id: earlier.id, duplicate: true))
                     continue
                 }
+                guard nextID < FeedbackRules.maxRecordID else {
+                    throw .failed("\(feedbackPath): record ids are used up (the largest is \(index.lastID), a store gives at most "
+                        + "\(FeedbackRules.maxRecordID)); nothing was stored")
+                }
                 nextID += 1
-                let record = FeedbackRecord(id: nextID, receivedAt: now, item: item)
-                if let client = item.clientID { pending[client] = nextID }
+                var stored = item
+                stored.clientID = key
+                let record = FeedbackRecord(id: nextID, receivedAt: now, item: stored)
+                if let key { pending[key] = record }
                 records.append(record)
-                bytes += FeedbackLine.encode(record)
                 receipts.append(FeedbackReceipt(id: nextID, duplicate: false))
             }
-            try append(bytes, to: fd, index: &index)
-            for record in records { index.note(record) }
-            index.noteOrderedEnd()
+            try append(records, to: fd, index: &index)
             return receipts
         }
     }
 
+    /// The stored (or earlier in this batch) record with client id `key`, read back from its line.
+    private func earlierRecord(_ key: String, pending: [String: FeedbackRecord], fd: Int32,
+                               index: FeedbackIndex) throws(KeywordStoreError) -> FeedbackRecord? {
+        if let record = pending[key] { return record }
+        guard let entry = index.byClientID[key] else { return nil }
+        var line = [UInt8](repeating: 0, count: entry.length)
+        var filled = 0
+        while filled < line.count {
+            let got = line.withUnsafeMutableBytes { raw in
+                pread(fd, raw.baseAddress.map { $0 + filled }, raw.count - filled, off_t(entry.offset + filled))
+            }
+            if got < 0, errno == EINTR { continue }
+            guard got > 0 else { throw Self.failure("pread", feedbackPath) }
+            filled += got
+        }
+        do {
+            return try FeedbackLine.decode(line)
+        } catch {
+            throw .failed("\(feedbackPath): the record of client id '\(key.prefix(200))' at byte \(entry.offset): \(error)")
+        }
+    }
+
+    /// Appends the records whose id and client id the log does not hold yet, as one batch; the caller has checked
+    /// them (`FeedbackRules`).
     func importFeedback(_ records: [FeedbackRecord]) throws(KeywordStoreError) -> Int {
         try withFeedbackFile { (fd, index) throws(KeywordStoreError) -> Int in
-            var bytes: [UInt8] = []
-            var fresh: [FeedbackRecord] = []
-            var seen = Set<Int64>()
-            for record in records.sorted(by: { $0.id < $1.id }) {
-                guard !index.ids.contains(record.id), seen.insert(record.id).inserted else { continue }
-                if let client = record.item.clientID, index.byClientID[client] != nil { continue }
-                fresh.append(record)
-                bytes += FeedbackLine.encode(record)
+            var present = Set<Int64>()
+            try LineReader(fd: fd, path: feedbackPath).forEachLine(from: 0, until: index.scanned) { (line, _) throws(KeywordStoreError) -> Bool in
+                if !FeedbackFrame.isHeader(line) {
+                    present.insert(try FeedbackIndex.quickRecord(line, path: feedbackPath, number: 0).id)
+                }
+                return true
             }
-            try append(bytes, to: fd, index: &index)
-            for record in fresh { index.note(record) }
-            index.noteOrderedEnd()
+            var fresh: [FeedbackRecord] = []
+            var clients = Set<String>()
+            for var record in records.sorted(by: { $0.id < $1.id }) {
+                guard present.insert(record.id).inserted else { continue }
+                if let client = record.item.clientID {
+                    let key = FeedbackRules.clientKey(client)
+                    guard index.byClientID[key] == nil, clients.insert(key).inserted else { continue }
+                    record.item.clientID = key
+                }
+                fresh.append(record)
+            }
+            try append(fresh, to: fd, index: &index)
             return fresh.count
         }
     }
@@ -168,6 +208,7 @@ final class FeedbackLog: Sendable {
         guard fstat(fd, &info) == 0 else { throw Self.failure("fstat", feedbackPath) }
         let file = (UInt64(info.st_dev), UInt64(info.st_ino))
         let size = Int(info.st_size)
+        var knownSize = size
         var position = ScanCheckpoint(device: file.0, inode: file.1, offset: 0, lines: 0, largestID: 0)
         var ordered = position
         scanMap.withLock { map in
@@ -193,6 +234,22 @@ final class FeedbackLog: Sendable {
             var jumped = false
             while let end = buffer[lineStart...].firstIndex(of: 0x0A) {
                 let line = buffer[lineStart..<end]
+                if FeedbackFrame.isHeader(line) {
+                    guard let frame = FeedbackFrame.parse(line) else {
+                        throw .failed("\(feedbackPath):\(position.lines + 1): not a batch header ({\"batch\":records,\"bytes\":bytes})")
+                    }
+                    // A batch still being written, or cut short by a crash (never acknowledged): the log ends here.
+                    let batchEnd = position.offset + (end + 1 - lineStart) + frame.bytes
+                    if batchEnd > knownSize {
+                        guard fstat(fd, &info) == 0 else { throw Self.failure("fstat", feedbackPath) }
+                        knownSize = Int(info.st_size)
+                        if batchEnd > knownSize { return position }
+                    }
+                    position.lines += 1
+                    position.offset += end + 1 - lineStart
+                    lineStart = end + 1
+                    continue
+                }
                 position.lines += 1
                 let wanted = try body(line, position.lines)
                 let id = FeedbackLine.quickID(line) ?? (try? FeedbackLine.decode(line))?.id
@@ -269,15 +326,27 @@ final class FeedbackLog: Sendable {
         }
     }
 
-    /// Writes whole lines and fsyncs. A torn last line left by a crash is cut off first.
-    private func append(_ bytes: [UInt8], to fd: Int32, index: inout FeedbackIndex) throws(KeywordStoreError) {
-        guard !bytes.isEmpty else { return }
+    /// Writes `records` as one batch (`FeedbackFrame`: a header first when there are several) and fsyncs, then
+    /// notes them in the index. A batch left unfinished by a crash is cut off first.
+    private func append(_ records: [FeedbackRecord], to fd: Int32, index: inout FeedbackIndex) throws(KeywordStoreError) {
+        guard !records.isEmpty else { return }
+        var lines: [[UInt8]] = records.map { FeedbackLine.encode($0) }
+        let body = lines.reduce(0) { $0 + $1.count }
+        var bytes: [UInt8] = []
+        if records.count > 1 { bytes = FeedbackFrame.header(records: records.count, bytes: body) }
+        bytes.reserveCapacity(bytes.count + body)
+        var offsets: [Int] = []
+        offsets.reserveCapacity(lines.count)
+        for line in lines {
+            offsets.append(index.scanned + bytes.count)
+            bytes += line
+        }
         if index.fileSize > index.scanned {
             guard ftruncate(fd, off_t(index.scanned)) == 0 else { throw Self.failure("ftruncate", feedbackPath) }
         }
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeBytes { raw in write(fd, raw.baseAddress! + offset, raw.count - offset) }
+            let written = bytes.withUnsafeBytes { raw in write(fd, raw.baseAddress.map { $0 + offset }, raw.count - offset) }
             if written < 0 {
                 if errno == EINTR { continue }
                 let code = errno
@@ -287,9 +356,19 @@ final class FeedbackLog: Sendable {
             }
             offset += written
         }
-        guard fsync(fd) == 0 else { throw Self.failure("fsync", feedbackPath) }
+        guard fsync(fd) == 0 else {
+            let failure = Self.failure("fsync", feedbackPath)
+            _ = ftruncate(fd, off_t(index.scanned))
+            throw failure
+        }
+        if records.count > 1 { index.lines += 1 }
+        for (position, record) in records.enumerated() {
+            index.note(id: record.id, clientID: record.item.clientID, offset: offsets[position], length: lines[position].count - 1)
+        }
+        lines.removeAll()
         index.scanned += bytes.count
         index.fileSize = index.scanned
+        index.noteOrderedEnd()
     }
 
     private static func syncDirectory(of path: String) throws(KeywordStoreError) {

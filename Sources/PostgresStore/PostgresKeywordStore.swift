@@ -156,16 +156,21 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
             try connection.exec("LOCK TABLE kwsuggest_feedback IN SHARE ROW EXCLUSIVE MODE")
             let now = UTCTimestamp.now()
             var receipts: [FeedbackReceipt] = []
-            var pending: [String: Int64] = [:]
-            for item in items {
+            var pending: [String: FeedbackRecord] = [:]
+            for var item in items {
                 if let client = item.clientID {
-                    if let earlier = pending[client] {
-                        receipts.append(FeedbackReceipt(id: earlier, duplicate: true))
-                        continue
+                    let key = FeedbackRules.clientKey(client)
+                    item.clientID = key
+                    var earlier = pending[key]
+                    if earlier == nil {
+                        earlier = try connection.exec("SELECT \(Self.recordColumns) FROM kwsuggest_feedback WHERE client_id = $1",
+                                                      [key]).first.map { row throws(KeywordStoreError) in try record(row) }
                     }
-                    let found = try connection.exec("SELECT id FROM kwsuggest_feedback WHERE client_id = $1", [client])
-                    if let text = found.first?.first ?? nil, let id = Int64(text) {
-                        receipts.append(FeedbackReceipt(id: id, duplicate: true))
+                    if let earlier {
+                        guard earlier.item.sameDecision(as: item) else {
+                            throw KeywordStoreError.clientIDConflict(clientID: key, earlierID: earlier.id)
+                        }
+                        receipts.append(FeedbackReceipt(id: earlier.id, duplicate: true))
                         continue
                     }
                 }
@@ -177,7 +182,12 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
                 guard let text = rows.first?.first ?? nil, let id = Int64(text) else {
                     throw KeywordStoreError.failed("\(displayName): INSERT returned no id")
                 }
-                if let client = item.clientID { pending[client] = id }
+                // The sequence counts past the largest id an import may give; the batch is rolled back.
+                guard id <= FeedbackRules.maxRecordID else {
+                    throw KeywordStoreError.failed("\(displayName): record ids are used up (a store gives at most "
+                        + "\(FeedbackRules.maxRecordID)); nothing was stored")
+                }
+                if let key = item.clientID { pending[key] = FeedbackRecord(id: id, receivedAt: now, item: item) }
                 receipts.append(FeedbackReceipt(id: id, duplicate: false))
             }
             return receipts
@@ -193,7 +203,7 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
                 let rows = try connection.exec("""
                     INSERT INTO kwsuggest_feedback (id, client_id, received_at, name, keyword, action, shown, model, annotator)
                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING RETURNING id
-                    """, [String(record.id), item.clientID, record.receivedAt, item.name, item.keyword, item.action.rawValue,
+                    """, [String(record.id), item.clientID.map(FeedbackRules.clientKey), record.receivedAt, item.name, item.keyword, item.action.rawValue,
                           Self.jsonArray(item.shown), item.model, item.annotator])
                 stored += rows.count
             }
@@ -222,27 +232,34 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
     public func feedback(after: Int64, limit: Int) throws(KeywordStoreError) -> [FeedbackRecord] {
         try transaction { connection in
             let rows = try connection.exec("""
-                SELECT id, client_id, to_char(received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-                       name, keyword, action, shown::text, model, annotator
-                FROM kwsuggest_feedback WHERE id > $1 ORDER BY id LIMIT $2
+                SELECT \(Self.recordColumns) FROM kwsuggest_feedback WHERE id > $1 ORDER BY id LIMIT $2
                 """, [String(after), String(min(limit, Int(Int64.max)))])
-            return try rows.map { row throws(KeywordStoreError) -> FeedbackRecord in
-                guard row.count == 9, let id = row[0].flatMap({ Int64($0) }), let received = row[2], let name = row[3],
-                      let keyword = row[4], let action = row[5].flatMap({ FeedbackAction(rawValue: $0) }) else {
-                    throw .failed("\(displayName): a kwsuggest_feedback row is incomplete")
-                }
-                var shown: [String] = []
-                if let text = row[6] {
-                    guard let decoded = try? JSONDecoding.decode([String].self, from: Array(text.utf8)) else {
-                        throw .failed("\(displayName): kwsuggest_feedback row \(id) has a 'shown' column that is not a JSON array of strings")
-                    }
-                    shown = decoded
-                }
-                return FeedbackRecord(id: id, receivedAt: received,
-                                      item: FeedbackItem(name: name, keyword: keyword, action: action, shown: shown,
-                                                         model: row[7], annotator: row[8], clientID: row[1]))
-            }
+            return try rows.map { row throws(KeywordStoreError) -> FeedbackRecord in try record(row) }
         }
+    }
+
+    /// The columns `record(_:)` reads, in its order.
+    private static let recordColumns = """
+        id, client_id, to_char(received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+        name, keyword, action, shown::text, model, annotator
+        """
+
+    /// One `recordColumns` row as a record.
+    private func record(_ row: [String?]) throws(KeywordStoreError) -> FeedbackRecord {
+        guard row.count == 9, let id = row[0].flatMap({ Int64($0) }), let received = row[2], let name = row[3],
+              let keyword = row[4], let action = row[5].flatMap({ FeedbackAction(rawValue: $0) }) else {
+            throw .failed("\(displayName): a kwsuggest_feedback row is incomplete")
+        }
+        var shown: [String] = []
+        if let text = row[6] {
+            guard let decoded = try? JSONDecoding.decode([String].self, from: Array(text.utf8)) else {
+                throw .failed("\(displayName): kwsuggest_feedback row \(id) has a 'shown' column that is not a JSON array of strings")
+            }
+            shown = decoded
+        }
+        return FeedbackRecord(id: id, receivedAt: received,
+                              item: FeedbackItem(name: name, keyword: keyword, action: action, shown: shown,
+                                                 model: row[7], annotator: row[8], clientID: row[1]))
     }
 
     private static func jsonArray(_ strings: [String]) -> String {

@@ -40,7 +40,8 @@ public struct FeedbackItem: Sendable, Equatable {
     public var shown: [String]
     public var model: String?
     public var annotator: String?
-    /// A client-chosen id; a second item with the same id is not stored again.
+    /// A client-chosen id (compared in `FeedbackRules.clientKey` form): a second item with the same id and the same
+    /// decision is a retry, not stored again; with a different decision it is refused (`clientIDConflict`).
     public var clientID: String?
 
     public init(name: String, keyword: String, action: FeedbackAction, shown: [String] = [], model: String? = nil,
@@ -90,6 +91,9 @@ public enum KeywordStoreError: Error, CustomStringConvertible, Equatable {
     /// The served list would hold `count` keywords, more than the `limit` of `KeywordRules.checkListSize`;
     /// nothing was changed.
     case listFull(count: Int, limit: Int)
+    /// A feedback item's client id was stored before with a different decision (`earlierID` is that record);
+    /// nothing of the batch was stored.
+    case clientIDConflict(clientID: String, earlierID: Int64)
     /// Anything else: a file that cannot be written or read, a database error. The message names the file
     /// or the statement; it goes to the log, not to API clients.
     case failed(String)
@@ -100,6 +104,9 @@ public enum KeywordStoreError: Error, CustomStringConvertible, Equatable {
         case .versionMismatch(let current): return "the keyword list changed (now version \(current))"
         case .listFull(let count, let limit):
             return "the list would hold \(count) keywords; at most \(limit) are served (remove some first)"
+        case .clientIDConflict(let clientID, let earlierID):
+            return "the id '\(clientID.prefix(200))' was already used for a different decision (record \(earlierID)); "
+                + "a retry must repeat the decision exactly, and a new decision needs a new id"
         case .failed(let message): return message
         }
     }
@@ -131,7 +138,9 @@ public protocol KeywordStore: AnyObject, Sendable {
                         check: (KeywordOverlay) throws(KeywordStoreError) -> Void) throws(KeywordStoreError)
 
     /// Stores decisions, all or none, and returns their ids in order. An item whose client id was stored before
-    /// is not stored again; its receipt carries the earlier id.
+    /// with the same decision (`FeedbackItem.sameDecision`) is not stored again; its receipt carries the earlier
+    /// id. One whose client id was stored with another decision refuses the whole batch (`clientIDConflict`). A
+    /// store that has given out `FeedbackRules.maxRecordID` refuses new records (`failed`) instead of wrapping.
     func appendFeedback(_ items: [FeedbackItem]) throws(KeywordStoreError) -> [FeedbackReceipt]
 
     /// Stores records with their ids and times as given (import); records whose id is already present are skipped.

@@ -45,11 +45,15 @@ public enum StoreArchive {
     public static let maxLineBytes = 64 << 20
 
     /// Reads an archive and loads it into `store`: the keyword changes replace the store's, feedback records
-    /// are added with their ids unless an id (or client id) is already there. Nothing is written when any line
-    /// is bad (longer than `maxLineBytes`, not valid JSON, a repeated key, a field of the wrong type); the error
-    /// names `source` and the line. The keyword changes are refused, and nothing is written, when the list they
-    /// would serve on `base` (the model's own keywords) breaks `KeywordRules.checkListSize`; the check runs under
-    /// the store's lock.
+    /// are added with their ids unless an id (or client id) is already there.
+    ///
+    /// Every line is checked before anything is written, by the rules the API applies to the same data: keywords
+    /// by `KeywordRules` (a keyword in both lists is refused), feedback records by `FeedbackRules` (name, keyword,
+    /// `shown`, labels, a record id from 1 to `FeedbackRules.maxRecordID`, a valid `received_at`), record ids
+    /// increasing line by line. A bad line (longer than `maxLineBytes`, not valid JSON, a repeated key, a field of
+    /// the wrong type, a broken rule) throws an error naming `source` and the line, and nothing is written. The keyword changes are also
+    /// refused, and nothing is written, when the list they would serve on `base` (the model's own keywords) breaks
+    /// `KeywordRules.checkListSize`; that check runs under the store's lock.
     public static func importArchive(_ data: Data, source: String, into store: any KeywordStore,
                                      base: [String], maxKeywords: Int = KeywordRules.maxKeywords) throws -> ImportSummary {
         var pending = Array(data)
@@ -103,18 +107,29 @@ public enum StoreArchive {
             switch kind {
             case "keywords":
                 guard overlay == nil else { throw KeywordStoreError.failed("\(source):\(number): a second \"keywords\" line") }
+                let keywords: KeywordsLine
                 do {
-                    let keywords = try JSONDecoding.decode(KeywordsLine.self, from: value)
-                    overlay = KeywordOverlay(added: keywords.added, removed: keywords.removed)
+                    keywords = try JSONDecoding.decode(KeywordsLine.self, from: value)
                 } catch {
                     throw KeywordStoreError.failed("\(source):\(number): a \"keywords\" line needs \"added\" and \"removed\" arrays of strings (\(error))")
                 }
-            case "feedback":
                 do {
-                    records.append(try FeedbackLine.decode(value))
+                    overlay = try checkedOverlay(added: keywords.added, removed: keywords.removed)
                 } catch {
                     throw KeywordStoreError.failed("\(source):\(number): \(error)")
                 }
+            case "feedback":
+                let record: FeedbackRecord
+                do {
+                    record = try FeedbackRules.checked(try FeedbackLine.decode(value))
+                } catch {
+                    throw KeywordStoreError.failed("\(source):\(number): \(error)")
+                }
+                if let previous = records.last, record.id <= previous.id {
+                    throw KeywordStoreError.failed("\(source):\(number): record id \(record.id) does not follow \(previous.id): "
+                        + "ids must increase line by line")
+                }
+                records.append(record)
             default:
                 throw KeywordStoreError.failed("\(source):\(number): unknown type '\(kind.prefix(40))'")
             }
@@ -131,6 +146,26 @@ public enum StoreArchive {
         let stored = records.isEmpty ? 0 : try store.importFeedback(records)
         return ImportSummary(added: overlay?.added.count ?? 0, removed: overlay?.removed.count ?? 0,
                              feedbackRead: records.count, feedbackStored: stored)
+    }
+
+    /// An archive's keyword lists by the API's keyword rules (`KeywordRules.cleaned`, as a keyword change is
+    /// checked), without repeats; a keyword in both lists is an error.
+    static func checkedOverlay(added: [String], removed: [String]) throws(KeywordProblem) -> KeywordOverlay {
+        func clean(_ list: [String], _ field: String) throws(KeywordProblem) -> [String] {
+            var seen = Set<String>()
+            var result: [String] = []
+            for (index, raw) in list.enumerated() {
+                let keyword = try KeywordRules.cleaned(raw, field: "\(field)[\(index)]")
+                if seen.insert(keyword).inserted { result.append(keyword) }
+            }
+            return result
+        }
+        let overlay = KeywordOverlay(added: try clean(added, "added"), removed: try clean(removed, "removed"))
+        let addedSet = Set(overlay.added)
+        if let index = overlay.removed.firstIndex(where: { addedSet.contains($0) }) {
+            throw KeywordProblem(field: "removed[\(index)]", problem: "is also in 'added'")
+        }
+        return overlay
     }
 
     private struct KeywordsLine: Decodable {

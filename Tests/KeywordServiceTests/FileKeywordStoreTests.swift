@@ -25,6 +25,8 @@ final class FileKeywordStoreTests: XCTestCase {
     func testConcurrentChangesOnSeparateInstancesLoseNothing() throws { try contract.concurrentChangesLoseNothing() }
     func testChangesApplyInOrderAndCheckCanRefuse() throws { try contract.changesApplyInOrderAndCheckCanRefuse() }
     func testFeedbackIsIdempotentByClientID() throws { try contract.feedbackIsIdempotentByClientID() }
+    func testClientIDConflictsAreRefused() throws { try contract.clientIDConflictsAreRefused() }
+    func testRecordIDsCannotOverflow() throws { try contract.recordIDsCannotOverflow() }
     func testConcurrentFeedbackLosesNothing() throws { try contract.concurrentFeedbackLosesNothing() }
     func testImportKeepsIDs() throws { try contract.importKeepsIDs() }
     func testFeedbackPagesAndLastID() throws { try contract.feedbackPagesAndLastID() }

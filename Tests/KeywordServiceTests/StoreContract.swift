@@ -59,7 +59,8 @@ struct StoreContract {
         XCTAssertLessThan(first[0].id, first[1].id)
         XCTAssertEqual(first[1].id, first[2].id)
         let again = try make().appendFeedback([
-            FeedbackItem(name: "国産豚バラ肉 500g", keyword: "豚バラ肉", action: .accept, clientID: "c-1"),
+            FeedbackItem(name: "国産豚バラ肉 500g", keyword: "豚バラ肉", action: .accept, shown: ["豚バラ肉", "豚肉"],
+                         model: "m1", annotator: "aiko", clientID: "c-1"),
             FeedbackItem(name: "送料無料 玉ねぎ", keyword: "にんじん", action: .reject),
         ])
         XCTAssertEqual(again[0], FeedbackReceipt(id: first[0].id, duplicate: true))
@@ -73,6 +74,52 @@ struct StoreContract {
         XCTAssertTrue(records[0].receivedAt.hasSuffix("Z"), records[0].receivedAt)
         XCTAssertEqual(try store.feedback(after: first[1].id, limit: 100).map(\.id), [again[1].id])
         XCTAssertEqual(try store.feedback(after: 0, limit: 1).count, 1)
+    }
+
+    /// The same client id with another decision refuses the whole batch, whoever sends it, and names the earlier
+    /// record; a retry with the same decision stays a duplicate. Client ids are one id in either Unicode form
+    /// (`é` and `e` + U+0301), stored in NFC.
+    func clientIDConflictsAreRefused() throws {
+        let store = try make()
+        let annotatorA = FeedbackItem(name: "カラーにんじん", keyword: "にんじん", action: .accept, annotator: "A", clientID: "1")
+        let first = try store.appendFeedback([annotatorA])
+        let annotatorB = FeedbackItem(name: "メークイン 1kg", keyword: "じゃがいも", action: .correct, annotator: "B", clientID: "1")
+        let fresh = FeedbackItem(name: "玉ねぎ", keyword: "玉ねぎ", action: .accept)
+        XCTAssertThrowsError(try make().appendFeedback([fresh, annotatorB])) { error in
+            XCTAssertEqual(error as? KeywordStoreError, .clientIDConflict(clientID: "1", earlierID: first[0].id))
+        }
+        let inOneBatch = FeedbackItem(name: "x", keyword: "y", action: .accept, clientID: "twice")
+        var changed = inOneBatch
+        changed.action = .reject
+        XCTAssertThrowsError(try store.appendFeedback([inOneBatch, changed])) { error in
+            guard case .clientIDConflict(let id, _) = error as? KeywordStoreError else { return XCTFail("\(error)") }
+            XCTAssertEqual(id, "twice")
+        }
+        XCTAssertEqual(try store.feedback(after: 0, limit: 10).map(\.id), [first[0].id], "nothing of a refused batch is stored")
+        XCTAssertEqual(try store.appendFeedback([annotatorA]), [FeedbackReceipt(id: first[0].id, duplicate: true)])
+
+        let composed = FeedbackItem(name: "n", keyword: "k", action: .accept, clientID: "caf\u{E9}")
+        let decomposed = FeedbackItem(name: "n", keyword: "k", action: .accept, clientID: "cafe\u{301}")
+        let stored = try store.appendFeedback([decomposed])
+        XCTAssertEqual(try make().appendFeedback([composed]), [FeedbackReceipt(id: stored[0].id, duplicate: true)])
+        let record = try XCTUnwrap(store.feedback(after: first[0].id, limit: 10).first)
+        XCTAssertEqual(Array(try XCTUnwrap(record.item.clientID).unicodeScalars), Array("caf\u{E9}".unicodeScalars))
+    }
+
+    /// A store holding the largest record id refuses new records with an error instead of trapping, and keeps
+    /// answering.
+    func recordIDsCannotOverflow() throws {
+        let store = try make()
+        let top = FeedbackRecord(id: FeedbackRules.maxRecordID, receivedAt: "2026-01-02T03:04:05.678Z",
+                                 item: FeedbackItem(name: "a", keyword: "x", action: .accept))
+        XCTAssertEqual(try store.importFeedback([top]), 1)
+        for _ in 0..<2 {
+            XCTAssertThrowsError(try make().appendFeedback([FeedbackItem(name: "b", keyword: "y", action: .accept)])) { error in
+                guard case .failed(let message) = error as? KeywordStoreError else { return XCTFail("\(error)") }
+                XCTAssertTrue(message.contains("record ids are used up"), message)
+            }
+        }
+        XCTAssertEqual(try store.feedback(after: 0, limit: 10), [top])
     }
 
     /// Concurrent feedback writers on separate instances: every acknowledged record is there, ids distinct.

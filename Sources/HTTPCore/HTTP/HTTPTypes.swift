@@ -129,6 +129,9 @@ public struct HTTPRequest: Sendable, Equatable {
     public var minorVersion: Int
     public var headers: HTTPHeaders
     public var body: [UInt8]
+    /// The id the response's `X-Request-Id` and the access log carry (the client's, when it is a valid one, else
+    /// one the server made); set by the server before a handler runs, nil before.
+    public var requestID: String?
 
     public init(method: HTTPMethod, target: String, minorVersion: Int = 1, headers: HTTPHeaders = HTTPHeaders(),
                 body: [UInt8] = []) {

@@ -87,6 +87,9 @@ extension EventLoop {
         core.metrics.requestStarted()
         let keepAlive = request.wantsKeepAlive && !draining
         let requestID = Self.validRequestID(request.headers["X-Request-Id"]) ?? core.makeRequestID()
+        var identified = request
+        identified.requestID = requestID
+        let request = identified
         if route.isBlocking {
             connection.state = .waiting
             let (id, fd, loop) = (connection.id, connection.fd, self)

@@ -43,6 +43,7 @@ extension ErrorCode {
     public static let invalidAnnotator = ErrorCode("invalid_annotator")
     public static let invalidFormat = ErrorCode("invalid_format")
     public static let invalidId = ErrorCode("invalid_id")
+    public static let idConflict = ErrorCode("id_conflict")
     public static let invalidIfMatch = ErrorCode("invalid_if_match")
     public static let invalidItem = ErrorCode("invalid_item")
     public static let invalidItems = ErrorCode("invalid_items")
@@ -95,6 +96,7 @@ extension ErrorCode {
         .invalidAnnotator,
         .invalidFormat,
         .invalidId,
+        .idConflict,
         .invalidIfMatch,
         .invalidItem,
         .invalidItems,

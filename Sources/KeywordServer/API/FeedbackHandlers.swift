@@ -43,6 +43,9 @@ extension KeywordAPIHandlers {
             state.noteWrite(failure: nil)
         } catch .unavailable {
             throw APIError.storeUnavailable
+        } catch .clientIDConflict(let clientID, let earlierID) {
+            throw APIError(HTTPStatus(409, "Conflict"), .idConflict,
+                           "\(KeywordStoreError.clientIDConflict(clientID: clientID, earlierID: earlierID)); nothing of this request was stored")
         } catch {
             Syscall.writeAll(2, Array("{\"event\":\"feedback_failed\",\"error\":\(Self.quoted("\(error)"))}\n".utf8))
             state.noteWrite(failure: "feedback could not be saved (log event feedback_failed)")
@@ -170,16 +173,18 @@ final class FeedbackExport: Sendable {
     }
 }
 
-/// Checks one feedback object field by field; the error names the field (`items[3].action`).
+/// Checks one feedback object: the JSON types here, the values by `FeedbackRules` (which `store import` applies
+/// too); the error names the field (`items[3].action`).
 enum FeedbackDecoding {
     static let fields: Set<String> = ["id", "name", "keyword", "action", "shown", "model", "annotator"]
     /// Longest client id, model and annotator, in characters.
-    static let maxLabelCharacters = 200
+    static let maxLabelCharacters = FeedbackRules.maxLabelCodePoints
 
     static func item(_ fields: [String: JSONValue], field prefix: String, limits: APILimits) throws(APIError) -> FeedbackItem {
         try RequestDecoding.onlyFields(fields, Self.fields)
-        let name = try RequestDecoding.name(fields["name"], field: prefix + "name", limits: limits)
-        let keyword = try keywordText(fields["keyword"], field: prefix + "keyword", limits: limits, required: true) ?? ""
+        guard let nameValue = fields["name"] else { throw .badRequest(.missingName, "'\(prefix)name' is required") }
+        guard case .string(let name) = nameValue else { throw .badRequest(.invalidName, "'\(prefix)name' must be a string") }
+        let keyword = try keywordString(fields["keyword"], field: prefix + "keyword")
         guard case .string(let actionText) = fields["action"] ?? .null else {
             throw .badRequest(.invalidAction, "'\(prefix)action' is required: 'accept', 'correct' or 'reject'")
         }
@@ -195,42 +200,56 @@ enum FeedbackDecoding {
                 throw .badRequest(.invalidShown, "'\(prefix)shown' holds at most \(limits.maxK) keywords")
             }
             for (index, value) in values.enumerated() {
-                shown.append(try keywordText(value, field: "\(prefix)shown[\(index)]", limits: limits, required: true) ?? "")
+                shown.append(try keywordString(value, field: "\(prefix)shown[\(index)]"))
             }
         }
-        return FeedbackItem(name: name, keyword: keyword, action: action, shown: shown,
-                            model: try label(fields["model"], field: prefix + "model", code: .invalidModel),
-                            annotator: try label(fields["annotator"], field: prefix + "annotator", code: .invalidAnnotator),
-                            clientID: try label(fields["id"], field: prefix + "id", code: .invalidId))
-    }
-
-    /// A keyword: `KeywordRules.canonical` of a string, which `KeywordRules.problem(with:)` accepts.
-    private static func keywordText(_ value: JSONValue?, field: String, limits: APILimits, required: Bool) throws(APIError) -> String? {
-        guard let value, value != .null else {
-            if required { throw .badRequest(.invalidKeyword, "'\(field)' is required") }
-            return nil
-        }
-        guard case .string(let raw) = value else { throw .badRequest(.invalidKeyword, "'\(field)' must be a string") }
+        let sent = FeedbackItem(name: name, keyword: keyword, action: action, shown: shown,
+                                model: try labelString(fields["model"], field: prefix + "model", code: .invalidModel),
+                                annotator: try labelString(fields["annotator"], field: prefix + "annotator", code: .invalidAnnotator),
+                                clientID: try labelString(fields["id"], field: prefix + "id", code: .invalidId))
         do {
-            return try KeywordRules.cleaned(raw, field: field, maxCodePoints: limits.maxKeywordCharacters,
-                                            maxPadding: limits.maxPaddingCharacters)
+            return try FeedbackRules.checked(sent, field: prefix, limits: limits.feedbackLimits)
         } catch {
-            throw .badRequest(.invalidKeyword, "\(error)")
+            throw .badRequest(code(of: error.kind), error.message)
         }
     }
 
-    /// An optional short string (client id, model, annotator, a keyword change's actor): 1…200 characters, no
-    /// control characters.
-    static func label(_ value: JSONValue?, field: String, code: ErrorCode) throws(APIError) -> String? {
+    /// The API's error code for a broken feedback rule.
+    static func code(of kind: FeedbackProblem.Kind) -> ErrorCode {
+        switch kind {
+        case .name(.tooLongAsSent), .name(.tooLong): return .nameTooLong
+        case .name(.empty): return .emptyName
+        case .name(.containsNUL): return .invalidName
+        case .keyword: return .invalidKeyword
+        case .shownCount: return .invalidShown
+        case .model: return .invalidModel
+        case .annotator: return .invalidAnnotator
+        case .clientID, .recordID, .receivedAt: return .invalidId
+        }
+    }
+
+    /// A keyword field's string (its value is checked by `FeedbackRules`).
+    private static func keywordString(_ value: JSONValue?, field: String) throws(APIError) -> String {
+        guard let value, value != .null else { throw .badRequest(.invalidKeyword, "'\(field)' is required") }
+        guard case .string(let raw) = value else { throw .badRequest(.invalidKeyword, "'\(field)' must be a string") }
+        return raw
+    }
+
+    /// An optional label field's string (its value is checked by `FeedbackRules`).
+    private static func labelString(_ value: JSONValue?, field: String, code: ErrorCode) throws(APIError) -> String? {
         guard let value, value != .null else { return nil }
         guard case .string(let text) = value else { throw .badRequest(code, "'\(field)' must be a string") }
-        guard !text.isEmpty, text.unicodeScalars.count <= maxLabelCharacters else {
-            throw .badRequest(code, "'\(field)' must be 1 to \(maxLabelCharacters) characters")
-        }
-        guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-            throw .badRequest(code, "'\(field)' contains a control character")
-        }
         return text
+    }
+
+    /// An optional short string outside feedback (a keyword change's actor), by `FeedbackRules.label`.
+    static func label(_ value: JSONValue?, field: String, code: ErrorCode) throws(APIError) -> String? {
+        guard let text = try labelString(value, field: field, code: code) else { return nil }
+        do {
+            return try FeedbackRules.label(text, field: field, kind: .model)
+        } catch {
+            throw .badRequest(code, error.message)
+        }
     }
 
     /// A stored record as the raw export writes it (the same keys as the file store's lines).

@@ -305,7 +305,7 @@ final class KeywordAPIHandlers: Sendable {
             return keywordResponse(list)
         }
         let change = KeywordChange(add: add, remove: remove, expectedVersion: expectedVersion,
-                                   requestID: request.headers["X-Request-Id"].map { String($0.prefix(200)) },
+                                   requestID: request.requestID,
                                    actor: actor)
         // The list's size is checked by the engine under the store's lock (`KeywordStoreError.listFull`).
         do {

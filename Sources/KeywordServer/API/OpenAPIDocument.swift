@@ -130,8 +130,9 @@ enum OpenAPIDocument {
         "security": [{}, {"bearer": []}],
         "requestBody": {"required": true, "content": {"application/json": {"schema": {"oneOf": [{"$ref": "#/components/schemas/FeedbackItem"}, {"$ref": "#/components/schemas/FeedbackBatch"}]}}}},
         "responses": {
-          "201": {"description": "Stored (or found stored under the same client id)", "content": {"application/json": {"schema": {"oneOf": [{"$ref": "#/components/schemas/FeedbackCreated"}, {"$ref": "#/components/schemas/FeedbackBatchCreated"}]}}}},
+          "201": {"description": "Stored (or found stored under the same client id with the same decision)", "content": {"application/json": {"schema": {"oneOf": [{"$ref": "#/components/schemas/FeedbackCreated"}, {"$ref": "#/components/schemas/FeedbackBatchCreated"}]}}}},
           "400": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"},
+          "409": {"description": "An item's client id was stored before with a different decision (code id_conflict; the message names the id and the earlier record); nothing of the request was stored", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
           "413": {"$ref": "#/components/responses/Error"}, "415": {"$ref": "#/components/responses/Error"},
           "500": {"$ref": "#/components/responses/Error"}, "503": {"$ref": "#/components/responses/Error"}
         }
@@ -256,7 +257,7 @@ enum OpenAPIDocument {
       "FeedbackItem": {
         "type": "object", "required": ["name", "keyword", "action"], "additionalProperties": false,
         "properties": {
-          "id": {"type": ["string", "null"], "minLength": 1, "maxLength": \#(label), "pattern": "^[^\\x00-\\x1f\\x7f-\\x9f]*$", "description": "Client-chosen, 1-\#(label) code points without control characters; a second item with the same id is not stored again and gets the first one's id"},
+          "id": {"type": ["string", "null"], "minLength": 1, "maxLength": \#(label), "pattern": "^[^\\x00-\\x1f\\x7f-\\x9f]*$", "description": "Client-chosen, 1-\#(label) code points without control characters, compared in Unicode NFC (stored so). A second item with the same id and the same decision (name, keyword, action, shown, model, annotator) is a retry: not stored again, it gets the first one's id. The same id with a different decision is refused with 409 id_conflict, whichever annotator sends it: ids are global, not per annotator"},
           "name": {"$ref": "#/components/schemas/Name"},
           "keyword": {"$ref": "#/components/schemas/Keyword"},
           "action": {"enum": ["accept", "correct", "reject"]},

@@ -53,6 +53,16 @@ public struct APILimits: Sendable, Equatable {
     public var maxFeedbackItems = 1000
 
     public init() {}
+
+    /// The limits `FeedbackRules` applies to a posted feedback item.
+    var feedbackLimits: FeedbackRules.Limits {
+        var rules = FeedbackRules.Limits()
+        rules.maxNameCodePoints = maxNameCharacters
+        rules.maxPaddingCodePoints = maxPaddingCharacters
+        rules.maxKeywordCodePoints = maxKeywordCharacters
+        rules.maxShown = maxK
+        return rules
+    }
 }
 
 enum RequestDecoding {

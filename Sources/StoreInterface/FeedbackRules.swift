@@ -1,0 +1,151 @@
+// What makes a feedback record acceptable: one rule set for `POST /v1/feedback` and for `store import`.
+import Foundation
+
+/// The rules every stored feedback decision follows, wherever it comes from. The API checks the JSON types and
+/// maps each `FeedbackProblem` to its error code; an import names the archive line. Validity only: a keyword
+/// need not be in the served list (a correction names one the model lacks).
+public enum FeedbackRules {
+    /// Longest client id, model and annotator, in Unicode code points.
+    public static let maxLabelCodePoints = 200
+    /// Largest record id a store gives or imports: 2^53 − 1, the largest integer every JSON client (a
+    /// JavaScript page included) reads exactly.
+    public static let maxRecordID: Int64 = (1 << 53) - 1
+
+    /// The limits that an API configuration may change; the defaults are the API's.
+    public struct Limits: Sendable, Equatable {
+        public var maxNameCodePoints = NameRules.maxCodePoints
+        public var maxPaddingCodePoints = NameRules.maxPaddingCodePoints
+        public var maxKeywordCodePoints = KeywordRules.maxCodePoints
+        /// Keywords in `shown`: the API's largest `k`.
+        public var maxShown = 50
+        public init() {}
+    }
+
+    /// The item with its name and keywords trimmed (and folded as the keyword rules fold them) and its client id
+    /// in Unicode NFC, or the first problem, in the order name, keyword, shown, model, annotator, id.
+    public static func checked(_ item: FeedbackItem, field prefix: String = "",
+                               limits: Limits = Limits()) throws(FeedbackProblem) -> FeedbackItem {
+        var item = item
+        do {
+            item.name = try NameRules.checked(item.name, maxCodePoints: limits.maxNameCodePoints,
+                                              maxPadding: limits.maxPaddingCodePoints)
+        } catch {
+            throw FeedbackProblem(field: prefix + "name", kind: .name(error), message: error.message(field: prefix + "name"))
+        }
+        item.keyword = try keyword(item.keyword, field: prefix + "keyword", limits: limits)
+        guard item.shown.count <= limits.maxShown else {
+            throw FeedbackProblem(field: prefix + "shown", kind: .shownCount,
+                                  message: "'\(prefix)shown' holds at most \(limits.maxShown) keywords")
+        }
+        for index in item.shown.indices {
+            item.shown[index] = try keyword(item.shown[index], field: "\(prefix)shown[\(index)]", limits: limits)
+        }
+        item.model = try item.model.map { (text: String) throws(FeedbackProblem) -> String in
+            try label(text, field: prefix + "model", kind: .model)
+        }
+        item.annotator = try item.annotator.map { (text: String) throws(FeedbackProblem) -> String in
+            try label(text, field: prefix + "annotator", kind: .annotator)
+        }
+        item.clientID = try item.clientID.map { (text: String) throws(FeedbackProblem) -> String in
+            clientKey(try label(text, field: prefix + "id", kind: .clientID))
+        }
+        return item
+    }
+
+    /// A record as an import gives it: its id (1…`maxRecordID`) and time (`UTCTimestamp.isValid`), then the item
+    /// by `checked`.
+    public static func checked(_ record: FeedbackRecord, limits: Limits = Limits()) throws(FeedbackProblem) -> FeedbackRecord {
+        guard record.id >= 1, record.id <= maxRecordID else {
+            throw FeedbackProblem(field: "id", kind: .recordID,
+                                  message: "'id' \(record.id) is not a record id (an integer from 1 to \(maxRecordID))")
+        }
+        guard UTCTimestamp.isValid(record.receivedAt) else {
+            throw FeedbackProblem(field: "received_at", kind: .receivedAt,
+                                  message: "'received_at' is not a UTC time as stores write it (2026-01-31T12:00:00.000Z)")
+        }
+        var record = record
+        record.item = try checked(record.item, limits: limits)
+        return record
+    }
+
+    /// A short label (client id, model, annotator, a keyword change's actor): 1…`maxLabelCodePoints` code points,
+    /// no control characters.
+    public static func label(_ text: String, field: String, kind: FeedbackProblem.Kind) throws(FeedbackProblem) -> String {
+        guard !text.isEmpty, KeywordRules.fitsCodePoints(text, maxLabelCodePoints) else {
+            throw FeedbackProblem(field: field, kind: kind, message: "'\(field)' must be 1 to \(maxLabelCodePoints) characters")
+        }
+        guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw FeedbackProblem(field: field, kind: kind, message: "'\(field)' contains a control character")
+        }
+        return text
+    }
+
+    /// The form a client id is stored and compared in, by every store: Unicode NFC, so `é` and `e` + U+0301 are one id
+    /// whether the store compares Swift strings (canonical equivalence) or bytes (PostgreSQL).
+    public static func clientKey(_ id: String) -> String {
+        id.precomposedStringWithCanonicalMapping
+    }
+
+    private static func keyword(_ raw: String, field: String, limits: Limits) throws(FeedbackProblem) -> String {
+        do {
+            return try KeywordRules.cleaned(raw, field: field, maxCodePoints: limits.maxKeywordCodePoints,
+                                            maxPadding: limits.maxPaddingCodePoints)
+        } catch {
+            throw FeedbackProblem(field: field, kind: .keyword, message: "\(error)")
+        }
+    }
+}
+
+/// A feedback field that breaks `FeedbackRules`: which one (`items[3].name`), what kind of rule, and a sentence.
+public struct FeedbackProblem: Error, Equatable, CustomStringConvertible {
+    public enum Kind: Equatable, Sendable {
+        case name(NameRules.Problem)
+        case keyword
+        case shownCount
+        case model
+        case annotator
+        case clientID
+        case recordID
+        case receivedAt
+    }
+    public var field: String
+    public var kind: Kind
+    public var message: String
+    public var description: String { message }
+}
+
+extension FeedbackItem {
+    /// Whether `other` records the same decision (name, keyword, action, shown, model, annotator), compared as
+    /// Unicode text (canonically equivalent strings are equal): a retry with the same client id must match.
+    public func sameDecision(as other: FeedbackItem) -> Bool {
+        name == other.name && keyword == other.keyword && action == other.action && shown == other.shown
+            && model == other.model && annotator == other.annotator
+    }
+}
+
+extension UTCTimestamp {
+    /// Whether `text` is a time as stores write it: `YYYY-MM-DDTHH:MM:SS.mmmZ`, a real calendar date (year
+    /// 0001-9999), hours below 24, minutes and seconds below 60.
+    package static func isValid(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 24 else { return false }
+        func number(_ range: Range<Int>) -> Int? {
+            var value = 0
+            for index in range {
+                guard bytes[index] >= 0x30, bytes[index] <= 0x39 else { return nil }
+                value = value * 10 + Int(bytes[index] - 0x30)
+            }
+            return value
+        }
+        let separators: [(Int, Unicode.Scalar)] = [(4, "-"), (7, "-"), (10, "T"), (13, ":"), (16, ":"), (19, "."), (23, "Z")]
+        for (index, separator) in separators where bytes[index] != UInt8(ascii: separator) {
+            return false
+        }
+        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), let hour = number(11..<13),
+              let minute = number(14..<16), let second = number(17..<19), number(20..<23) != nil else { return false }
+        guard year >= 1, (1...12).contains(month), hour < 24, minute < 60, second < 60 else { return false }
+        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
+        let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
+        return (1...days).contains(day)
+    }
+}

@@ -1,0 +1,122 @@
+@testable import FileStore
+import Foundation
+@testable import StoreInterface
+import XCTest
+
+/// The file store's feedback log: a batch is all or none across a crash, logs without batch headers still load,
+/// record ids cannot overflow, and the first append after a start streams the log.
+final class FeedbackBatchTests: XCTestCase {
+    private var directory = ""
+    private var overlayPath: String { directory + "/keywords.overlay.json" }
+
+    override func setUpWithError() throws {
+        directory = NSTemporaryDirectory() + "feedback-batch-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    private func items(_ count: Int, _ prefix: String) -> [FeedbackItem] {
+        (1...count).map { FeedbackItem(name: "\(prefix) \($0)", keyword: "にんじん", action: .accept, shown: ["にんじん"]) }
+    }
+
+    private func appendRaw(_ bytes: [UInt8], to path: String) throws {
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: path))
+        handle.seekToEndOfFile()
+        handle.write(Data(bytes))
+        handle.closeFile()
+    }
+
+    /// A batch cut anywhere (as `kill -9` during its write leaves it) is invisible to readers, whole records
+    /// included, and the next append cuts it off; the batches before it stay.
+    func testTornBatchIsDroppedWhole() throws {
+        let store = FileKeywordStore(overlayPath: overlayPath)
+        let kept = try store.appendFeedback(items(3, "kept")).map(\.id)
+        let complete = try Data(contentsOf: URL(fileURLWithPath: store.feedbackPath))
+        // What an interrupted append of 10 records leaves: its header and some whole lines of the batch.
+        let records = (1...10).map {
+            FeedbackLine.encode(FeedbackRecord(id: Int64(3 + $0), receivedAt: "2026-01-02T03:04:05.678Z",
+                                               item: FeedbackItem(name: "lost \($0)", keyword: "x", action: .accept)))
+        }
+        let body = records.reduce([], +)
+        for cut in [0, records[0].count, records[0].count + records[1].count + 5, body.count - 1] {
+            try Data(complete).write(to: URL(fileURLWithPath: store.feedbackPath))
+            try appendRaw(FeedbackFrame.header(records: 10, bytes: body.count) + body[0..<cut], to: store.feedbackPath)
+            let reader = FileKeywordStore(overlayPath: overlayPath)
+            XCTAssertEqual(try reader.feedback(after: 0, limit: 100).map(\.id), kept, "cut at \(cut)")
+            XCTAssertEqual(try reader.lastFeedbackID(after: 0, limit: nil), kept.last)
+            let next = try FileKeywordStore(overlayPath: overlayPath).appendFeedback(items(2, "next \(cut)"))
+            XCTAssertEqual(next.map(\.id), [4, 5], "ids continue after the last complete batch")
+            let all = try FileKeywordStore(overlayPath: overlayPath).feedback(after: 0, limit: 100)
+            XCTAssertEqual(all.map(\.id), [1, 2, 3, 4, 5])
+            XCTAssertFalse(all.contains { $0.item.name.hasPrefix("lost") })
+            let text = try String(contentsOfFile: store.feedbackPath, encoding: .utf8)
+            XCTAssertFalse(text.contains("lost"), "the torn batch is cut off the file")
+        }
+    }
+
+    /// A log written one record per line with no headers (as earlier releases wrote it) loads, pages, and takes
+    /// framed batches after it.
+    func testUnframedLogStillLoads() throws {
+        let path = directory + "/keywords.overlay.feedback.jsonl"
+        var legacy: [UInt8] = []
+        for id in 1...5 {
+            legacy += FeedbackLine.encode(FeedbackRecord(id: Int64(id), receivedAt: "2026-01-02T03:04:05.678Z",
+                                                         item: FeedbackItem(name: "old \(id)", keyword: "k", action: .reject,
+                                                                            clientID: id == 2 ? "legacy-2" : nil)))
+        }
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(legacy)))
+        let store = FileKeywordStore(overlayPath: overlayPath)
+        XCTAssertEqual(try store.feedback(after: 0, limit: 100).map(\.id), [1, 2, 3, 4, 5])
+        let receipts = try store.appendFeedback(items(3, "new") + [FeedbackItem(name: "old 2", keyword: "k", action: .reject,
+                                                                                clientID: "legacy-2")])
+        XCTAssertEqual(receipts.map(\.id), [6, 7, 8, 2])
+        XCTAssertEqual(receipts.map(\.duplicate), [false, false, false, true])
+        XCTAssertEqual(try FileKeywordStore(overlayPath: overlayPath).feedback(after: 3, limit: 100).map(\.id), [4, 5, 6, 7, 8])
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        XCTAssertTrue(text.contains(#"{"batch":3,"bytes":"#), text)
+    }
+
+    /// A header that does not match the lines after it is an error naming the file and line, not a silent skip.
+    func testMalformedBatchNamesTheLine() throws {
+        let store = FileKeywordStore(overlayPath: overlayPath)
+        _ = try store.appendFeedback(items(1, "a"))
+        let line = FeedbackLine.encode(FeedbackRecord(id: 2, receivedAt: "2026-01-02T03:04:05.678Z",
+                                                      item: FeedbackItem(name: "b", keyword: "k", action: .accept)))
+        try appendRaw(FeedbackFrame.header(records: 2, bytes: line.count) + line, to: store.feedbackPath)
+        XCTAssertThrowsError(try FileKeywordStore(overlayPath: overlayPath).appendFeedback(items(1, "c"))) { error in
+            XCTAssertTrue("\(error)".contains("feedback.jsonl:3: the batch does not hold"), "\(error)")
+        }
+    }
+
+    /// A hand-edited line with the largest Int64 id: appends answer an error, and keep answering it, instead of
+    /// trapping on the next id.
+    func testHugeIDInTheLogIsAnErrorNotATrap() throws {
+        let path = directory + "/keywords.overlay.feedback.jsonl"
+        let record = FeedbackRecord(id: Int64.max, receivedAt: "2026-01-02T03:04:05.678Z",
+                                    item: FeedbackItem(name: "a", keyword: "k", action: .accept))
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(FeedbackLine.encode(record))))
+        for _ in 0..<2 {
+            XCTAssertThrowsError(try FileKeywordStore(overlayPath: overlayPath).appendFeedback(items(1, "b"))) { error in
+                XCTAssertTrue("\(error)".contains("record ids are used up"), "\(error)")
+            }
+        }
+        XCTAssertEqual(try FileKeywordStore(overlayPath: overlayPath).feedback(after: 0, limit: 10), [record])
+    }
+
+    /// The first append of a process reads the log in blocks: its buffer stays one block plus a line, whatever
+    /// the size of the log.
+    func testFirstAppendStreamsTheLog() throws {
+        let writer = FileKeywordStore(overlayPath: overlayPath)
+        for round in 0..<8 { _ = try writer.appendFeedback(items(1000, "round \(round) " + String(repeating: "x", count: 400))) }
+        let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: writer.feedbackPath)[.size] as? Int)
+        XCTAssertGreaterThan(size, 3_000_000)
+        let fresh = FileKeywordStore(overlayPath: overlayPath)
+        XCTAssertEqual(try fresh.appendFeedback(items(1, "after start")).map(\.id), [8001])
+        let buffer = fresh.feedbackLog.largestRefreshBuffer
+        XCTAssertGreaterThan(buffer, 0)
+        XCTAssertLessThan(buffer, 200_000, "the first append held \(buffer) bytes of a \(size)-byte log")
+    }
+}
