@@ -43,6 +43,9 @@ public final class ServiceRunner: Sendable {
                                                allowOpenWrites: options.allowOpenWrites) {
             Self.event(["event": "warning", "message": warning])
         }
+        if let warning = WritePolicy.corsWarning(token: options.api.adminToken, cors: options.api.cors) {
+            Self.event(["event": "warning", "message": warning])
+        }
         let (signalRead, signalWrite) = try Syscall.pipe()
         defer {
             for signal in [SIGTERM, SIGINT, SIGHUP] { Syscall.defaultSignal(signal) }

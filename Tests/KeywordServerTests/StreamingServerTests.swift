@@ -222,7 +222,7 @@ final class StreamingServerTests: XCTestCase {
     }
 
     private func checkLiveExport(_ store: any KeywordStore) throws {
-        let total = KeywordAPIHandlers.exportPageRecords * 2 + 500
+        let total = FeedbackExport.maxPageRecords * 2 + 500
         _ = try store.appendFeedback((1...total).map {
             FeedbackItem(name: "名前 \($0)", keyword: "にんじん", action: $0 % 10 == 0 ? .reject : .accept)
         })
@@ -234,7 +234,7 @@ final class StreamingServerTests: XCTestCase {
         defer { server.shutdown(); server.wait() }
 
         let client = try RawClient(port: server.port)
-        client.send("GET /v1/feedback/export?format=raw HTTP/1.1\r\nHost: x\r\n\r\n")
+        client.send("GET /v1/feedback/export?format=raw HTTP/1.1\r\nHost: localhost\r\n\r\n")
         let all = try XCTUnwrap(client.readResponse())
         XCTAssertEqual(all.status, 200)
         XCTAssertEqual(all.header("Transfer-Encoding"), "chunked")
@@ -243,11 +243,11 @@ final class StreamingServerTests: XCTestCase {
         XCTAssertEqual(lines.count, total)
         XCTAssertTrue(lines.last?.contains("\"id\":\(total),") == true, String(lines.last ?? ""))
 
-        client.send("GET /v1/feedback/export?limit=1200&since=100 HTTP/1.1\r\nHost: x\r\n\r\n")
+        client.send("GET /v1/feedback/export?limit=1200&since=100 HTTP/1.1\r\nHost: localhost\r\n\r\n")
         let page = try XCTUnwrap(client.readResponse())
         XCTAssertEqual(page.header("Feedback-Last-Id"), "1300")
         XCTAssertEqual(page.body.split(separator: "\n").count, 1200 - 120)  // rejects are not training data
-        client.send("GET /v1/feedback/export?since=\(total) HTTP/1.1\r\nHost: x\r\n\r\n")
+        client.send("GET /v1/feedback/export?since=\(total) HTTP/1.1\r\nHost: localhost\r\n\r\n")
         let empty = try XCTUnwrap(client.readResponse())
         XCTAssertEqual(empty.header("Feedback-Last-Id"), String(total))
         XCTAssertEqual(empty.body, "")

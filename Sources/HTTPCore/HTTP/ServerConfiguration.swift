@@ -46,6 +46,9 @@ public struct ServerConfiguration: Sendable {
     /// Threads for blocking handlers on the reserved lane (keyword writes), which never queue behind the
     /// shared lane's batches. Default 1.
     public var reservedWorkers: Int = 1
+    /// Threads for the bulk lane: blocking handlers with large answers, and every streamed body's pieces, so they
+    /// never queue in front of the other lanes' jobs. Default 2.
+    public var bulkWorkers: Int = 2
     public var limits = HTTPLimits()
     /// From the first byte of a request to the end of its header section. Expiry → 408 and close. Default 10 s.
     public var headerTimeout: Double = 10

@@ -94,10 +94,13 @@ public final class HTTPServer: Sendable {
         done.wait()
         core.pool.stop()
         core.reservedPool.stop()
+        core.bulkPool.stop()
     }
 
-    /// The names the server gives its threads: the loops, then the shared and the reserved worker lane.
-    var threadNames: [String] { loopThreadNames + core.pool.threadNames + core.reservedPool.threadNames }
+    /// The names the server gives its threads: the loops, then the shared, the reserved and the bulk worker lane.
+    var threadNames: [String] {
+        loopThreadNames + core.pool.threadNames + core.reservedPool.threadNames + core.bulkPool.threadNames
+    }
 
     /// Bytes of the body budget held right now (see `ServerConfiguration.bodyBudgetBytes`).
     var bodyBytesHeld: Int { core.bodyBytesHeld.load(ordering: .relaxed) }

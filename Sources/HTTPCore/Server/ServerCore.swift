@@ -1,4 +1,4 @@
-// What every event loop of one server shares: the configuration, the responder, the metrics, the two worker
+// What every event loop of one server shares: the configuration, the responder, the metrics, the worker
 // lanes, the connection and request counters, and the server-wide body budget. Immutable or atomic, so any
 // loop or worker may touch it without a lock.
 import Synchronization
@@ -10,6 +10,7 @@ final class ServerCore: Sendable {
     let metrics: ServerMetrics
     let pool: WorkerPool
     let reservedPool: WorkerPool
+    let bulkPool: WorkerPool
     let openConnections = Atomic<Int>(0)
     let nextConnectionID = Atomic<UInt64>(1)
     let nextRequestID = Atomic<UInt64>(1)
@@ -17,12 +18,22 @@ final class ServerCore: Sendable {
     /// Bytes of large request bodies held right now (see `ServerConfiguration.bodyBudgetBytes`).
     let bodyBytesHeld = Atomic<Int>(0)
 
+    /// The pool that runs jobs of `lane`.
+    func pool(for lane: WorkLane) -> WorkerPool {
+        switch lane {
+        case .shared: pool
+        case .reserved: reservedPool
+        case .bulk: bulkPool
+        }
+    }
+
     init(configuration: ServerConfiguration, responder: any HTTPResponder, metrics: ServerMetrics) {
         self.configuration = configuration
         self.responder = responder
         self.metrics = metrics
         pool = WorkerPool(count: configuration.blockingWorkers, name: configuration.threadNamePrefix + "-worker")
         reservedPool = WorkerPool(count: configuration.reservedWorkers, name: configuration.threadNamePrefix + "-reserved")
+        bulkPool = WorkerPool(count: configuration.bulkWorkers, name: configuration.threadNamePrefix + "-bulk")
         let random = UInt32.random(in: 0...UInt32.max)
         requestIDPrefix = String(random, radix: 16)
     }
