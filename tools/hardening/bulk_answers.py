@@ -8,6 +8,8 @@ Usage: bulk_answers.py PORT PID CHECK [ARGS]   (tools/hardening/bulk_answers.sh 
   exports            fills the feedback log with 5,000 records of the largest size the API takes, opens 40 exports
                      that never read, and reports the server's RSS before and 5 s after, and the statuses.
   batch              4 clients loop full exports while 40 two-name batches are timed: their p50 and max.
+  labels             posts 10,000 feedback records naming 10,000 distinct models: the size and render time of
+                     /metrics before and after.
 """
 import http.client
 import json
@@ -189,6 +191,22 @@ def check_batch(port, pid):
                       "max_ms": round(max(times), 2), "exports_completed": counter.value}))
 
 
+def check_labels(port, pid):
+    def metrics():
+        began = time.perf_counter()
+        status, data = request(port, "GET", "/metrics")
+        return len(data), (time.perf_counter() - began) * 1000
+    before, _ = metrics()
+    for batch in range(10):
+        items = [{"name": "n", "keyword": "にんじん", "action": "accept", "shown": ["にんじん"],
+                  "model": f"client-model-{batch}-{index}"} for index in range(1000)]
+        status, data = request(port, "POST", "/v1/feedback", {"items": items})
+        assert status == 201, (status, data[:300])
+    after, milliseconds = metrics()
+    print(json.dumps({"check": "metrics_after_10000_feedback_models", "metrics_bytes_before": before,
+                      "metrics_bytes_after": after, "render_ms": round(milliseconds, 2)}))
+
+
 def main():
     port, pid, check = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
     if check == "keywords":
@@ -197,6 +215,8 @@ def main():
         check_exports(port, pid)
     elif check == "batch":
         check_batch(port, pid)
+    elif check == "labels":
+        check_labels(port, pid)
     else:
         sys.exit(f"unknown check {check}")
 
