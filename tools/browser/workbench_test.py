@@ -20,6 +20,7 @@ import urllib.parse
 import urllib.request
 
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
@@ -69,7 +70,10 @@ def feedback_records():
 
 
 def wait(driver, condition, seconds=30, message=""):
-    return WebDriverWait(driver, seconds, poll_frequency=0.05).until(lambda d: condition(d), message)
+    # Lists are replaced whenever their data arrives (a keyword page, say), so an element found just before a
+    # re-render is read again rather than failing the test.
+    return WebDriverWait(driver, seconds, poll_frequency=0.05,
+                         ignored_exceptions=(StaleElementReferenceException,)).until(lambda d: condition(d), message)
 
 
 def wait_for(condition, seconds=30, message=""):
