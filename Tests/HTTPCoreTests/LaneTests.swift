@@ -96,3 +96,31 @@ final class LaneTests: XCTestCase {
         try LoopbackClient.send(port: port, text)
     }
 }
+
+/// Signals when it is freed.
+private final class Tracked: Sendable {
+    let freed: DispatchSemaphore
+    init(_ freed: DispatchSemaphore) { self.freed = freed }
+    deinit { freed.signal() }
+}
+
+final class WorkerPoolTests: XCTestCase {
+    /// What a job captures (a request body, a streamed answer) is let go once the job has run, not kept until the
+    /// queue is next compacted.
+    func testAJobsCapturesAreFreedOnceItHasRun() {
+        let pool = WorkerPool(count: 1, name: "test-worker")
+        defer { pool.stop() }
+        let freed = DispatchSemaphore(value: 0)
+        let ran = DispatchSemaphore(value: 0)
+        submit(to: pool, Tracked(freed), ran: ran)
+        XCTAssertEqual(ran.wait(timeout: .now() + 10), .success)
+        XCTAssertEqual(freed.wait(timeout: .now() + 10), .success, "the job's captures outlived it")
+    }
+
+    private func submit(to pool: WorkerPool, _ tracked: Tracked, ran: DispatchSemaphore) {
+        pool.submit {
+            _ = tracked.freed
+            ran.signal()
+        }
+    }
+}

@@ -221,6 +221,30 @@ final class StreamingServerTests: XCTestCase {
         try checkLiveExport(store)
     }
 
+    /// Over loopback with one export at a time allowed: exports one after another are all served, since each
+    /// gives its place back when its body has been sent.
+    func testAFinishedLiveExportGivesItsPlaceBack() throws {
+        let directory = NSTemporaryDirectory() + "export-slot-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = FileKeywordStore(overlayPath: directory + "/keywords.overlay.json")
+        _ = try store.appendFeedback((1...20).map { FeedbackItem(name: "名前 \($0)", keyword: "にんじん", action: .accept) })
+        var api = APIConfiguration()
+        api.limits.maxConcurrentExports = 1
+        let responder = KeywordAPI(configuration: api, state: EngineState(engine: FakeEngine(), store: store),
+                                   metrics: KeywordAPI.makeMetrics())
+        let server = try HTTPServer(configuration: responder.serverConfiguration(makeConfiguration()), responder: responder)
+        try server.start()
+        defer { server.shutdown(); server.wait() }
+        let client = try RawClient(port: server.port)
+        for round in 1...5 {
+            client.send("GET /v1/feedback/export HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            let response = try XCTUnwrap(client.readResponse())
+            XCTAssertEqual(response.status, 200, "export \(round): \(response.body.prefix(200))")
+            XCTAssertEqual(response.body.split(separator: "\n").count, 20)
+        }
+    }
+
     private func checkLiveExport(_ store: any KeywordStore) throws {
         let total = FeedbackExport.maxPageRecords * 2 + 500
         _ = try store.appendFeedback((1...total).map {
