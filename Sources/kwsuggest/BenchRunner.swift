@@ -2,11 +2,13 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FileStore
 import Foundation
 import KeywordIndex
-import KeywordService
 import KeywordVectors
+import ModelStorage
 import Platform
+import Serving
 
 struct BenchSettings {
     var model: String
@@ -96,7 +98,7 @@ struct BenchRunner {
             components.keywords += extras
             let start = BenchClock.wall()
             do {
-                engine = try ModelEngine(components: components, options: engine.options, applyOverlay: false)
+                engine = try ModelEngine(components: components, store: engine.store, options: engine.options, applyOverlay: false)
             } catch let error as ModelDirectoryError {
                 throw CommandError.failure(error.description)
             }
@@ -155,7 +157,9 @@ struct BenchRunner {
         var options = ScoringOptions()
         options.kernel = kernel
         do {
-            return try ModelEngine(components: try ModelDirectory.load(path: model), options: options, applyOverlay: false)
+            let components = try ModelDirectory.load(path: model)
+            let store = FileKeywordStore(overlayPath: KeywordOverlayFile.defaultPath(modelDirectory: model))
+            return try ModelEngine(components: components, store: store, options: options, applyOverlay: false)
         } catch let error as ModelDirectoryError {
             throw CommandError.failure(error.description)
         }

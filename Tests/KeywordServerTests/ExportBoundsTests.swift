@@ -1,7 +1,9 @@
+import FileStore
 import Foundation
 import HTTPCore
 @testable import KeywordServer
-import KeywordService
+import Serving
+import StoreInterface
 import XCTest
 
 /// What one feedback export may cost: a bounded piece per pull whatever the records' size, a cap on exports

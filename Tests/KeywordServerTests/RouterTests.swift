@@ -1,5 +1,4 @@
 import Foundation
-import KeywordService
 @testable import HTTPCore
 @testable import KeywordServer
 import StrictJSON

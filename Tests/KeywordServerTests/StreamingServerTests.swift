@@ -1,7 +1,9 @@
+@testable import FileStore
 import Foundation
 @testable import HTTPCore
 @testable import KeywordServer
-@testable import KeywordService
+@testable import PostgresStore
+@testable import StoreInterface
 import Synchronization
 import XCTest
 

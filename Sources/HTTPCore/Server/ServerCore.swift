@@ -10,6 +10,7 @@ final class ServerCore: Sendable {
     let metrics: ServerMetrics
     let pool: WorkerPool
     let reservedPool: WorkerPool
+    let secondaryPool: WorkerPool
     let bulkPool: WorkerPool
     let openConnections = Atomic<Int>(0)
     let nextConnectionID = Atomic<UInt64>(1)
@@ -23,6 +24,7 @@ final class ServerCore: Sendable {
         switch lane {
         case .shared: pool
         case .reserved: reservedPool
+        case .secondary: secondaryPool
         case .bulk: bulkPool
         }
     }
@@ -33,6 +35,7 @@ final class ServerCore: Sendable {
         self.metrics = metrics
         pool = WorkerPool(count: configuration.blockingWorkers, name: configuration.threadNamePrefix + "-worker")
         reservedPool = WorkerPool(count: configuration.reservedWorkers, name: configuration.threadNamePrefix + "-reserved")
+        secondaryPool = WorkerPool(count: configuration.secondaryWorkers, name: configuration.threadNamePrefix + "-secondary")
         bulkPool = WorkerPool(count: configuration.bulkWorkers, name: configuration.threadNamePrefix + "-bulk")
         let random = UInt32.random(in: 0...UInt32.max)
         requestIDPrefix = String(random, radix: 16)

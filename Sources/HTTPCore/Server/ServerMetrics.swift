@@ -35,6 +35,7 @@ public final class ServerMetrics: Sendable {
     private let inFlight = Atomic<Int>(0)
     private let openConnections = Atomic<Int>(0)
     private let rejectedConnections = Atomic<Int>(0)
+    private let evictedConnections = Atomic<Int>(0)
 
     /// - Parameters:
     ///   - shards: one per event loop, so loops never contend.
@@ -99,6 +100,7 @@ public final class ServerMetrics: Sendable {
     func connectionOpened() { openConnections.add(1, ordering: .relaxed) }
     func connectionClosed() { openConnections.subtract(1, ordering: .relaxed) }
     func connectionRejected() { rejectedConnections.add(1, ordering: .relaxed) }
+    func connectionEvicted() { evictedConnections.add(1, ordering: .relaxed) }
 
     /// Requests being handled right now.
     public var requestsInFlight: Int { inFlight.load(ordering: .relaxed) }
@@ -155,5 +157,8 @@ public final class ServerMetrics: Sendable {
         text.single(prefix + "_connections_rejected_total", .counter,
                     help: "Connections refused with 503 because the server was full.",
                     rejectedConnections.load(ordering: .relaxed))
+        text.single(prefix + "_connections_evicted_total", .counter,
+                    help: "Idle connections closed to make room for a new one while the server was full.",
+                    evictedConnections.load(ordering: .relaxed))
     }
 }

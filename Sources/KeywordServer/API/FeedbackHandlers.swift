@@ -1,8 +1,9 @@
 // POST /v1/feedback and GET /v1/feedback/export: annotator decisions in, training data out.
 import HTTPCore
-import KeywordService
 import Locking
+import StoreInterface
 import StrictJSON
+import TrainingData
 
 extension KeywordAPIHandlers {
     /// The store once opened; 503 while the service is still starting.
@@ -39,10 +40,12 @@ extension KeywordAPIHandlers {
         let receipts: [FeedbackReceipt]
         do {
             receipts = try store.appendFeedback(items)
+            state.noteWrite(failure: nil)
         } catch .unavailable {
             throw APIError.storeUnavailable
         } catch {
             Syscall.writeAll(2, Array("{\"event\":\"feedback_failed\",\"error\":\(Self.quoted("\(error)"))}\n".utf8))
+            state.noteWrite(failure: "feedback could not be saved (log event feedback_failed)")
             throw APIError(.internalServerError, .feedbackFailed, "the feedback could not be saved")
         }
         let servedModel = state.engine?.modelVersion
@@ -188,12 +191,7 @@ final class FeedbackExport: Sendable {
         if raw {
             FeedbackDecoding.writeRecord(record, into: &json)
         } else {
-            guard record.item.action != .reject else { return [] }
-            json.object { json in
-                json.field("name", string: record.item.name)
-                json.field("keywords") { json in json.array { json in json.string(record.item.keyword) } }
-                json.field("source", string: "feedback")
-            }
+            return LabelledData.example(record).map(LabelledData.line) ?? []
         }
         return json.bytes + [0x0A]
     }
@@ -233,19 +231,19 @@ enum FeedbackDecoding {
                             clientID: try label(fields["id"], field: prefix + "id", code: .invalidId))
     }
 
-    /// A keyword: a string of 1…maxKeywordCharacters characters after trimming, no control characters.
+    /// A keyword: `KeywordRules.canonical` of a string, which `KeywordRules.problem(with:)` accepts.
     private static func keywordText(_ value: JSONValue?, field: String, limits: APILimits, required: Bool) throws(APIError) -> String? {
         guard let value, value != .null else {
             if required { throw .badRequest(.invalidKeyword, "'\(field)' is required") }
             return nil
         }
         guard case .string(let raw) = value else { throw .badRequest(.invalidKeyword, "'\(field)' must be a string") }
-        try RequestDecoding.keywordLength(raw, field: field, limits: limits)
-        let text = RequestDecoding.trimWhitespace(raw)
-        if let problem = KeywordRules.problem(with: text, maxCodePoints: limits.maxKeywordCharacters) {
-            throw .badRequest(.invalidKeyword, "'\(field)' \(problem)")
+        do {
+            return try KeywordRules.cleaned(raw, field: field, maxCodePoints: limits.maxKeywordCharacters,
+                                            maxPadding: limits.maxPaddingCharacters)
+        } catch {
+            throw .badRequest(.invalidKeyword, "\(error)")
         }
-        return text
     }
 
     /// An optional short string (client id, model, annotator, a keyword change's actor): 1…200 characters, no

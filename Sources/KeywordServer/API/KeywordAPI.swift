@@ -1,5 +1,4 @@
 // The router: maps method + path to routes, answers 404/405/OPTIONS, and runs the middlewares.
-import KeywordService
 import HTTPCore
 import StrictJSON
 
@@ -48,9 +47,10 @@ public final class KeywordAPI: HTTPResponder {
         routes = table
     }
 
-    /// Every route, each with all its facts. Writes have a worker lane of their own, so they never wait behind
-    /// queued batches; answers whose size depends on the stored data (keyword pages, the export) have the bulk
-    /// lane, off the event loops and off the suggest lane; keyword changes, feedback and its export (annotator
+    /// Every route, each with all its facts. Writes have worker lanes of their own, so they never wait behind
+    /// queued batches; keyword changes and feedback have one each, so a keyword change never waits behind large
+    /// feedback posts. Answers whose size depends on the stored data (keyword pages, the export) have the bulk
+    /// lane, off the event loops and off the suggest lane. Keyword changes, feedback and its export (annotator
     /// names) need the token when one is set.
     static func routes(_ handlers: KeywordAPIHandlers, bodyCaps: BodyCaps, valueCaps: ValueCaps) -> [APIRoute] {
         func route(_ method: HTTPMethod, _ path: String, lane: WorkLane? = nil, needsToken: Bool = false,
@@ -78,7 +78,7 @@ public final class KeywordAPI: HTTPResponder {
                   valueCap: valueCaps.keywords) { request, route throws(APIError) in
                 try handlers.updateKeywords(request, valueCap: route.valueCap)
             },
-            route(.post, "/v1/feedback", lane: .reserved, needsToken: true, bodyCap: bodyCaps.feedback,
+            route(.post, "/v1/feedback", lane: .secondary, needsToken: true, bodyCap: bodyCaps.feedback,
                   valueCap: valueCaps.feedback) { request, route throws(APIError) in
                 try handlers.postFeedback(request, valueCap: route.valueCap)
             },

@@ -1,7 +1,8 @@
 // The handlers `KeywordAPI`'s routes point at: each turns a request into a response or throws an APIError.
 import Foundation
 import HTTPCore
-import KeywordService
+import Serving
+import StoreInterface
 import StrictJSON
 
 #if canImport(Glibc)
@@ -49,8 +50,10 @@ final class KeywordAPIHandlers: Sendable {
                 json.field("status", string: "ready")
                 json.field("model", string: engine.modelVersion)
                 if let store = state.store {
-                    json.field("store", string: store.isAvailable ? "ok" : "unavailable")
+                    let failure = state.lastWriteFailure
+                    json.field("store", string: !store.isAvailable ? "unavailable" : failure == nil ? "ok" : "write_failed")
                     json.field("store_kind", string: store.kind)
+                    if let failure { json.field("last_write_error", string: failure) }
                 }
             }
             return .json(.ok, json.bytes)
@@ -261,7 +264,10 @@ final class KeywordAPIHandlers: Sendable {
     static func expectedVersion(_ request: HTTPRequest) throws(APIError) -> String? {
         guard let header = request.headers["If-Match"]?.trimmingCharacters(in: .whitespaces), !header.isEmpty, header != "*" else { return nil }
         var tag = Substring(header)
-        if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
+        // If-Match compares strongly (RFC 9110 §13.1.1): a weak tag can never match, and the list's tags are strong.
+        if tag.hasPrefix("W/") {
+            throw .badRequest(.invalidIfMatch, "If-Match takes the strong entity tag of GET /v1/keywords, not a weak W/ tag")
+        }
         if tag.hasPrefix("\""), tag.hasSuffix("\""), tag.count >= 2 { tag = tag.dropFirst().dropLast() }
         guard !tag.isEmpty, !tag.contains(","), !tag.contains("\"") else {
             throw .badRequest(.invalidIfMatch, "If-Match must be one entity tag, the \"version\" of GET /v1/keywords")
@@ -272,53 +278,62 @@ final class KeywordAPIHandlers: Sendable {
     func updateKeywords(_ request: HTTPRequest, valueCap: Int) throws(APIError) -> HTTPResponse {
         let fields = try RequestDecoding.object(request, maxValues: valueCap)
         try RequestDecoding.onlyFields(fields, ["add", "remove", "actor"])
-        let add = try cleanKeywords(try RequestDecoding.strings(fields["add"], field: "add", code: .invalidAdd), field: "add")
-        let remove = try cleanKeywords(try RequestDecoding.strings(fields["remove"], field: "remove", code: .invalidRemove), field: "remove")
-        guard add.count + remove.count <= limits.maxKeywordChanges else {
+        let sent = KeywordChange(add: try RequestDecoding.strings(fields["add"], field: "add", code: .invalidAdd),
+                                 remove: try RequestDecoding.strings(fields["remove"], field: "remove", code: .invalidRemove))
+        let checked: KeywordChange
+        do {
+            checked = try sent.checked(maxCodePoints: limits.maxKeywordCharacters, maxPadding: limits.maxPaddingCharacters)
+        } catch {
+            throw .badRequest(.invalidKeyword, "\(error)")
+        }
+        let (requestedAdd, requestedRemove) = (checked.add, checked.remove)
+        guard requestedAdd.count + requestedRemove.count <= limits.maxKeywordChanges else {
             throw .badRequest(.tooManyKeywords, "at most \(limits.maxKeywordChanges) keywords per change")
         }
-        let change = KeywordChange(add: add, remove: remove, expectedVersion: try Self.expectedVersion(request),
-                                   requestID: request.headers["X-Request-Id"].map { String($0.prefix(200)) },
-                                   actor: try FeedbackDecoding.label(fields["actor"], field: "actor", code: .invalidActor))
+        let expectedVersion = try Self.expectedVersion(request)
+        let actor = try FeedbackDecoding.label(fields["actor"], field: "actor", code: .invalidActor)
         let engine = try engine()
-        // An empty change changes nothing: the answer is the current list, and nothing is written.
-        if add.isEmpty && remove.isEmpty { return keywordResponse(engine.keywordList()) }
-        // Writes run on their own lane (one worker unless configured otherwise), so the list does not grow
-        // between this check and the write.
-        let count = engine.keywordList().keywords.count
-        let present = engine.listed(add + remove)
-        let removing = Set(remove).intersection(present)
-        let adding = Set(add).subtracting(present).subtracting(Set(remove))
-        let resulting = count - removing.count + adding.count
-        guard resulting <= limits.maxKeywords || resulting <= count else {
-            throw .badRequest(.keywordListFull, "the list would hold \(resulting) keywords; at most \(limits.maxKeywords) are served (remove some first)")
+        let present = engine.listed(requestedAdd + requestedRemove)
+        // A removal wins over an addition in the same change, and removing a keyword the list does not hold
+        // changes nothing, so it is not recorded: the overlay's `removed` stays bounded by the list.
+        let requestedRemoval = Set(requestedRemove)
+        let removing = requestedRemoval.intersection(present)
+        let remove = requestedRemove.filter { removing.contains($0) }
+        let add = requestedAdd.filter { !requestedRemoval.contains($0) }
+        // An empty change changes nothing: the answer is the current list, and nothing is written; a stale
+        // If-Match is still a failed precondition.
+        if add.isEmpty && remove.isEmpty {
+            let list = engine.keywordList()
+            if let expectedVersion, expectedVersion != list.version { throw Self.versionMismatch(expectedVersion, list.version) }
+            return keywordResponse(list)
         }
+        let change = KeywordChange(add: add, remove: remove, expectedVersion: expectedVersion,
+                                   requestID: request.headers["X-Request-Id"].map { String($0.prefix(200)) },
+                                   actor: actor)
+        // The list's size is checked by the engine under the store's lock (`KeywordStoreError.listFull`).
         do {
-            return keywordResponse(try engine.updateKeywords(change))
+            let list = try engine.updateKeywords(change)
+            state.noteWrite(failure: nil)
+            return keywordResponse(list)
+        } catch KeywordStoreError.listFull(let count, let limit) {
+            throw .badRequest(.keywordListFull, "\(KeywordStoreError.listFull(count: count, limit: limit))")
         } catch KeywordStoreError.versionMismatch(let current) {
-            throw APIError(.preconditionFailed, .versionMismatch,
-                           "the keyword list changed since version \(change.expectedVersion ?? ""); it is now \(current): reload it and retry",
-                           headers: [("ETag", "\"\(current)\"")])
+            throw Self.versionMismatch(change.expectedVersion ?? "", current)
         } catch KeywordStoreError.unavailable {
             throw APIError.storeUnavailable
         } catch {
             // The detail (a path, an errno) goes to the log, not to the client.
             Syscall.writeAll(2, Array("{\"event\":\"keyword_update_failed\",\"error\":\(Self.quoted("\(error)"))}\n".utf8))
+            state.noteWrite(failure: "a keyword change could not be saved (log event keyword_update_failed)")
             throw APIError(.internalServerError, .keywordUpdateFailed, "the keyword change could not be saved")
         }
     }
 
-    private func cleanKeywords(_ raw: [String], field: String) throws(APIError) -> [String] {
-        var result: [String] = []
-        for (index, keyword) in raw.enumerated() {
-            try RequestDecoding.keywordLength(keyword, field: "\(field)[\(index)]", limits: limits)
-            let trimmed = keyword.trimmingCharacters(in: .whitespacesAndNewlines)
-            if let problem = KeywordRules.problem(with: trimmed, maxCodePoints: limits.maxKeywordCharacters) {
-                throw .badRequest(.invalidKeyword, "'\(field)[\(index)]' \(problem)")
-            }
-            result.append(trimmed)
-        }
-        return result
+    /// 412 `version_mismatch`: the list is no longer at the version the client's If-Match names.
+    static func versionMismatch(_ expected: String, _ current: String) -> APIError {
+        APIError(.preconditionFailed, .versionMismatch,
+                 "the keyword list changed since version \(expected); it is now \(current): reload it and retry",
+                 headers: [("ETag", "\"\(current)\"")])
     }
 
     static func quoted(_ text: String) -> String { JSONWriter.quoted(text) }

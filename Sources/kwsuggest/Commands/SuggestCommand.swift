@@ -1,7 +1,8 @@
+import FileStore
 import Foundation
-import HTTPCore
-import KeywordServer
-import KeywordService
+import ModelStorage
+import Serving
+import StoreInterface
 import StrictJSON
 
 /// `kwsuggest suggest`: the top-k keywords for each product name (arguments, or stdin lines).
@@ -45,9 +46,8 @@ struct SuggestCommand: Command {
         names = arguments.positionals
     }
 
-    /// The server's limits: a name as `POST /v1/suggest` accepts it, and a line no longer than its body limit.
-    static let limits = APILimits()
-    static let maxLineBytes = HTTPLimits().maxBodyBytes
+    /// A line longer than this is refused (a name is at most 1,100 code points; the bound keeps memory small).
+    static let maxLineBytes = 1024 * 1024
 
     func run() throws {
         let engine = try loadEngine(model: model, keywordsFile: keywordsFile, verify: verify)
@@ -55,23 +55,23 @@ struct SuggestCommand: Command {
         defer { output.flush() }
         func answer(_ name: String, _ place: String) throws {
             if name.allSatisfy({ $0.isWhitespace }) { return }
-            switch Self.limits.checkedName(name) {
-            case .success(let trimmed):
-                let result = engine.suggest(trimmed, k: k, explain: explain)
-                do {
-                    try SuggestionWire.check(result)
-                } catch {
-                    output.flush()
-                    throw CommandError.failure("\(place): \(error.description)")
-                }
-                output.write(json ? SuggestionFormat.json(result, explain: explain) : SuggestionFormat.text(result))
-            case .failure(let error):
+            let result: SuggestionResult
+            do {
+                result = engine.suggest(try NameRules.checked(name), k: k, explain: explain)
+            } catch {
                 output.flush()
-                throw CommandError.failure("\(place): \(error.message)")
+                throw CommandError.failure("\(place): \(error.message(field: "name"))")
             }
+            do {
+                try SuggestionWire.check(result)
+            } catch {
+                output.flush()
+                throw CommandError.failure("\(place): \(error.description)")
+            }
+            output.write(json ? SuggestionFormat.json(result, explain: explain) : SuggestionFormat.text(result))
         }
         if names.isEmpty {
-            try forEachInputLine(maxLineBytes: Self.maxLineBytes) { number, line in
+            try forEachInputLine(maxLineBytes: Self.maxLineBytes, requireUTF8: true) { number, line in
                 try answer(line, "standard input line \(number)")
             }
         } else {
@@ -88,7 +88,8 @@ func loadEngine(model: String, keywordsFile: String?, verify: Bool = true) throw
             components.keywords = try ModelFiles.keywords(path: keywordsFile)
             guard !components.keywords.isEmpty else { throw CommandError.failure("\(keywordsFile): no keywords") }
         }
-        return try ModelEngine(components: components, applyOverlay: keywordsFile == nil)
+        let store = FileKeywordStore(overlayPath: KeywordOverlayFile.defaultPath(modelDirectory: components.directory))
+        return try ModelEngine(components: components, store: store, applyOverlay: keywordsFile == nil)
     } catch let error as ModelDirectoryError {
         throw CommandError.failure(error.description)
     } catch let error as KeywordOverlayError {
