@@ -104,7 +104,7 @@ public struct ServerConfiguration: Sendable {
     /// after itself sets its own (letters, digits, `_` and `:`, not starting with a digit). Default `http`.
     public var metricsPrefix = "http"
     /// What the server's thread names start with: `<prefix>-loop-N` for the event loops, `<prefix>-worker-N`,
-    /// `<prefix>-reserved-N` and `<prefix>-secondary-N` for the three worker lanes (as `top -H` and debuggers show them). Default `http`.
+    /// `<prefix>-reserved-N`, `<prefix>-secondary-N` and `<prefix>-bulk-N` for the four worker lanes (as `top -H` and debuggers show them). Default `http`.
     public var threadNamePrefix = "http"
 
     public init() {}
