@@ -44,6 +44,9 @@ public final class ServiceRunner: Sendable {
                                                allowOpenWrites: options.allowOpenWrites) {
             Self.event(["event": "warning", "message": warning])
         }
+        if let warning = WritePolicy.corsWarning(token: options.api.adminToken, cors: options.api.cors) {
+            Self.event(["event": "warning", "message": warning])
+        }
         let state = self.state
         let reload: @Sendable (String) -> Void = { reason in Self.reload(state, reason: reason) }
         // Signals are caught from before the server listens, so none is lost in between.

@@ -39,4 +39,14 @@ public enum WritePolicy {
             + "change the keyword list, post feedback and export it (POST /v1/keywords, POST /v1/feedback, "
             + "GET /v1/feedback/export)"
     }
+
+    /// What to say at start-up when writes are open and any origin may call the API from a browser: a page from
+    /// any site, opened in a browser that can reach the server, sends the server's own `Host`, so the `Host` rule
+    /// (see `HostPolicy`) does not stop it, and the preflight lets it write.
+    public static func corsWarning(token: String?, cors: CORSPolicy) -> String? {
+        guard token == nil, cors.allowedOrigins.contains("*") else { return nil }
+        return "--cors-origin '*' with open writes: a web page from any site, opened in a browser that can reach "
+            + "this server, may change the keyword list, post feedback and read the export; set "
+            + "KWSUGGEST_ADMIN_TOKEN or name the origins"
+    }
 }

@@ -75,11 +75,13 @@ final class CLIServeTests: XCTestCase {
     }
 
     /// One request over a fresh TCP connection; returns status and body.
-    private func request(_ port: Int, _ method: String, _ path: String, body: String? = nil) throws -> (Int, String) {
-        try Self.request(port, method, path, body: body)
+    private func request(_ port: Int, _ method: String, _ path: String, body: String? = nil,
+                         host: String = "127.0.0.1") throws -> (Int, String) {
+        try Self.request(port, method, path, body: body, host: host)
     }
 
-    private static func request(_ port: Int, _ method: String, _ path: String, body: String? = nil) throws -> (Int, String) {
+    private static func request(_ port: Int, _ method: String, _ path: String, body: String? = nil,
+                                host: String = "127.0.0.1") throws -> (Int, String) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()
@@ -92,7 +94,7 @@ final class CLIServeTests: XCTestCase {
         guard connected == 0 else { throw CLIServeError("connect failed") }
         var timeout = timeval(tv_sec: 5, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var text = "\(method) \(path) HTTP/1.1\r\nHost: t\r\nConnection: close\r\n"
+        var text = "\(method) \(path) HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n"
         if let body { text += "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n" }
         text += "\r\n" + (body ?? "")
         _ = Array(text.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -139,6 +141,12 @@ final class CLIServeTests: XCTestCase {
         XCTAssertTrue(body.contains(#""keyword":"にんじん""#), body)
         let (added, list) = try request(server.port, "POST", "/v1/keywords", body: #"{"add":["ごぼう"]}"#)
         XCTAssertEqual(added, 200, list)
+        // Writes are open here (no token): a page that rebound its own name to 127.0.0.1 is refused.
+        let (rebound, refusal) = try request(server.port, "POST", "/v1/keywords", body: #"{"add":["ごぼう"]}"#,
+                                             host: "attacker.example")
+        XCTAssertEqual(rebound, 403, refusal)
+        XCTAssertTrue(refusal.contains("host_not_allowed"), refusal)
+        XCTAssertEqual(try request(server.port, "GET", "/v1/feedback/export", host: "attacker.example:8080").0, 403)
         XCTAssertEqual(server.stop(), 0)
         let log = String(decoding: server.errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         XCTAssertTrue(log.contains(#""event":"draining""#), log)
@@ -210,6 +218,14 @@ final class CLIServeTests: XCTestCase {
         // On loopback it starts (and here fails later, on the missing model) after a warning.
         let warned = try CLITests.run(["serve", "--port", "0", "--model", directory + "/missing"], environment: environment)
         XCTAssertTrue(warned.stderr.contains(#""event":"warning","message":"keyword writes are open"#), warned.stderr)
+        let anyOrigin = try CLITests.run(["serve", "--port", "0", "--cors-origin", "*", "--model", directory + "/missing"],
+                                         environment: environment)
+        XCTAssertTrue(anyOrigin.stderr.contains(#""message":"--cors-origin '*' with open writes"#), anyOrigin.stderr)
+        XCTAssertFalse(warned.stderr.contains("--cors-origin"), warned.stderr)
+        let badHost = try CLITests.run(["serve", "--port", "0", "--allowed-host", "host:8080", "--model", directory + "/missing"],
+                                       environment: environment)
+        XCTAssertEqual(badHost.status, 64)
+        XCTAssertTrue(badHost.stderr.contains("--allowed-host 'host:8080' is not a host name"), badHost.stderr)
         environment["KWSUGGEST_ADMIN_TOKEN"] = "two words"
         let bad = try CLITests.run(["serve", "--port", "0", "--model", directory + "/missing"], environment: environment)
         XCTAssertEqual(bad.status, 1)

@@ -123,13 +123,15 @@ final class CLIHelpTests: XCTestCase {
             Environment: PORT, KWSUGGEST_MODEL, KWSUGGEST_STORE, KWSUGGEST_CORS_ORIGINS, KWSUGGEST_ADMIN_TOKEN
             (when set, keyword changes, feedback and its export need 'Authorization: Bearer <token>'; surrounding white space
             is trimmed). Without a token writes are open: a warning on a loopback address, and a refusal to start
-            on any other address unless --allow-open-writes is given. With a calibrated model (calibration.json)
+            on any other address unless --allow-open-writes is given. Open writes and the export answer only
+            requests whose Host is localhost, 127.0.0.1, [::1] or an --allowed-host name, with any port (others
+            get 403 host_not_allowed). With a calibrated model (calibration.json)
             every suggestion carries its confidence, and an answer is marked auto_accept when the top one clears
             the threshold the calibration curve gives for --auto-accept-precision (by the file's threshold_rule:
             the lowest threshold whose one-sided 95 % lower bound of top-1 precision on the calibration names
             reaches it); a precision the curve never reaches auto-accepts nothing.
 
-            USAGE: kwsuggest serve [--host <host>] [--port <port>] [--model <dir>] [--store <store>] [--threads <n>] [--cors-origin <origin> ...] [--overlay <file>] [--access-log <mode>] [--no-verify] [--auto-accept-precision <p>] [--allow-open-writes]
+            USAGE: kwsuggest serve [--host <host>] [--port <port>] [--model <dir>] [--store <store>] [--threads <n>] [--cors-origin <origin> ...] [--overlay <file>] [--access-log <mode>] [--no-verify] [--auto-accept-precision <p>] [--allow-open-writes] [--allowed-host <name> ...]
 
             OPTIONS:
               --host <host>           Address to bind; '::' for IPv4+IPv6 (default: 127.0.0.1).
@@ -144,6 +146,7 @@ final class CLIHelpTests: XCTestCase {
               --auto-accept-precision <p>
                                       Top-1 precision the auto-accept threshold is read for from the model's calibration curve (default: 0.98).
               --allow-open-writes     Serve keyword writes without KWSUGGEST_ADMIN_TOKEN on a non-loopback address.
+              --allowed-host <name>   Host name (any port) that may send writes while they are open, beyond localhost, 127.0.0.1 and [::1]; repeatable.
               -h, --help              Show help information.
 
             """)

@@ -17,7 +17,7 @@ final class BadInputMatrixTests: XCTestCase {
     }
 
     private static func post(_ path: String, _ body: [UInt8], contentType: String = "application/json") -> [UInt8] {
-        Array("POST \(path) HTTP/1.1\r\nHost: t\r\nContent-Type: \(contentType)\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body
+        Array("POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: \(contentType)\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body
     }
 
     private static func post(_ path: String, _ body: String) -> [UInt8] { post(path, Array(body.utf8)) }

@@ -131,14 +131,32 @@ final class FeedbackAPITests: XCTestCase {
 
     func testMetricsCountAcceptedAtRankPerModel() {
         let api = self.api()
-        _ = post(api, #"{"items": [{"name": "a", "keyword": "x", "action": "accept", "shown": ["x", "y"], "model": "m1"}, {"name": "b", "keyword": "y", "action": "accept", "shown": ["x", "y"], "model": "m1"}, {"name": "c", "keyword": "z", "action": "correct", "shown": ["x", "y"]}, {"name": "d", "keyword": "x", "action": "reject", "shown": ["x"]}, {"id": "r", "name": "e", "keyword": "x", "action": "accept", "shown": ["x"], "model": "m1"}]}"#)
-        _ = post(api, #"{"id": "r", "name": "e", "keyword": "x", "action": "accept", "shown": ["x"], "model": "m1"}"#)
+        _ = post(api, #"{"items": [{"name": "a", "keyword": "x", "action": "accept", "shown": ["x", "y"], "model": "fake-1"}, {"name": "b", "keyword": "y", "action": "accept", "shown": ["x", "y"], "model": "fake-1"}, {"name": "c", "keyword": "z", "action": "correct", "shown": ["x", "y"]}, {"name": "d", "keyword": "x", "action": "reject", "shown": ["x"]}, {"id": "r", "name": "e", "keyword": "x", "action": "accept", "shown": ["x"], "model": "fake-1"}, {"name": "f", "keyword": "x", "action": "accept", "shown": ["x"], "model": "m-never-served"}]}"#)
+        _ = post(api, #"{"id": "r", "name": "e", "keyword": "x", "action": "accept", "shown": ["x"], "model": "fake-1"}"#)
         let text = api.respond(to: makeRequest(.get, "/metrics")).bodyText
-        XCTAssertTrue(text.contains(#"kwsuggest_feedback_accepted_total{model="m1",rank="1"} 2"#), text)
-        XCTAssertTrue(text.contains(#"kwsuggest_feedback_accepted_total{model="m1",rank="2"} 1"#), text)
+        XCTAssertTrue(text.contains(#"kwsuggest_feedback_accepted_total{model="fake-1",rank="1"} 2"#), text)
+        XCTAssertTrue(text.contains(#"kwsuggest_feedback_accepted_total{model="fake-1",rank="2"} 1"#), text)
         XCTAssertTrue(text.contains(#"kwsuggest_feedback_accepted_total{model="fake-1",rank="none"} 1"#), text)
+        XCTAssertTrue(text.contains(#"kwsuggest_feedback_accepted_total{model="other",rank="1"} 1"#), text)
+        XCTAssertFalse(text.contains("m-never-served"), text)
         XCTAssertTrue(text.contains(#"kwsuggest_feedback_total{action="reject"} 1"#), text)
         XCTAssertTrue(text.contains(#"kwsuggest_store_up{kind="file"} 1"#), text)
+    }
+
+    /// The model label is client data: 10,000 distinct strings add one `other` series, not 10,000.
+    func testMetricsStaySmallAfterManyDistinctFeedbackModels() {
+        let api = self.api()
+        for batch in 0..<10 {
+            let items = (0..<1000).map { index in
+                #"{"name": "n", "keyword": "x", "action": "accept", "shown": ["x"], "model": "client-model-\#(batch)-\#(index)"}"#
+            }
+            let response = post(api, #"{"items": ["# + items.joined(separator: ",") + "]}")
+            XCTAssertEqual(response.status.code, 201, response.bodyText)
+        }
+        let text = api.respond(to: makeRequest(.get, "/metrics")).bodyText
+        XCTAssertLessThanOrEqual(text.utf8.count, 150_000)
+        XCTAssertTrue(text.contains(#"kwsuggest_feedback_accepted_total{model="other",rank="1"} 10000"#), text)
+        XCTAssertFalse(text.contains("client-model-"))
     }
 
     func testReadyzNamesTheStore() {

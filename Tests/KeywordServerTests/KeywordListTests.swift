@@ -36,12 +36,38 @@ final class KeywordListTests: XCTestCase {
         XCTAssertEqual(engine.changes.withLock { $0.count }, 2)
     }
 
+    /// Without parameters the answer is the first page of `defaultKeywordPage`, never the whole list; `count`
+    /// stays the whole list's size, and paging by `offset` visits every keyword once.
+    func testTheListIsPagedByDefault() throws {
+        let keywords = (0..<2_500).map { "キーワード\($0)" }
+        let api = makeLimitedAPI(keywords, maxKeywords: 50_000)
+        XCTAssertEqual(APILimits().defaultKeywordPage, 1000)
+        let first = jsonObject(api.respond(to: makeRequest(.get, "/v1/keywords")))
+        XCTAssertEqual((first["keywords"] as? [String])?.count, 1000)
+        XCTAssertEqual(first["count"] as? Int, 2_500)
+        XCTAssertEqual(first["matched"] as? Int, 2_500)
+        var seen: [String] = []
+        var offset = 0
+        while offset < 2_500 {
+            let page = jsonObject(api.respond(to: makeRequest(.get, "/v1/keywords?offset=\(offset)")))
+            XCTAssertEqual(page["count"] as? Int, 2_500)
+            seen += page["keywords"] as? [String] ?? []
+            offset += 1000
+        }
+        XCTAssertEqual(seen, keywords)
+        // The largest page there is.
+        let largest = jsonObject(api.respond(to: makeRequest(.get, "/v1/keywords?limit=10000")))
+        XCTAssertEqual((largest["keywords"] as? [String])?.count, 2_500)
+    }
+
     func testPagesWithOffsetLimitAndPrefix() throws {
         let keywords = (0..<30).map { String(format: "k%02d", $0) } + ["にんじん", "にんにく", "トマト"]
         let api = makeLimitedAPI(keywords, maxKeywords: 100)
-        let whole = jsonObject(api.respond(to: makeRequest(.get, "/v1/keywords")))
-        XCTAssertEqual((whole["keywords"] as? [String])?.count, 33)
-        XCTAssertNil(whole["matched"])
+        let first = jsonObject(api.respond(to: makeRequest(.get, "/v1/keywords")))
+        XCTAssertEqual((first["keywords"] as? [String])?.count, 33)
+        XCTAssertEqual(first["matched"] as? Int, 33)
+        XCTAssertEqual(first["offset"] as? Int, 0)
+        XCTAssertEqual(first["limit"] as? Int, 1000)
         let page = jsonObject(api.respond(to: makeRequest(.get, "/v1/keywords?offset=10&limit=5")))
         XCTAssertEqual(page["keywords"] as? [String], ["k10", "k11", "k12", "k13", "k14"])
         XCTAssertEqual(page["count"] as? Int, 33)

@@ -46,7 +46,7 @@ final class LiveServerTests: XCTestCase {
         XCTAssertFalse(text.contains("\nhttp_"), text)
         XCTAssertEqual(live.server.threadNames, ["kwsuggest-loop-0", "kwsuggest-loop-1", "kwsuggest-worker-0",
                                                  "kwsuggest-worker-1", "kwsuggest-reserved-0",
-                                                 "kwsuggest-secondary-0"])
+                                                 "kwsuggest-secondary-0", "kwsuggest-bulk-0", "kwsuggest-bulk-1"])
     }
 
     func testPipelinedRequestsAreAnsweredInOrder() throws {

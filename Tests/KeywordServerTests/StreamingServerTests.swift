@@ -223,8 +223,32 @@ final class StreamingServerTests: XCTestCase {
         try checkLiveExport(store)
     }
 
+    /// Over loopback with one export at a time allowed: exports one after another are all served, since each
+    /// gives its place back when its body has been sent.
+    func testAFinishedLiveExportGivesItsPlaceBack() throws {
+        let directory = NSTemporaryDirectory() + "export-slot-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = FileKeywordStore(overlayPath: directory + "/keywords.overlay.json")
+        _ = try store.appendFeedback((1...20).map { FeedbackItem(name: "名前 \($0)", keyword: "にんじん", action: .accept) })
+        var api = APIConfiguration()
+        api.limits.maxConcurrentExports = 1
+        let responder = KeywordAPI(configuration: api, state: EngineState(engine: FakeEngine(), store: store),
+                                   metrics: KeywordAPI.makeMetrics())
+        let server = try HTTPServer(configuration: responder.serverConfiguration(makeConfiguration()), responder: responder)
+        try server.start()
+        defer { server.shutdown(); server.wait() }
+        let client = try RawClient(port: server.port)
+        for round in 1...5 {
+            client.send("GET /v1/feedback/export HTTP/1.1\r\nHost: localhost\r\n\r\n")
+            let response = try XCTUnwrap(client.readResponse())
+            XCTAssertEqual(response.status, 200, "export \(round): \(response.body.prefix(200))")
+            XCTAssertEqual(response.body.split(separator: "\n").count, 20)
+        }
+    }
+
     private func checkLiveExport(_ store: any KeywordStore) throws {
-        let total = KeywordAPIHandlers.exportPageRecords * 2 + 500
+        let total = FeedbackExport.maxPageRecords * 2 + 500
         _ = try store.appendFeedback((1...total).map {
             FeedbackItem(name: "名前 \($0)", keyword: "にんじん", action: $0 % 10 == 0 ? .reject : .accept)
         })
@@ -236,7 +260,7 @@ final class StreamingServerTests: XCTestCase {
         defer { server.shutdown(); server.wait() }
 
         let client = try RawClient(port: server.port)
-        client.send("GET /v1/feedback/export?format=raw HTTP/1.1\r\nHost: x\r\n\r\n")
+        client.send("GET /v1/feedback/export?format=raw HTTP/1.1\r\nHost: localhost\r\n\r\n")
         let all = try XCTUnwrap(client.readResponse())
         XCTAssertEqual(all.status, 200)
         XCTAssertEqual(all.header("Transfer-Encoding"), "chunked")
@@ -245,11 +269,11 @@ final class StreamingServerTests: XCTestCase {
         XCTAssertEqual(lines.count, total)
         XCTAssertTrue(lines.last?.contains("\"id\":\(total),") == true, String(lines.last ?? ""))
 
-        client.send("GET /v1/feedback/export?limit=1200&since=100 HTTP/1.1\r\nHost: x\r\n\r\n")
+        client.send("GET /v1/feedback/export?limit=1200&since=100 HTTP/1.1\r\nHost: localhost\r\n\r\n")
         let page = try XCTUnwrap(client.readResponse())
         XCTAssertEqual(page.header("Feedback-Last-Id"), "1300")
         XCTAssertEqual(page.body.split(separator: "\n").count, 1200 - 120)  // rejects are not training data
-        client.send("GET /v1/feedback/export?since=\(total) HTTP/1.1\r\nHost: x\r\n\r\n")
+        client.send("GET /v1/feedback/export?since=\(total) HTTP/1.1\r\nHost: localhost\r\n\r\n")
         let empty = try XCTUnwrap(client.readResponse())
         XCTAssertEqual(empty.header("Feedback-Last-Id"), String(total))
         XCTAssertEqual(empty.body, "")

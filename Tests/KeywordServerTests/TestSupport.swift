@@ -88,6 +88,8 @@ func makeAPI(engine: (any SuggestionEngine)? = FakeEngine(), cors: [String] = []
 func makeRequest(_ method: HTTPMethod = .get, _ target: String, headers: [(String, String)] = [], body: String? = nil,
                  json: Bool = true) -> HTTPRequest {
     var all = HTTPHeaders(headers)
+    // Every HTTP/1.1 request names a host; a loopback one, as a client on this machine sends.
+    if all["Host"] == nil { all.add("Host", "127.0.0.1") }
     if body != nil && json && all["Content-Type"] == nil { all.add("Content-Type", "application/json") }
     return HTTPRequest(method: method, target: target, headers: all, body: Array((body ?? "").utf8))
 }

@@ -57,8 +57,17 @@ def request(port, method, path, body=None, timeout=5.0):
 
 
 def keywords(port):
-    status, text = request(port, "GET", "/v1/keywords")
-    return set(json.loads(text)["keywords"]) if status == 200 else None
+    """The whole list, read page by page (GET /v1/keywords answers one page at a time)."""
+    served, offset = set(), 0
+    while True:
+        status, text = request(port, "GET", f"/v1/keywords?offset={offset}&limit=10000")
+        if status != 200:
+            return None
+        page = json.loads(text)
+        served.update(page["keywords"])
+        offset += page["limit"]
+        if offset >= page["matched"]:
+            return served
 
 
 class Replica:

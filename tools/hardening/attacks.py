@@ -110,7 +110,7 @@ def post(port, path, body, headers=b""):
     """One POST on a fresh connection: (status, milliseconds, response bytes)."""
     s = connect(port)
     started = time.monotonic()
-    s.sendall(b"POST " + path.encode() + b" HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\n" + headers
+    s.sendall(b"POST " + path.encode() + b" HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n" + headers
               + b"Connection: close\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
     data = b""
     s.settimeout(120)

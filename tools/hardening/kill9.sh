@@ -53,7 +53,11 @@ start_server --overlay "$OVERLAY"
 python3 - "$PORT" "$OVERLAY" <<'PY' || FAIL=1
 import json, sys, urllib.request
 port, path = sys.argv[1], sys.argv[2]
-served = set(json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/keywords"))["keywords"])
+served, offset, matched = set(), 0, 1
+while offset < matched:
+    page = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/v1/keywords?offset={offset}&limit=10000"))
+    served.update(page["keywords"])
+    offset, matched = offset + page["limit"], page["matched"]
 added = json.load(open(path))["added"]
 missing = [k for k in added if k not in served]
 print(f"after restart: {len(added)} overlay keywords, {len(added) - len(missing)} served")

@@ -12,6 +12,10 @@ public enum WorkLane: Sendable, Equatable {
     /// A third pool (`ServerConfiguration.secondaryWorkers`), for jobs that must not queue behind the shared lane
     /// and that the reserved lane's jobs must not queue behind either (large appends next to small edits).
     case secondary
+    /// A pool of its own (`ServerConfiguration.bulkWorkers`) for answers whose size depends on stored data rather
+    /// than on the request (long lists, exports); streamed bodies are produced here too. Many of them queue only
+    /// behind each other, never in front of the shared lane's suggestions or the reserved lane's writes.
+    case bulk
 }
 
 /// How the server should run a matched request.

@@ -48,6 +48,9 @@ public struct ServerConfiguration: Sendable {
     public var reservedWorkers: Int = 1
     /// Threads for blocking handlers on the secondary lane, apart from both others. Default 1.
     public var secondaryWorkers: Int = 1
+    /// Threads for the bulk lane: blocking handlers with large answers, and every streamed body's pieces, so they
+    /// never queue in front of the other lanes' jobs. Default 2.
+    public var bulkWorkers: Int = 2
     public var limits = HTTPLimits()
     /// From the first byte of a request to the end of its header section. Expiry → 408 and close. Default 10 s.
     public var headerTimeout: Double = 10
@@ -101,7 +104,7 @@ public struct ServerConfiguration: Sendable {
     /// after itself sets its own (letters, digits, `_` and `:`, not starting with a digit). Default `http`.
     public var metricsPrefix = "http"
     /// What the server's thread names start with: `<prefix>-loop-N` for the event loops, `<prefix>-worker-N`,
-    /// `<prefix>-reserved-N` and `<prefix>-secondary-N` for the three worker lanes (as `top -H` and debuggers show them). Default `http`.
+    /// `<prefix>-reserved-N`, `<prefix>-secondary-N` and `<prefix>-bulk-N` for the four worker lanes (as `top -H` and debuggers show them). Default `http`.
     public var threadNamePrefix = "http"
 
     public init() {}

@@ -1,4 +1,4 @@
-// Streamed response bodies: a worker produces one piece at a time, and the loop asks for the next only once
+// Streamed response bodies: a worker of the bulk lane produces one piece at a time, and the loop asks for the next only once
 // the earlier pieces are down to `streamLowWater` unsent, so a slow reader holds back the producer instead of
 // filling memory. Pieces come back through the inbox and are framed here (chunked, or raw for HTTP/1.0).
 import StrictJSON
@@ -11,7 +11,7 @@ extension EventLoop {
         streaming.pulling = true
         connection.streaming = streaming
         let (id, fd, loop, body) = (connection.id, connection.fd, self, streaming.body)
-        core.pool.submit {
+        core.bulkPool.submit {
             let piece = body.next()
             loop.post(.streamed(connectionID: id, fd: fd, piece: piece))
         }

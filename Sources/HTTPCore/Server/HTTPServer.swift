@@ -95,11 +95,15 @@ public final class HTTPServer: Sendable {
         core.pool.stop()
         core.reservedPool.stop()
         core.secondaryPool.stop()
+        core.bulkPool.stop()
     }
 
-    /// The names the server gives its threads: the loops, then the shared, the reserved and the secondary worker lane.
-    var threadNames: [String] { loopThreadNames + core.pool.threadNames + core.reservedPool.threadNames
-        + core.secondaryPool.threadNames }
+    /// The names the server gives its threads: the loops, then the shared, the reserved, the secondary and the
+    /// bulk worker lane.
+    var threadNames: [String] {
+        loopThreadNames + core.pool.threadNames + core.reservedPool.threadNames + core.secondaryPool.threadNames
+            + core.bulkPool.threadNames
+    }
 
     /// Bytes of the body budget held right now (see `ServerConfiguration.bodyBudgetBytes`).
     var bodyBytesHeld: Int { core.bodyBytesHeld.load(ordering: .relaxed) }

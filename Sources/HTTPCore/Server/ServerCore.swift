@@ -1,4 +1,4 @@
-// What every event loop of one server shares: the configuration, the responder, the metrics, the three worker
+// What every event loop of one server shares: the configuration, the responder, the metrics, the worker
 // lanes, the connection and request counters, and the server-wide body budget. Immutable or atomic, so any
 // loop or worker may touch it without a lock.
 import Synchronization
@@ -11,12 +11,23 @@ final class ServerCore: Sendable {
     let pool: WorkerPool
     let reservedPool: WorkerPool
     let secondaryPool: WorkerPool
+    let bulkPool: WorkerPool
     let openConnections = Atomic<Int>(0)
     let nextConnectionID = Atomic<UInt64>(1)
     let nextRequestID = Atomic<UInt64>(1)
     let requestIDPrefix: String
     /// Bytes of large request bodies held right now (see `ServerConfiguration.bodyBudgetBytes`).
     let bodyBytesHeld = Atomic<Int>(0)
+
+    /// The pool that runs jobs of `lane`.
+    func pool(for lane: WorkLane) -> WorkerPool {
+        switch lane {
+        case .shared: pool
+        case .reserved: reservedPool
+        case .secondary: secondaryPool
+        case .bulk: bulkPool
+        }
+    }
 
     init(configuration: ServerConfiguration, responder: any HTTPResponder, metrics: ServerMetrics) {
         self.configuration = configuration
@@ -25,6 +36,7 @@ final class ServerCore: Sendable {
         pool = WorkerPool(count: configuration.blockingWorkers, name: configuration.threadNamePrefix + "-worker")
         reservedPool = WorkerPool(count: configuration.reservedWorkers, name: configuration.threadNamePrefix + "-reserved")
         secondaryPool = WorkerPool(count: configuration.secondaryWorkers, name: configuration.threadNamePrefix + "-secondary")
+        bulkPool = WorkerPool(count: configuration.bulkWorkers, name: configuration.threadNamePrefix + "-bulk")
         let random = UInt32.random(in: 0...UInt32.max)
         requestIDPrefix = String(random, radix: 16)
     }

@@ -5,7 +5,9 @@ import Locking
 /// Runs submitted jobs on `count` threads, first in first out.
 final class WorkerPool: Sendable {
     private struct State {
-        var jobs: [@Sendable () -> Void] = []
+        /// Queued jobs from `head` on; a taken job's place is emptied at once, so nothing it captured (a request
+        /// body, a streamed answer and what that holds) outlives the job.
+        var jobs: [(@Sendable () -> Void)?] = []
         var head = 0
         var stopping = false
     }
@@ -40,6 +42,7 @@ final class WorkerPool: Sendable {
             let job: (@Sendable () -> Void)? = state.withLock { state in
                 guard state.head < state.jobs.count else { return nil }
                 let job = state.jobs[state.head]
+                state.jobs[state.head] = nil
                 state.head += 1
                 if state.head > 64 && state.head * 2 > state.jobs.count {
                     state.jobs.removeFirst(state.head)

@@ -8,6 +8,7 @@ extension ErrorCode {
     public static let corsOriginNotAllowed = ErrorCode("cors_origin_not_allowed")
     public static let duplicateField = ErrorCode("duplicate_field")
     public static let emptyName = ErrorCode("empty_name")
+    public static let hostNotAllowed = ErrorCode("host_not_allowed")
     public static let internalError = ErrorCode("internal_error")
     public static let invalidAdd = ErrorCode("invalid_add")
     public static let invalidNames = ErrorCode("invalid_names")
@@ -62,6 +63,7 @@ extension ErrorCode {
         .corsOriginNotAllowed,
         .duplicateField,
         .emptyName,
+        .hostNotAllowed,
         .internalError,
         .invalidAdd,
         .invalidNames,

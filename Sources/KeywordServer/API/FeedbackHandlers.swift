@@ -51,9 +51,9 @@ extension KeywordAPIHandlers {
             state.noteWrite(failure: "feedback could not be saved (log event feedback_failed)")
             throw APIError(.internalServerError, .feedbackFailed, "the feedback could not be saved")
         }
-        let fallbackModel = state.engine?.modelVersion ?? "unknown"
+        let servedModel = state.engine?.modelVersion
         for (item, receipt) in zip(items, receipts) where !receipt.duplicate {
-            feedbackCounts.count(item, fallbackModel: fallbackModel)
+            feedbackCounts.count(item, servedModel: servedModel)
         }
         var json = JSONWriter()
         json.object { json in
@@ -69,8 +69,6 @@ extension KeywordAPIHandlers {
         return .json(.created, json.bytes)
     }
 
-    /// Records per store read while an export streams: one page is all an export holds in memory.
-    static let exportPageRecords = 1_000
 
     /// JSON lines of the records after `since`, oldest first, streamed in pages straight from the store: training
     /// data (`{"name","keywords","source"}` for accepts and corrections) by default, every record as stored with
@@ -93,6 +91,12 @@ extension KeywordAPIHandlers {
         default: throw .badRequest(.invalidFormat, "'format' must be 'training' or 'raw'")
         }
         let store = try store()
+        // Held until the body has streamed (or the client has gone): the slot goes with the export.
+        guard let slot = exportSlots.take() else {
+            throw APIError(.serviceUnavailable, .serverBusy,
+                           "\(exportSlots.limit) feedback exports are streaming, the most served at once; retry shortly",
+                           headers: [("Retry-After", "1")])
+        }
         let last: Int64?
         do {
             last = try store.lastFeedbackID(after: since, limit: limit)
@@ -107,8 +111,7 @@ extension KeywordAPIHandlers {
         response.headers.add("Cache-Control", "no-store")
         response.headers.add("Feedback-Last-Id", String(last ?? since))
         if let last {
-            response.stream = FeedbackExport(store: store, after: since, through: last, raw: raw,
-                                             pageRecords: Self.exportPageRecords).stream()
+            response.stream = FeedbackExport(store: store, after: since, through: last, raw: raw, slot: slot).stream()
         }
         return response
     }
@@ -118,22 +121,38 @@ extension KeywordAPIHandlers {
     }
 }
 
-/// One export's progress through the store: each pull reads the next page of records (on a worker thread, never
-/// an event loop) and renders it as JSON lines, up to the record fixed as its end.
+/// One export's progress through the store: each pull reads the next page of records (on a bulk-lane worker,
+/// never an event loop) and renders it as JSON lines, up to the record fixed as its end. A page is sized so its
+/// lines come to about `pieceBytes`, from the records seen so far, so what one export holds at a time (its page,
+/// and the piece waiting for the socket) stays near that whatever the records' size.
 final class FeedbackExport: Sendable {
+    /// The bytes of JSON lines one pull aims at.
+    static let pieceBytes = 256 * 1024
+    /// Records in the first page, before any size is known: few enough that the largest records the API
+    /// accepts (about 25 KB each) stay within a piece.
+    static let firstPageRecords = 8
+    /// Records in a page at most, however small they are.
+    static let maxPageRecords = 1_000
+
+    private struct Progress {
+        /// The id after which the next page starts; nil once the export is complete.
+        var cursor: Int64?
+        var pageRecords: Int
+    }
+
     private let store: any KeywordStore
     private let through: Int64
     private let raw: Bool
-    private let pageRecords: Int
-    /// The id after which the next page starts; nil once the export is complete.
-    private let cursor: Locked<Int64?>
+    private let progress: Locked<Progress>
+    /// The export's place among those streaming at once, given back when the export is dropped.
+    private let slot: ExportSlots.Slot
 
-    init(store: any KeywordStore, after: Int64, through: Int64, raw: Bool, pageRecords: Int) {
+    init(store: any KeywordStore, after: Int64, through: Int64, raw: Bool, slot: ExportSlots.Slot) {
         self.store = store
         self.through = through
         self.raw = raw
-        self.pageRecords = pageRecords
-        cursor = Locked(after)
+        self.slot = slot
+        progress = Locked(Progress(cursor: after, pageRecords: Self.firstPageRecords))
     }
 
     func stream() -> ResponseStream {
@@ -141,24 +160,32 @@ final class FeedbackExport: Sendable {
     }
 
     private func next() -> ResponseStream.Piece {
-        guard let after = cursor.withLock({ $0 }) else { return .end }
+        let (cursor, pageRecords) = progress.withLock { ($0.cursor, $0.pageRecords) }
+        guard let after = cursor else { return .end }
         let records: [FeedbackRecord]
         do {
             records = try store.feedback(after: after, limit: pageRecords)
         } catch {
             KeywordAPIHandlers.logExportFailure(error)
-            cursor.withLock { $0 = nil }
+            progress.withLock { $0.cursor = nil }
             return .failed("the feedback could not be read: \(error)")
         }
         var body: [UInt8] = []
-        body.reserveCapacity(records.count * 200)
         var reached = after
+        var recordBytes = 0
         for record in records where record.id <= through {
             reached = record.id
-            body += Self.line(record, raw: raw)
+            let line = Self.line(record, raw: raw)
+            // Rejects have no training line; their size as stored still counts towards the page's memory.
+            recordBytes += max(line.count, record.item.name.utf8.count + record.item.keyword.utf8.count + 64)
+            body += line
         }
         let done = records.count < pageRecords || reached >= through || records.last.map({ $0.id > through }) == true
-        cursor.withLock { $0 = done ? nil : reached }
+        let perRecord = max(1, recordBytes / max(1, records.count))
+        progress.withLock {
+            $0.cursor = done ? nil : reached
+            $0.pageRecords = min(Self.maxPageRecords, max(1, Self.pieceBytes / perRecord))
+        }
         return .bytes(body)
     }
 
@@ -270,20 +297,32 @@ enum FeedbackDecoding {
 
 /// Counters of feedback by action, and of accepted keywords by the rank they were shown at (1–5, or `none`
 /// when the keyword was not among the first five shown), per model version: the online Acc@1 and Acc@5.
+/// The `model` label is client data, so it names only versions this process has served; any other value is
+/// counted as `other`, which keeps the series (and `/metrics`) bounded whatever clients send.
 final class FeedbackCounters: Sendable {
     private struct Key: Hashable {
         var model: String
         var rank: String
     }
+    /// The label of feedback naming a model version this process has not served.
+    static let otherModel = "other"
     private let accepted = Locked<[Key: Int]>([:])
     private let actions = Locked<[String: Int]>([:])
+    /// Model versions this process has served: each is a label of its own.
+    private let knownModels = Locked<Set<String>>([])
 
-    func count(_ item: FeedbackItem, fallbackModel: String) {
+    /// Counts `item`; `servedModel` is the version serving now (nil while none is loaded), which feedback without
+    /// a `model` is counted for.
+    func count(_ item: FeedbackItem, servedModel: String?) {
         actions.withLock { $0[item.action.rawValue, default: 0] += 1 }
         guard item.action != .reject else { return }
         let rank = item.shown.prefix(5).firstIndex(of: item.keyword).map { String($0 + 1) } ?? "none"
-        let key = Key(model: item.model ?? fallbackModel, rank: rank)
-        accepted.withLock { $0[key, default: 0] += 1 }
+        let model = knownModels.withLock { known -> String in
+            if let servedModel { known.insert(servedModel) }
+            guard let named = item.model ?? servedModel else { return Self.otherModel }
+            return known.contains(named) ? named : Self.otherModel
+        }
+        accepted.withLock { $0[Key(model: model, rank: rank), default: 0] += 1 }
     }
 
     func render(into text: inout PrometheusText) {
@@ -293,10 +332,39 @@ final class FeedbackCounters: Sendable {
             text.sample("kwsuggest_feedback_total", labels: ["action": action.rawValue], actionCounts[action.rawValue] ?? 0)
         }
         text.family("kwsuggest_feedback_accepted_total", .counter,
-                    help: "Accepted or corrected keywords by the rank they were shown at (1-5, none: not among the first five), per model version.")
+                    help: "Accepted or corrected keywords by the rank they were shown at (1-5, none: not among the first five), per model version served by this process (other: any other model named).")
         let counts = accepted.withLock { $0 }
         for (key, count) in counts.sorted(by: { ($0.key.model, $0.key.rank) < ($1.key.model, $1.key.rank) }) {
             text.sample("kwsuggest_feedback_accepted_total", labels: ["model": key.model, "rank": key.rank], count)
         }
     }
+}
+
+/// How many feedback exports may stream at once: each holds a store reader and up to a piece of output, so many
+/// slow or stalled clients cannot add up to much memory or keep the bulk lane's workers busy for long.
+final class ExportSlots: Sendable {
+    /// Held by one export; the place is given back when the last reference goes (the body ended, failed, or its
+    /// client left and the connection dropped it).
+    final class Slot: Sendable {
+        private let owner: ExportSlots
+        fileprivate init(owner: ExportSlots) { self.owner = owner }
+        deinit { owner.taken.withLock { $0 -= 1 } }
+    }
+
+    let limit: Int
+    fileprivate let taken = Locked(0)
+
+    init(limit: Int) { self.limit = max(1, limit) }
+
+    /// A place, or nil when `limit` exports stream already.
+    func take() -> Slot? {
+        let granted = taken.withLock { count -> Bool in
+            guard count < limit else { return false }
+            count += 1
+            return true
+        }
+        return granted ? Slot(owner: self) : nil
+    }
+
+    var inUse: Int { taken.withLock { $0 } }
 }

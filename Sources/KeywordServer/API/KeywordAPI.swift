@@ -8,6 +8,8 @@ public struct APIConfiguration: Sendable {
     /// When set, `POST /v1/keywords`, `POST /v1/feedback` and `GET /v1/feedback/export` need
     /// `Authorization: Bearer <token>` (env `KWSUGGEST_ADMIN_TOKEN`).
     public var adminToken: String?
+    /// The `Host` names writes and the export are served for while they are open (no `adminToken`).
+    public var hosts = HostPolicy()
     public var limits = APILimits()
     public init() {}
 }
@@ -22,8 +24,9 @@ public final class KeywordAPI: HTTPResponder {
     let handlers: KeywordAPIHandlers
     /// The byte cap of each route's body (see `BodyCaps`).
     public let bodyCaps: BodyCaps
-    /// Around every route's handler: the body cap, then the token.
+    /// Around every route's handler: the body cap, the token, then the `Host` of open writes.
     private let guards: [any APIMiddleware]
+    private let hostCheck: HostMiddleware
     /// Around every answer, errors and the server's own included (see `decorate`): cache rules, then CORS.
     private let headers: [any APIMiddleware]
 
@@ -34,7 +37,8 @@ public final class KeywordAPI: HTTPResponder {
         let handlers = KeywordAPIHandlers(configuration: configuration, state: state, metrics: metrics)
         self.handlers = handlers
         bodyCaps = BodyCaps(configuration.limits)
-        guards = [BodyCapMiddleware(), TokenMiddleware(token: configuration.adminToken)]
+        hostCheck = HostMiddleware(policy: configuration.hosts, writesAreOpen: configuration.adminToken == nil)
+        guards = [BodyCapMiddleware(), TokenMiddleware(token: configuration.adminToken), hostCheck]
         headers = [CORSMiddleware(policy: configuration.cors), NoStoreMiddleware()]
         var table: [String: [HTTPMethod: APIRoute]] = [:]
         for route in Self.routes(handlers, bodyCaps: bodyCaps, valueCaps: ValueCaps(configuration.limits)) {
@@ -45,7 +49,9 @@ public final class KeywordAPI: HTTPResponder {
 
     /// Every route, each with all its facts. Writes have worker lanes of their own, so they never wait behind
     /// queued batches; keyword changes and feedback have one each, so a keyword change never waits behind large
-    /// feedback posts. Keyword changes, feedback and its export (annotator names) need the token when one is set.
+    /// feedback posts. Answers whose size depends on the stored data (keyword pages, the export) have the bulk
+    /// lane, off the event loops and off the suggest lane. Keyword changes, feedback and its export (annotator
+    /// names) need the token when one is set.
     static func routes(_ handlers: KeywordAPIHandlers, bodyCaps: BodyCaps, valueCaps: ValueCaps) -> [APIRoute] {
         func route(_ method: HTTPMethod, _ path: String, lane: WorkLane? = nil, needsToken: Bool = false,
                    bodyCap: Int? = nil, valueCap: Int? = nil, _ handler: @escaping APIRoute.Handler) -> APIRoute {
@@ -67,7 +73,7 @@ public final class KeywordAPI: HTTPResponder {
             route(.post, "/v1/suggest/batch", lane: .shared, bodyCap: bodyCaps.batch, valueCap: valueCaps.batch) { request, route throws(APIError) in
                 try handlers.batch(request, valueCap: route.valueCap)
             },
-            route(.get, "/v1/keywords") { request, _ throws(APIError) in try handlers.keywords(request) },
+            route(.get, "/v1/keywords", lane: .bulk) { request, _ throws(APIError) in try handlers.keywords(request) },
             route(.post, "/v1/keywords", lane: .reserved, needsToken: true, bodyCap: bodyCaps.keywords,
                   valueCap: valueCaps.keywords) { request, route throws(APIError) in
                 try handlers.updateKeywords(request, valueCap: route.valueCap)
@@ -76,7 +82,7 @@ public final class KeywordAPI: HTTPResponder {
                   valueCap: valueCaps.feedback) { request, route throws(APIError) in
                 try handlers.postFeedback(request, valueCap: route.valueCap)
             },
-            route(.get, "/v1/feedback/export", lane: .shared, needsToken: true) { request, _ throws(APIError) in
+            route(.get, "/v1/feedback/export", lane: .bulk, needsToken: true) { request, _ throws(APIError) in
                 try handlers.exportFeedback(request)
             },
         ]
@@ -147,6 +153,7 @@ public final class KeywordAPI: HTTPResponder {
         let route = route(for: head) ?? unmatched(head)
         do throws(APIError) {
             if route.needsToken { try RequestDecoding.authorize(head, token: configuration.adminToken) }
+            try hostCheck.check(head, route: route)
             if let declared = head.headers["Content-Length"].flatMap({ Int(Substring($0).trimmingSpaces()) }),
                declared > route.bodyCap {
                 throw BodyCapMiddleware.tooLarge(head.method, head.path, cap: route.bodyCap)

@@ -14,6 +14,8 @@ final class KeywordAPIHandlers: Sendable {
     let state: EngineState
     let metrics: ServerMetrics
     let feedbackCounts = FeedbackCounters()
+    /// Feedback exports streaming now (see `APILimits.maxConcurrentExports`).
+    let exportSlots: ExportSlots
     private let healthBody: [UInt8] = Array(#"{"status":"ok"}"#.utf8)
     /// The OpenAPI document for the configured limits.
     private let openAPIBody: [UInt8]
@@ -23,6 +25,7 @@ final class KeywordAPIHandlers: Sendable {
         self.state = state
         self.metrics = metrics
         openAPIBody = Array(OpenAPIDocument.json(configuration.limits).utf8)
+        exportSlots = ExportSlots(limit: configuration.limits.maxConcurrentExports)
     }
 
     private var limits: APILimits { configuration.limits }
@@ -210,12 +213,12 @@ final class KeywordAPIHandlers: Sendable {
 
     // MARK: Keywords
 
-    /// The whole list, or with `offset`, `limit` or `prefix` one page of the keywords that start with `prefix`
-    /// (in list order); `count` is always the whole list's length, `matched` the number with the prefix.
+    /// One page of the keywords that start with `prefix` (all of them without it), in list order: `limit`
+    /// keywords (`APILimits.defaultKeywordPage` unless given) from `offset`. `count` is always the whole list's
+    /// length, `matched` the number with the prefix, so a client pages until `offset + limit ≥ matched`.
     func keywords(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         let query = try RequestDecoding.query(request.query, allowed: ["offset", "limit", "prefix"])
         let list = try engine().keywordList()
-        guard !query.isEmpty else { return keywordResponse(list) }
         func integer(_ name: String, default value: Int, range: ClosedRange<Int>) throws(APIError) -> Int {
             try RequestDecoding.integer(query, name, default: value, range: range, code: .invalidPage,
                                         message: "'\(name)' must be an integer from \(range.lowerBound) to \(range.upperBound)")

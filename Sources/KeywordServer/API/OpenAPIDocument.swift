@@ -92,15 +92,15 @@ enum OpenAPIDocument {
     },
     "/v1/keywords": {
       "get": {
-        "summary": "The current keyword list, or one page of it; the list version is also the ETag",
-        "description": "Without parameters, the whole list. With offset, limit or prefix, one page of the keywords that start with prefix, in list order; matched counts them. Other parameter names are 400 unknown_field (names starting with _ are ignored).",
+        "summary": "One page of the current keyword list; the list version is also the ETag",
+        "description": "Always one page, never the whole list at once: limit keywords (default \#(min(limits.defaultKeywordPage, limits.maxKeywordPage)), at most \#(limits.maxKeywordPage)) from offset, of the keywords that start with prefix (all of them without it), in list order. count is the number of keywords in the whole list, whatever the page and the prefix; matched is the number that start with prefix. Page with offset until offset + limit is at least matched. Other parameter names are 400 unknown_field (names starting with _ are ignored).",
         "parameters": [
           {"name": "offset", "in": "query", "schema": {"type": "integer", "minimum": 0, "maximum": 2147483647, "default": 0}},
           {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": \#(limits.maxKeywordPage), "default": \#(min(limits.defaultKeywordPage, limits.maxKeywordPage))}},
           {"name": "prefix", "in": "query", "schema": {"type": "string", "maxLength": \#(limits.maxKeywordCharacters + limits.maxPaddingCharacters)}, "description": "No keyword is longer; a longer prefix is 400 invalid_page"}
         ],
         "responses": {
-          "200": {"description": "Keywords", "headers": {"ETag": {"$ref": "#/components/headers/ETag"}}, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/KeywordList"}}}},
+          "200": {"description": "One page of keywords", "headers": {"ETag": {"$ref": "#/components/headers/ETag"}}, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/KeywordPage"}}}},
           "400": {"$ref": "#/components/responses/Error"}, "503": {"$ref": "#/components/responses/Error"}
         }
       },
@@ -115,6 +115,7 @@ enum OpenAPIDocument {
         "responses": {
           "200": {"description": "The new list", "headers": {"ETag": {"$ref": "#/components/headers/ETag"}}, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/KeywordList"}}}},
           "400": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"},
+          "403": {"$ref": "#/components/responses/HostNotAllowed"},
           "408": {"$ref": "#/components/responses/Error"}, "411": {"$ref": "#/components/responses/Error"},
           "412": {"description": "If-Match named a version that is no longer current (code version_mismatch); the ETag header holds the current one", "headers": {"ETag": {"$ref": "#/components/headers/ETag"}}, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
           "413": {"$ref": "#/components/responses/Error"}, "415": {"$ref": "#/components/responses/Error"},
@@ -132,6 +133,7 @@ enum OpenAPIDocument {
         "responses": {
           "201": {"description": "Stored (or found stored under the same client id with the same decision)", "content": {"application/json": {"schema": {"oneOf": [{"$ref": "#/components/schemas/FeedbackCreated"}, {"$ref": "#/components/schemas/FeedbackBatchCreated"}]}}}},
           "400": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"},
+          "403": {"$ref": "#/components/responses/HostNotAllowed"},
           "409": {"description": "An item's client id was stored before with a different decision (code id_conflict; the message names the id and the earlier record); nothing of the request was stored", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
           "413": {"$ref": "#/components/responses/Error"}, "415": {"$ref": "#/components/responses/Error"},
           "500": {"$ref": "#/components/responses/Error"}, "503": {"$ref": "#/components/responses/Error"}
@@ -141,7 +143,7 @@ enum OpenAPIDocument {
     "/v1/feedback/export": {
       "get": {
         "summary": "Stored feedback as JSON lines, oldest first: training data (accepts and corrections) by default, every record with format=raw",
-        "description": "Streamed (chunked transfer coding) from the store page by page, so any number of records can be exported. Without limit, every record stored when the request arrives; with limit, at most that many. Feedback-Last-Id names the last record the answer covers, so since=Feedback-Last-Id continues exactly where it ended. If the store fails midway the connection closes before the last chunk, so a cut-short export never looks complete.",
+        "description": "Streamed (chunked transfer coding) from the store page by page, so any number of records can be exported. Without limit, every record stored when the request arrives; with limit, at most that many. Feedback-Last-Id names the last record the answer covers, so since=Feedback-Last-Id continues exactly where it ended. If the store fails midway the connection closes before the last chunk, so a cut-short export never looks complete. Each export holds about 256 KiB of lines at a time and reads the next page only once the client has taken them; at most \#(limits.maxConcurrentExports) exports stream at once, and one more is 503 server_busy with Retry-After.",
         "security": [{}, {"bearer": []}],
         "parameters": [
           {"name": "since", "in": "query", "description": "Only records with a greater id (the Feedback-Last-Id of the previous export)", "schema": {"type": "integer", "minimum": 0, "maximum": 9007199254740992, "default": 0}},
@@ -155,6 +157,7 @@ enum OpenAPIDocument {
             "content": {"application/x-ndjson": {"schema": {"type": "string"}}}
           },
           "400": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"},
+          "403": {"$ref": "#/components/responses/HostNotAllowed"},
           "500": {"$ref": "#/components/responses/Error"}, "503": {"$ref": "#/components/responses/Error"}
         }
       }
@@ -171,7 +174,8 @@ enum OpenAPIDocument {
     "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer", "description": "Required for POST /v1/keywords, POST /v1/feedback and GET /v1/feedback/export when KWSUGGEST_ADMIN_TOKEN is set"}},
     "headers": {"ETag": {"description": "The keyword list version, quoted", "schema": {"type": "string"}}},
     "responses": {
-      "Error": {"description": "Error", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+      "Error": {"description": "Error", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+      "HostNotAllowed": {"description": "Writes are open (no admin token) and the Host field is not localhost, 127.0.0.1, [::1] (with any port) or a name given with serve --allowed-host (code host_not_allowed): a defence against DNS rebinding. With a token set this never happens.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
     },
     "schemas": {
       "Name": {
@@ -242,8 +246,12 @@ enum OpenAPIDocument {
       },
       "KeywordList": {
         "type": "object", "required": ["keywords", "count", "version"],
-        "properties": {"keywords": {"type": "array", "items": {"type": "string"}}, "count": {"type": "integer", "description": "Keywords in the whole list (at most \#(limits.maxKeywords))"}, "version": {"type": "string"},
-                       "matched": {"type": "integer", "description": "Only for a page: keywords with the prefix"}, "offset": {"type": "integer", "description": "Only for a page"}, "limit": {"type": "integer", "description": "Only for a page"}}
+        "properties": {"keywords": {"type": "array", "items": {"type": "string"}}, "count": {"type": "integer", "description": "Keywords in the whole list (at most \#(limits.maxKeywords))"}, "version": {"type": "string"}}
+      },
+      "KeywordPage": {
+        "type": "object", "required": ["keywords", "count", "version", "matched", "offset", "limit"],
+        "properties": {"keywords": {"type": "array", "maxItems": \#(limits.maxKeywordPage), "items": {"type": "string"}, "description": "At most limit keywords, in list order"}, "count": {"type": "integer", "description": "Keywords in the whole list (at most \#(limits.maxKeywords)), not in this page"}, "version": {"type": "string"},
+                       "matched": {"type": "integer", "description": "Keywords that start with prefix (count without one)"}, "offset": {"type": "integer"}, "limit": {"type": "integer"}}
       },
       "KeywordChange": {
         "type": "object", "additionalProperties": false,

@@ -45,12 +45,16 @@ public struct APILimits: Sendable, Equatable {
     public var maxKeywords = KeywordRules.maxKeywords
     /// Keywords in one page of `GET /v1/keywords?limit=`. Default 10,000.
     public var maxKeywordPage = 10_000
-    /// Keywords in a page of `GET /v1/keywords` that names no `limit` (at most `maxKeywordPage`). Default 1,000.
+    /// Keywords in a page of `GET /v1/keywords` that names no `limit` (at most `maxKeywordPage`); the list is
+    /// always paged, so one request costs at most `maxKeywordPage` keywords whatever the list holds. Default 1,000.
     public var defaultKeywordPage = 1000
     /// Unicode code points in one keyword. Default 100.
     public var maxKeywordCharacters = KeywordRules.maxCodePoints
     /// Feedback objects in one `POST /v1/feedback` (`{"items": [...]}`). Default 1000.
     public var maxFeedbackItems = 1000
+    /// `GET /v1/feedback/export` answers streaming at once; one more is 503 `server_busy` with `Retry-After`.
+    /// Default 8.
+    public var maxConcurrentExports = 8
 
     public init() {}
 

@@ -19,7 +19,9 @@ const state = {
   pendingAccept: null, // Enter was pressed for this text; accept when its suggestions arrive
   queue: { items: [], position: -1 },
   decisions: [],
-  keywords: []
+  keywords: [],        // the page of the keyword list shown
+  keywordOffset: 0,
+  keywordGeneration: 0
 };
 let debounce = null;
 
@@ -343,26 +345,41 @@ function advance() {
 
 // MARK: keywords
 
+// The list is read one page at a time (GET /v1/keywords pages by default): the keywords that start with the
+// filter, KEYWORD_PAGE per page, with Previous and Next, so the page costs the same at 50 keywords or 50,000.
+const KEYWORD_PAGE = 100;
+let keywordFilterTimer = null;
+
 async function loadKeywords() {
+  const filter = $("kw-filter").value.trim();
+  const query = new URLSearchParams({ offset: String(state.keywordOffset), limit: String(KEYWORD_PAGE) });
+  if (filter) query.set("prefix", filter);
+  const generation = ++state.keywordGeneration;
   try {
-    const response = await fetch("/v1/keywords");
+    const response = await fetch("/v1/keywords?" + query.toString());
     const body = await response.json();
+    if (generation !== state.keywordGeneration) return;  // a newer filter or page was asked for meanwhile
     if (!response.ok) { setStatus($("kw-status"), errorText(response, body), true); return; }
+    if (body.keywords.length === 0 && state.keywordOffset > 0 && body.matched > 0) {
+      state.keywordOffset = Math.max(0, body.matched - KEYWORD_PAGE);
+      loadKeywords();
+      return;
+    }
     state.keywords = body.keywords;
-    renderKeywords();
+    renderKeywords(filter, body);
   } catch (error) {
     setStatus($("kw-status"), "request failed: " + error, true);
   }
 }
 
-function renderKeywords() {
-  const filter = $("kw-filter").value.trim();
-  const matching = filter === "" ? state.keywords : state.keywords.filter(function (k) { return k.includes(filter); });
-  const shown = matching.slice(0, 100);
-  $("kw-count").textContent = state.keywords.length + " keywords" + (filter ? ", " + matching.length + " matching" : "") +
-    (matching.length > shown.length ? " (first " + shown.length + " shown)" : "");
+function renderKeywords(filter, page) {
+  const first = page.keywords.length ? page.offset + 1 : 0;
+  $("kw-count").textContent = page.count + " keywords" + (filter ? ", " + page.matched + " starting with the filter" : "") +
+    (page.matched > page.keywords.length ? " (" + first + "–" + (page.offset + page.keywords.length) + " shown)" : "");
+  $("kw-prev").disabled = page.offset === 0;
+  $("kw-next").disabled = page.offset + page.keywords.length >= page.matched;
   const list = $("kw-list");
-  list.replaceChildren.apply(list, shown.map(function (keyword) {
+  list.replaceChildren.apply(list, page.keywords.map(function (keyword) {
     const li = document.createElement("li");
     const text = document.createElement("span");
     text.textContent = keyword;
@@ -376,6 +393,16 @@ function renderKeywords() {
   }));
 }
 
+function filterKeywords() {
+  clearTimeout(keywordFilterTimer);
+  keywordFilterTimer = setTimeout(function () { state.keywordOffset = 0; loadKeywords(); }, 150);
+}
+
+function turnKeywordPage(step) {
+  state.keywordOffset = Math.max(0, state.keywordOffset + step * KEYWORD_PAGE);
+  loadKeywords();
+}
+
 async function changeKeywords(change, done) {
   const actor = $("annotator").value.trim();
   if (actor) change.actor = actor;
@@ -386,8 +413,7 @@ async function changeKeywords(change, done) {
       setStatus($("kw-status"), errorText(response, body) + (response.status === 401 ? " (enter the admin token under Settings)" : ""), true);
       return false;
     }
-    state.keywords = body.keywords;
-    renderKeywords();
+    await loadKeywords();
     setStatus($("kw-status"), done + "; " + body.count + " keywords");
     return true;
   } catch (error) {
@@ -488,7 +514,9 @@ $("decisions-clear").addEventListener("click", function () {
   save();
   renderDecisions();
 });
-$("kw-filter").addEventListener("input", renderKeywords);
+$("kw-filter").addEventListener("input", filterKeywords);
+$("kw-prev").addEventListener("click", function () { turnKeywordPage(-1); });
+$("kw-next").addEventListener("click", function () { turnKeywordPage(1); });
 $("kw-add").addEventListener("click", function () {
   const keyword = $("kw-new").value.trim();
   if (keyword === "") return;

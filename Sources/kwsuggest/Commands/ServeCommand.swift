@@ -47,6 +47,9 @@ struct ServeCommand: Command {
         "--auto-accept-precision", value: "p",
         help: "Top-1 precision the auto-accept threshold is read for from the model's calibration curve.",
         default: ModelCalibration.defaultPrecision, range: 0.5...1)
+    static let allowedHost = Option<String>("--allowed-host", value: "name",
+                                            help: "Host name (any port) that may send writes while they are open, beyond localhost, 127.0.0.1 and [::1]; repeatable.",
+                                            repeatable: true)
     static let allowOpenWrites = Flag("--allow-open-writes",
                                       help: "Serve keyword writes without KWSUGGEST_ADMIN_TOKEN on a non-loopback address.")
 
@@ -54,7 +57,7 @@ struct ServeCommand: Command {
         name: "serve",
         abstract: "Serves the suggestion API and the annotation workbench over HTTP.",
         options: [host.spec, port.spec, model.spec, store.spec, threads.spec, corsOrigin.spec, overlay.spec,
-                  accessLog.spec, noVerify.spec, autoAcceptPrecision.spec, allowOpenWrites.spec],
+                  accessLog.spec, noVerify.spec, autoAcceptPrecision.spec, allowOpenWrites.spec, allowedHost.spec],
         discussion: """
             Listens first and prints 'listening on http://HOST:PORT', then opens the store and loads the model in
             the background, logging the model directory it chose; /readyz answers 503 until both are done (a
@@ -67,7 +70,9 @@ struct ServeCommand: Command {
             Environment: PORT, KWSUGGEST_MODEL, KWSUGGEST_STORE, KWSUGGEST_CORS_ORIGINS, KWSUGGEST_ADMIN_TOKEN
             (when set, keyword changes, feedback and its export need 'Authorization: Bearer <token>'; surrounding white space
             is trimmed). Without a token writes are open: a warning on a loopback address, and a refusal to start
-            on any other address unless --allow-open-writes is given. With a calibrated model (calibration.json)
+            on any other address unless --allow-open-writes is given. Open writes and the export answer only
+            requests whose Host is localhost, 127.0.0.1, [::1] or an --allowed-host name, with any port (others
+            get 403 host_not_allowed). With a calibrated model (calibration.json)
             every suggestion carries its confidence, and an answer is marked auto_accept when the top one clears
             the threshold the calibration curve gives for --auto-accept-precision (by the file's threshold_rule:
             the lowest threshold whose one-sided 95 % lower bound of top-1 precision on the calibration names
@@ -83,6 +88,7 @@ struct ServeCommand: Command {
     var corsOrigins: [String]
     var storeLocation: StoreLocation
     var allowOpenWrites: Bool
+    var hosts: HostPolicy
     var verify: Bool
     var accessLogMode: AccessLogMode
     var autoAcceptPrecision: Double
@@ -108,6 +114,12 @@ struct ServeCommand: Command {
         storeLocation = try resolveStore(store: arguments.get(Self.store), overlay: arguments.get(Self.overlay),
                                          modelDirectory: modelDirectory)
         allowOpenWrites = arguments.get(Self.allowOpenWrites)
+        let allowedHosts = try arguments.all(Self.allowedHost)
+        do {
+            hosts = try HostPolicy(allowedNames: allowedHosts)
+        } catch {
+            throw CommandError.usage(error.message)
+        }
         verify = !arguments.get(Self.noVerify)
         accessLogMode = try arguments.require(Self.accessLog)
         autoAcceptPrecision = try arguments.require(Self.autoAcceptPrecision)
@@ -125,6 +137,7 @@ struct ServeCommand: Command {
         options.api.cors = CORSPolicy(allowedOrigins: corsOrigins)
         options.store = storeLocation
         options.allowOpenWrites = allowOpenWrites
+        options.api.hosts = hosts
         do {
             options.api.adminToken = try WritePolicy.token(fromEnvironment: Environment.value("KWSUGGEST_ADMIN_TOKEN"))
         } catch {
