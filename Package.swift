@@ -61,13 +61,17 @@ let package = Package(
 
         // The HTTP path: a generic HTTP/1.1 core that knows nothing of the application, and the application
         // (routes, handlers, admin page, OpenAPI, the runner that wires a model to a server) on top of it.
+        // Below the core, the socket layer in a module of its own (as FlyingSocks sits under FlyingFox): the
+        // system-call wrappers (sockets, epoll, eventfd, pipes, signals) and listening sockets; it knows nothing of HTTP.
         .target(name: "CSystem"),
-        .target(name: "HTTPCore", dependencies: ["CSystem", "Locking", "Platform", "StrictJSON"], swiftSettings: settings),
+        .target(name: "Sockets", dependencies: ["CSystem", "Platform"], swiftSettings: settings),
+        .target(name: "HTTPCore", dependencies: ["CSystem", "Locking", "Sockets", "StrictJSON"],
+                swiftSettings: settings),
         // The workbench page, script and styles are files of their own, compiled into the binary as byte arrays.
         .target(
             name: "KeywordServer",
-            dependencies: ["FileStore", "HTTPCore", "Locking", "PostgresStore", "Serving", "StoreInterface", "StrictJSON",
-                           "TrainingData"],
+            dependencies: ["FileStore", "HTTPCore", "Locking", "PostgresStore", "Serving", "Sockets", "StoreInterface",
+                           "StrictJSON", "TrainingData"],
             resources: [.embedInCode("Workbench/workbench.html"), .embedInCode("Workbench/workbench.js"),
                         .embedInCode("Workbench/workbench.css")],
             swiftSettings: settings),
@@ -77,7 +81,7 @@ let package = Package(
             name: "kwsuggest",
             dependencies: ["FileStore", "HTTPCore", "KeywordIndex", "KeywordModel", "KeywordServer", "KeywordText",
                            "KeywordVectors", "Locking", "ModelStorage", "Platform", "PostgresStore", "Serving",
-                           "StoreInterface", "StrictJSON", "Training", "TrainingData"],
+                           "Sockets", "StoreInterface", "StrictJSON", "Training", "TrainingData"],
             swiftSettings: settings),
 
         .testTarget(name: "PlatformTests", dependencies: ["Platform"], swiftSettings: settings),

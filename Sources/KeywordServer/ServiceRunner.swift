@@ -4,6 +4,7 @@ import FileStore
 import Foundation
 import HTTPCore
 import Serving
+import Sockets
 import StoreInterface
 import StrictJSON
 

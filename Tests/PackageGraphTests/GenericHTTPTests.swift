@@ -3,26 +3,54 @@ import XCTest
 
 /// `HTTPCore` is a generic HTTP server: it must not name the application built on it. The service's metric and
 /// thread names come in through `ServerConfiguration`, so the application's name may appear in HTTPCore's comments
-/// (none do today) but never in its code or strings.
+/// (none do today) but never in its code or strings. The socket layer under it (`Sockets`) is generic too, and
+/// knows nothing of HTTP: the system calls live there and nowhere in the HTTP core.
 final class GenericHTTPTests: XCTestCase {
     private let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    func testHTTPCoreCodeDoesNotNameTheApplication() throws {
-        let base = root.appendingPathComponent("Sources/HTTPCore")
-        guard let walker = FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil) else {
-            return XCTFail("no Sources/HTTPCore")
-        }
-        var scanned = 0
+    /// Each Swift file of `folder` with its comments taken out.
+    private func code(in folder: String) throws -> [(name: String, code: String)] {
+        let base = root.appendingPathComponent(folder)
+        guard let walker = FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil) else { return [] }
+        var files: [(String, String)] = []
         for case let file as URL in walker where file.pathExtension == "swift" {
-            scanned += 1
-            let code = Self.withoutComments(try String(contentsOf: file, encoding: .utf8))
-            for (number, line) in code.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
-            where line.lowercased().contains("kwsuggest") {
-                XCTFail("\(file.lastPathComponent):\(number + 1) names the application outside a comment: \(line)")
+            files.append((file.lastPathComponent, Self.withoutComments(try String(contentsOf: file, encoding: .utf8))))
+        }
+        return files
+    }
+
+    func testHTTPCoreCodeDoesNotNameTheApplication() throws {
+        for (folder, least) in [("Sources/HTTPCore", 10), ("Sources/Sockets", 2)] {
+            let files = try code(in: folder)
+            XCTAssertGreaterThanOrEqual(files.count, least, "found too few sources in \(folder)")
+            for (name, code) in files {
+                for (number, line) in code.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+                where line.lowercased().contains("kwsuggest") {
+                    XCTFail("\(name):\(number + 1) names the application outside a comment: \(line)")
+                }
             }
         }
-        XCTAssertGreaterThan(scanned, 10, "found too few HTTPCore sources")
+    }
+
+    /// The socket layer names no HTTP type, and the HTTP core makes no socket, epoll or eventfd call of its own:
+    /// it goes through `Syscall`.
+    func testSocketLayerStaysBelowHTTP() throws {
+        let sockets = try code(in: "Sources/Sockets")
+        XCTAssertGreaterThanOrEqual(sockets.count, 2, "found too few sources in Sources/Sockets")
+        for (name, code) in sockets {
+            for (number, line) in code.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+            where line.contains("HTTP") {
+                XCTFail("\(name):\(number + 1) names HTTP in the socket layer: \(line)")
+            }
+        }
+        let calls = ["Glibc.socket(", "Glibc.bind(", "Glibc.listen(", "csystem_accept4(", "epoll_create", "epoll_ctl(",
+                     "epoll_wait(", "eventfd(", "getaddrinfo(", "setsockopt("]
+        for (name, code) in try self.code(in: "Sources/HTTPCore") {
+            for call in calls where code.contains(call) {
+                XCTFail("\(name) calls \(call) itself; system calls belong to the Sockets module")
+            }
+        }
     }
 
     /// The scan sees strings and code, and only comments are taken out.

@@ -1,4 +1,5 @@
 // Serialises responses into the exact bytes sent, so each response leaves in one write.
+import Sockets
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,4 +1,5 @@
 // Every server setting in one place, with the documented defaults.
+import Sockets
 
 /// Limits the request parser enforces (RFC 9112 leaves all of them to the server).
 public struct HTTPLimits: Sendable, Equatable {

@@ -2,6 +2,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Sockets
 import StrictJSON
 
 /// Collects access-log lines for one event loop. Not thread-safe: each loop owns one.

@@ -3,6 +3,7 @@
 // connection to make room, and refuses the new one only when none is idle. On EMFILE loop 0 stops watching the
 // listeners for a moment instead of spinning.
 import CSystem
+import Sockets
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -2,6 +2,7 @@
 // answers (unparsable requests, timeouts, refusals when full or draining), and drain on shutdown: stop
 // accepting, answer what is already in the socket buffers, close idle connections, let in-flight requests finish.
 import CSystem
+import Sockets
 
 extension EventLoop {
     /// On each timer tick: applies `HTTPConnection.expiry` to every connection.

@@ -1,6 +1,7 @@
 // Writing and closing: send a connection's queued output until the socket would block, keep its epoll interest
 // in step with what it waits for (reading stops while a slow reader has `outputHighWater` unsent), and close it.
 import CSystem
+import Sockets
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,6 +1,7 @@
 // Reading and dispatching: read what a connection sent, let its parser cut requests out of it, and answer each
 // one, inline on the loop for quick routes or on a worker lane for blocking ones (the response comes back through
 // the inbox). Every answer, inline or not, is finished in one place: decorated, serialised, counted and logged.
+import Sockets
 
 extension EventLoop {
     /// The socket is readable: read up to 16 buffers (less when it runs dry), then answer what they complete.

@@ -1,6 +1,7 @@
 // Streamed response bodies: a worker of the bulk lane produces one piece at a time, and the loop asks for the next only once
 // the earlier pieces are down to `streamLowWater` unsent, so a slow reader holds back the producer instead of
 // filling memory. Pieces come back through the inbox and are framed here (chunked, or raw for HTTP/1.0).
+import Sockets
 import StrictJSON
 
 extension EventLoop {

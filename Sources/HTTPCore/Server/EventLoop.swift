@@ -6,6 +6,7 @@
 // which needs no socket; these files only move bytes and hand work between threads.
 import CSystem
 import Locking
+import Sockets
 #if canImport(Glibc)
 import Glibc
 #endif

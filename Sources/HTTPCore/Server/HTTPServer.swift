@@ -1,6 +1,7 @@
 // The public face of the server: bind, run the event loops, drain on request.
 import Foundation
 import Locking
+import Sockets
 
 /// An HTTP/1.1 server: `eventLoops` epoll threads serve connections; blocking handlers use a worker pool.
 ///

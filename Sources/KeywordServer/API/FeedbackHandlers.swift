@@ -1,6 +1,7 @@
 // POST /v1/feedback and GET /v1/feedback/export: annotator decisions in, training data out.
 import HTTPCore
 import Locking
+import Sockets
 import StoreInterface
 import StrictJSON
 import TrainingData

@@ -2,6 +2,7 @@
 import Foundation
 import HTTPCore
 import Serving
+import Sockets
 import StoreInterface
 import StrictJSON
 

@@ -3,6 +3,7 @@ import Foundation
 import HTTPCore
 import Locking
 import Serving
+import Sockets
 import StoreInterface
 
 /// Opens the store (retrying while a database cannot be reached yet), loads the engine on it and hands both to

@@ -3,6 +3,7 @@ import KeywordServer
 import ModelStorage
 import PostgresStore
 import Serving
+import Sockets
 import StoreInterface
 #if canImport(Glibc)
 import Glibc

@@ -4,16 +4,16 @@ import Glibc
 #endif
 
 /// A bound, listening, non-blocking TCP socket.
-struct Listener {
-    let fd: Int32
-    let host: String
-    let port: Int
+package struct Listener {
+    package let fd: Int32
+    package let host: String
+    package let port: Int
 
     /// Binds every address `host` resolves to (numeric or a name such as `localhost`) on `port`.
     ///
     /// With port 0 the first socket picks a free port and the others reuse it. `::` listens on IPv6 and,
     /// through `IPV6_V6ONLY = 0`, on IPv4 too. Sockets are `SO_REUSEADDR` so restarts do not wait for TIME_WAIT.
-    static func bind(host: String, port: Int, backlog: Int32) throws -> [Listener] {
+    package static func bind(host: String, port: Int, backlog: Int32) throws -> [Listener] {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
@@ -85,7 +85,7 @@ struct Listener {
     }
 
     /// `http://host:port` with brackets around IPv6 literals.
-    var url: String {
+    package var url: String {
         host.contains(":") ? "http://[\(host)]:\(port)" : "http://\(host):\(port)"
     }
 }

@@ -1,8 +1,8 @@
-// Every system call of the HTTP core that can fail with an errno (sockets, epoll, eventfd, pipes, signals,
-// limits, clocks) is wrapped here. A failure the caller can act on becomes a `SocketError` naming the call, at
+// The socket layer: every system call of the HTTP server that can fail with an errno (sockets, epoll, eventfd,
+// pipes, signals, limits, clocks) is wrapped here, apart from HTTP, which it knows nothing of. A failure the caller can act on becomes a `SocketError` naming the call, at
 // the place it failed; an errno that can only mean a bug in this process (EBADF, EFAULT, EINVAL: a wrong
 // descriptor, pointer or argument) stops the process with the call's name, as swift-nio does, instead of being
-// mistaken for a peer that went away. Elsewhere the HTTP core calls only libc helpers that report failure in
+// mistaken for a peer that went away. Elsewhere the HTTP core (HTTPCore) calls only libc helpers that report failure in
 // their return value (gmtime_r, and getaddrinfo in Listener.swift).
 import CSystem
 import Platform
@@ -18,17 +18,17 @@ public struct SocketError: Error, CustomStringConvertible, Equatable, Sendable {
     public var description: String { "\(call) failed: \(message) (errno \(errno))" }
 
     /// Captures `errno` right after `call` failed.
-    static func last(_ call: String) -> SocketError {
+    package static func last(_ call: String) -> SocketError {
         let code = csystem_errno()
         return SocketError(call: call, errno: code, message: String(cString: strerror(code)))
     }
 }
 
-/// Thin wrappers over the Linux calls the socket layer needs. No other file of the HTTP core reads errno.
+/// Thin wrappers over the Linux calls the server needs. No file of the HTTP core reads errno.
 public enum Syscall {
     /// Stops the process for an errno that only a programming error can cause; other errnos are returned.
     @inline(__always)
-    static func checkProgrammingError(_ call: StaticString, _ code: Int32) {
+    package static func checkProgrammingError(_ call: StaticString, _ code: Int32) {
         switch code {
         case EBADF, EFAULT, EINVAL:
             preconditionFailure("\(call) failed with \(String(cString: strerror(code))) (errno \(code)): a bug in this process")
@@ -38,35 +38,35 @@ public enum Syscall {
     }
 
     /// Result of a non-blocking read or write.
-    enum IOResult: Equatable {
+    package enum IOResult: Equatable {
         case bytes(Int)
         case wouldBlock
         case closed
     }
 
-    static func socket(family: Int32, type: Int32) throws -> Int32 {
+    package static func socket(family: Int32, type: Int32) throws -> Int32 {
         let fd = Glibc.socket(family, type | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw SocketError.last("socket") }
         return fd
     }
 
-    static func setOption(_ fd: Int32, level: Int32, name: Int32, value: Int32) throws {
+    package static func setOption(_ fd: Int32, level: Int32, name: Int32, value: Int32) throws {
         var value = value
         guard setsockopt(fd, level, name, &value, socklen_t(MemoryLayout<Int32>.size)) == 0 else {
             throw SocketError.last("setsockopt(\(name))")
         }
     }
 
-    static func bind(_ fd: Int32, address: UnsafePointer<sockaddr>, length: socklen_t) throws {
+    package static func bind(_ fd: Int32, address: UnsafePointer<sockaddr>, length: socklen_t) throws {
         guard Glibc.bind(fd, address, length) == 0 else { throw SocketError.last("bind") }
     }
 
-    static func listen(_ fd: Int32, backlog: Int32) throws {
+    package static func listen(_ fd: Int32, backlog: Int32) throws {
         guard Glibc.listen(fd, backlog) == 0 else { throw SocketError.last("listen") }
     }
 
     /// Accepts one connection, non-blocking and close-on-exec; nil when none is waiting.
-    static func accept(_ fd: Int32) throws -> Int32? {
+    package static func accept(_ fd: Int32) throws -> Int32? {
         while true {
             let client = csystem_accept4(fd, Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue))
             if client >= 0 { return client }
@@ -82,7 +82,7 @@ public enum Syscall {
     }
 
     /// The local port and printable address of a bound socket.
-    static func localAddress(_ fd: Int32) throws -> (host: String, port: Int) {
+    package static func localAddress(_ fd: Int32) throws -> (host: String, port: Int) {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let result = withUnsafeMutablePointer(to: &storage) {
@@ -95,7 +95,7 @@ public enum Syscall {
     }
 
     /// Host and port of a socket address, numeric.
-    static func describe(_ address: UnsafePointer<sockaddr>, length: socklen_t) throws -> (host: String, port: Int) {
+    package static func describe(_ address: UnsafePointer<sockaddr>, length: socklen_t) throws -> (host: String, port: Int) {
         var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
         var service = [CChar](repeating: 0, count: Int(NI_MAXSERV))
         let status = getnameinfo(address, length, &host, socklen_t(host.count), &service, socklen_t(service.count),
@@ -108,7 +108,7 @@ public enum Syscall {
         return (hostText, Int(portText) ?? 0)
     }
 
-    static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> IOResult {
+    package static func read(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer) -> IOResult {
         while true {
             let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
             if count > 0 { return .bytes(count) }
@@ -125,7 +125,7 @@ public enum Syscall {
     }
 
     /// Sends with `MSG_NOSIGNAL`, so a vanished peer yields EPIPE instead of killing the process.
-    static func send(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) -> IOResult {
+    package static func send(_ fd: Int32, _ buffer: UnsafeRawBufferPointer) -> IOResult {
         while true {
             let count = Glibc.send(fd, buffer.baseAddress, buffer.count, Int32(MSG_NOSIGNAL))
             if count >= 0 { return .bytes(count) }
@@ -140,7 +140,7 @@ public enum Syscall {
         }
     }
 
-    static func shutdownWrite(_ fd: Int32) {
+    package static func shutdownWrite(_ fd: Int32) {
         _ = Glibc.shutdown(fd, Int32(SHUT_WR))
     }
 
@@ -150,20 +150,20 @@ public enum Syscall {
 
     // MARK: epoll and eventfd
 
-    static func epollCreate() throws -> Int32 {
+    package static func epollCreate() throws -> Int32 {
         let fd = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard fd >= 0 else { throw SocketError.last("epoll_create1") }
         return fd
     }
 
-    static func epollControl(_ epoll: Int32, _ operation: Int32, _ fd: Int32, events: UInt32) throws {
+    package static func epollControl(_ epoll: Int32, _ operation: Int32, _ fd: Int32, events: UInt32) throws {
         var event = epoll_event()
         event.events = events
         event.data.fd = fd
         guard epoll_ctl(epoll, operation, fd, &event) == 0 else { throw SocketError.last("epoll_ctl") }
     }
 
-    static func epollWait(_ epoll: Int32, _ events: UnsafeMutablePointer<epoll_event>, capacity: Int32,
+    package static func epollWait(_ epoll: Int32, _ events: UnsafeMutablePointer<epoll_event>, capacity: Int32,
                           timeoutMilliseconds: Int32) -> Int32 {
         let count = epoll_wait(epoll, events, capacity, timeoutMilliseconds)
         if count >= 0 { return count }
@@ -173,18 +173,18 @@ public enum Syscall {
         return 0
     }
 
-    static func eventCreate() throws -> Int32 {
+    package static func eventCreate() throws -> Int32 {
         let fd = eventfd(0, Int32(EFD_NONBLOCK) | Int32(EFD_CLOEXEC))
         guard fd >= 0 else { throw SocketError.last("eventfd") }
         return fd
     }
 
-    static func eventSignal(_ fd: Int32) {
+    package static func eventSignal(_ fd: Int32) {
         var one: UInt64 = 1
         _ = Glibc.write(fd, &one, 8)
     }
 
-    static func eventDrain(_ fd: Int32) {
+    package static func eventDrain(_ fd: Int32) {
         var value: UInt64 = 0
         _ = Glibc.read(fd, &value, 8)
     }
@@ -208,7 +208,7 @@ public enum Syscall {
     /// Raises the soft open-file limit to the hard limit, so `maxConnections` is not capped by a low default.
     /// - Returns: the soft limit in force afterwards.
     @discardableResult
-    static func raiseOpenFileLimit() -> Int {
+    package static func raiseOpenFileLimit() -> Int {
         var limit = rlimit()
         guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return 0 }
         if limit.rlim_cur < limit.rlim_max {
@@ -242,12 +242,12 @@ public enum Syscall {
     }
 
     /// Lets other runnable threads on this CPU go first (sched_yield(2)); returns at once when there are none.
-    static func yieldProcessor() {
+    package static func yieldProcessor() {
         _ = sched_yield()
     }
 
     /// The number of online CPUs (at least 1).
-    static func onlineProcessors() -> Int {
+    package static func onlineProcessors() -> Int {
         max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
     }
 
@@ -255,13 +255,13 @@ public enum Syscall {
     public static func monotonicNanoseconds() -> UInt64 { MonotonicClock.nanoseconds() }
 
     /// Wall-clock seconds since 1970.
-    static func wallSeconds() -> Int {
+    package static func wallSeconds() -> Int {
         var time = timespec()
         clock_gettime(CLOCK_REALTIME, &time)
         return Int(time.tv_sec)
     }
 
-    static func wallTime() -> (sec: Int, nsec: Int) {
+    package static func wallTime() -> (sec: Int, nsec: Int) {
         var time = timespec()
         clock_gettime(CLOCK_REALTIME, &time)
         return (Int(time.tv_sec), Int(time.tv_nsec))
