@@ -26,11 +26,14 @@ public struct AnalyzedText: Sendable, Equatable {
     /// The form the model and the exact-match features consume. The folded text always comes from
     /// `normalized`; the token boundaries are kept only when the tokens spell exactly that text.
     public var lexical: LexicalText {
+        let subwords = surfaces.count == rows.count ? SubwordPieces(surfaces: surfaces) : SubwordPieces()
         var plain = LexicalText(text: normalized, rows: rows)
         plain.alternativeRows = alternativeRows
+        plain.subwords = subwords
         guard !tokenSurfaces.isEmpty else { return plain }
         var tokens = LexicalText(tokens: tokenSurfaces, rows: rows)
         tokens.alternativeRows = alternativeRows
+        tokens.subwords = subwords
         return tokens.folded == plain.folded ? tokens : plain
     }
 }

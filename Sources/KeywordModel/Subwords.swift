@@ -1,0 +1,89 @@
+// Hashed character n-grams of each token, the sub-word input of the encoder (fastText's scheme for Japanese).
+
+/// The sub-word pieces of a token sequence: for token t, `hashes[starts[t]..<starts[t+1]]` are the 32-bit
+/// hashes of its pieces. A model with a sub-word table reads bucket `hash % buckets` of each piece. Empty
+/// (`starts` empty) when the text carries no sub-words; then every token gets none.
+///
+/// A token's pieces are the whole token and its character 1-, 2- and 3-grams, taken over the token folded
+/// as `LexicalText.fold` folds it (katakana as hiragana, ASCII lower case) and wrapped in a start and an end
+/// mark, so 「菠薐草」 gives 菠, 薐, 草, ⟨菠, 菠薐, 薐草, 草⟩, ⟨菠薐, 菠薐草, 薐草⟩ and the whole word. Every keyword and
+/// every name word thus has pieces of its own, also words no vector row or training name has seen.
+public struct SubwordPieces: Sendable, Equatable, Hashable {
+    public var hashes: [UInt32]
+    public var starts: [Int32]
+
+    public init() {
+        hashes = []
+        starts = []
+    }
+
+    public init(hashes: [UInt32], starts: [Int32]) {
+        self.hashes = hashes
+        self.starts = starts
+    }
+
+    /// The pieces of each token surface, in order.
+    /// - Complexity: O(total length of the surfaces).
+    public init(surfaces: [String]) {
+        var hashes: [UInt32] = []
+        var starts: [Int32] = [0]
+        starts.reserveCapacity(surfaces.count + 1)
+        for surface in surfaces {
+            SubwordPieces.append(LexicalText.fold(surface), to: &hashes)
+            starts.append(Int32(hashes.count))
+        }
+        self.hashes = hashes
+        self.starts = starts
+    }
+
+    /// Number of tokens described (0 when empty).
+    public var tokenCount: Int { max(0, starts.count - 1) }
+
+    /// The piece range of token `t`; empty when `t` is beyond the described tokens.
+    @inline(__always) public func range(_ t: Int) -> Range<Int> {
+        t + 1 < starts.count ? Int(starts[t])..<Int(starts[t + 1]) : 0..<0
+    }
+
+    /// The first `count` tokens' pieces.
+    public func prefix(_ count: Int) -> SubwordPieces {
+        guard count < tokenCount else { return self }
+        let end = Int(starts[count])
+        return SubwordPieces(hashes: Array(hashes[0..<end]), starts: Array(starts[0...count]))
+    }
+
+    /// Start and end marks around a token (private-use scalars no folded text contains).
+    static let startMark: UInt32 = 0xE000
+    static let endMark: UInt32 = 0xE001
+    /// Smallest and largest n of the character n-grams.
+    public static let orders = 1...3
+    /// FNV-1a 32-bit basis and prime; a piece's hash starts from the basis mixed with its kind (0 for the
+    /// whole token, n for an n-gram) so a one-character token's 1-gram and whole-token pieces differ.
+    static let basis: UInt32 = 0x811C_9DC5
+    static let prime: UInt32 = 0x0100_0193
+
+    @inline(__always) static func hash(kind: UInt32, _ scalars: ArraySlice<UInt32>) -> UInt32 {
+        var h = (basis ^ kind) &* prime
+        for s in scalars {
+            h = (h ^ (s & 0xFF)) &* prime
+            h = (h ^ ((s >> 8) & 0xFF)) &* prime
+            h = (h ^ (s >> 16)) &* prime
+        }
+        return h
+    }
+
+    /// Appends the pieces of one folded token: the whole token, then its n-grams over the marked token (a
+    /// piece that is only a mark is skipped).
+    static func append(_ folded: [UInt32], to hashes: inout [UInt32]) {
+        guard !folded.isEmpty else { return }
+        hashes.append(hash(kind: 0, folded[...]))
+        let marked = [startMark] + folded + [endMark]
+        for n in orders {
+            guard marked.count >= n else { break }
+            for start in 0...(marked.count - n) {
+                let piece = marked[start..<(start + n)]
+                if n == 1 && (piece.first == startMark || piece.first == endMark) { continue }
+                hashes.append(hash(kind: UInt32(n), piece))
+            }
+        }
+    }
+}
