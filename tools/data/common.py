@@ -59,3 +59,8 @@ def write_jsonl(p, records):
 
 def nfkc(s):
     return unicodedata.normalize("NFKC", s)
+
+
+def read_jsonl(p):
+    with open(p, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]

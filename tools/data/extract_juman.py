@@ -11,8 +11,9 @@ Two kinds of row, written to data/src/varieties-juman.tsv (name, keyword, kind):
              Entries whose own category says they are companies, people, places or organisations (組織名,
              人名, 地名) are skipped: a maker's name is no evidence of one kind of food.
 
-A row is dropped when its name is itself a keyword, shorter than two characters, plain ASCII, or maps to
-two different keywords. Precision of each kind is measured on a labelled sample (data/src/precision/).
+A row is dropped when its name is itself a keyword, shorter than two characters, plain ASCII, two kana
+or fewer (variety names match anywhere in a name's text: まい would fire inside さつまいも), or maps to two
+different keywords. Precision of each kind is measured on a labelled sample (data/src/precision/).
 """
 import collections
 import re
@@ -26,6 +27,7 @@ CONTENT = f"{JUMAN}/dic/ContentW.dic"
 WIKIPEDIA = f"{JUMAN}/wikipediadic/Wikipedia.dic"
 OUT = common.path("data", "src", "varieties-juman.tsv")
 ASCII = re.compile(r"^[\x00-\x7f]+$")
+SHORT_KANA = re.compile(r"^[\u3041-\u30ff]{1,2}$")
 HEADWORDS = re.compile(r"\(見出し語 ((?:[^()]|\([^()]*\))*)\)")
 INFO = re.compile(r'\(意味情報 "([^"]*)"\)')
 KIND = re.compile(r"^\(名詞 \((\S+)")
@@ -103,7 +105,7 @@ def build():
         targets[name].add(kw)
     out, seen, dropped = [], set(), collections.Counter()
     for name, kw, kind in raw:
-        if name in keywords or len(name) < 2 or ASCII.match(name):
+        if name in keywords or len(name) < 2 or ASCII.match(name) or SHORT_KANA.match(name):
             dropped[kind + ": keyword, short or ASCII"] += 1
             continue
         if len(targets[name]) > 1:
