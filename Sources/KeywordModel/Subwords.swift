@@ -51,6 +51,9 @@ public struct SubwordPieces: Sendable, Equatable, Hashable {
         return SubwordPieces(hashes: Array(hashes[0..<end]), starts: Array(starts[0...count]))
     }
 
+    /// Names this hashing in a checkpoint header, so a table is never read with other pieces than it was trained on.
+    public static let scheme = "fnv1a32-3byte-whole+char1-3gram-folded-v1"
+
     /// Start and end marks around a token (private-use scalars no folded text contains).
     static let startMark: UInt32 = 0xE000
     static let endMark: UInt32 = 0xE001

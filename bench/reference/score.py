@@ -44,7 +44,7 @@ import time
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from subwords import token_pieces  # noqa: E402
+from subwords import keyword_piece_surfaces, token_pieces  # noqa: E402
 
 # The features this scorer computes, by the names encoder.json uses (LexicalFeature.name in
 # Sources/KeywordModel/LexicalMatcher.swift); weights are mapped by name, never by position.
@@ -218,7 +218,10 @@ def analyze(binary, model, lines, keyword, unknown=frozenset()):
         # Keywords carry no token surfaces in the Swift analyzer (AnalyzedText.tokenSurfaces is empty), so no
         # boundaries; names carry the surfaces of all their tokens.
         marks = None if keyword else boundaries([t["surface"] for t in tokens], folded)
-        item = {"folded": folded, "rows": rows, "surfaces": [t["surface"] for t in used], "boundaries": marks}
+        surfaces = [t["surface"] for t in used]
+        if keyword:
+            surfaces = keyword_piece_surfaces([(t["surface"], t["content"]) for t in tokens]) or surfaces
+        item = {"folded": folded, "rows": rows, "surfaces": surfaces, "boundaries": marks}
         if keyword:
             # Every token's row (content or not), and other row sequences of the same word: where the lattice
             # splits the keyword (more than one token) but the lexicon knows its text as one word with a row

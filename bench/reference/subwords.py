@@ -54,3 +54,20 @@ def token_pieces(surface):
                 continue
             hashes.append(piece_hash(n, piece))
     return hashes
+
+
+def keyword_piece_surfaces(tokens):
+    """PipelineAnalyzer.pieceSurfaces: a keyword's non-content tokens glued to the next content token (or the
+    last one at the end). `tokens` are (surface, is_content) pairs; returns None when there is nothing to glue."""
+    if not any(c for _, c in tokens) or all(c for _, c in tokens):
+        return None
+    result, pending = [], ""
+    for surface, content in tokens:
+        if content:
+            result.append(pending + surface)
+            pending = ""
+        else:
+            pending += surface
+    if pending and result:
+        result[-1] += pending
+    return result

@@ -17,7 +17,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "bench", "reference"))
-from subwords import token_pieces  # noqa: E402
+from subwords import keyword_piece_surfaces, token_pieces  # noqa: E402
 
 
 def run(binary, args, lines):
@@ -40,7 +40,8 @@ def main():
         content = [t for t in tokens if t["content"]] or tokens
         rows = tuple(-1 if t["row"] is None else t["row"] for t in content)
         by_rows[rows].append(keyword)
-        pieces = tuple(tuple(sorted(h % buckets for h in token_pieces(t["surface"]))) for t in content) if buckets else ()
+        surfaces = keyword_piece_surfaces([(t["surface"], t["content"]) for t in tokens]) or [t["surface"] for t in content]
+        pieces = tuple(tuple(sorted(h % buckets for h in token_pieces(s))) for s in surfaces) if buckets else ()
         by_input[(rows, pieces)].append(keyword)
     shared_rows = sum(len(v) for v in by_rows.values() if len(v) > 1)
     shared_input = sum(len(v) for v in by_input.values() if len(v) > 1)
