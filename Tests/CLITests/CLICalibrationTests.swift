@@ -106,8 +106,11 @@ final class CLICalibrationTests: ScratchTestCase {
         try XCTSkipUnless(hasShippedModel, "models/default has no trained encoder yet")
         let model = try modelCopy()
         let shipped = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "models/default/calibration.json", relativeTo: CLITests.packageRoot))) as? [String: Any])
-        let outcome = try CLITests.run(["calibrate", "--model", model, "--data", "data/train.jsonl",
-                                        "--calibration-fraction", "0.1", "--calibration-split", "both"])
+        // The files the shipped encoder was trained on, as its manifest names them ("train.jsonl + …").
+        let shippedManifest = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "models/default/manifest.json", relativeTo: CLITests.packageRoot))) as? [String: Any])
+        let files = try XCTUnwrap(shippedManifest["training_data"] as? String).components(separatedBy: " + ")
+        let outcome = try CLITests.run(["calibrate", "--model", model] + files.flatMap { ["--data", "data/" + $0] }
+                                       + ["--calibration-fraction", "0.1", "--calibration-split", "both"])
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
         let refitted = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: model + "/calibration.json"))) as? [String: Any])
         for key in ["weights", "bias", "mean", "scale", "threshold_rule", "thresholds"] {
