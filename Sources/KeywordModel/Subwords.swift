@@ -64,28 +64,31 @@ public struct SubwordPieces: Sendable, Equatable, Hashable {
     static let basis: UInt32 = 0x811C_9DC5
     static let prime: UInt32 = 0x0100_0193
 
-    @inline(__always) static func hash(kind: UInt32, _ scalars: ArraySlice<UInt32>) -> UInt32 {
-        var h = (basis ^ kind) &* prime
-        for s in scalars {
-            h = (h ^ (s & 0xFF)) &* prime
-            h = (h ^ ((s >> 8) & 0xFF)) &* prime
-            h = (h ^ (s >> 16)) &* prime
-        }
-        return h
+    @inline(__always) static func mix(_ h: UInt32, _ s: UInt32) -> UInt32 {
+        var h = (h ^ (s & 0xFF)) &* prime
+        h = (h ^ ((s >> 8) & 0xFF)) &* prime
+        return (h ^ (s >> 16)) &* prime
     }
 
     /// Appends the pieces of one folded token: the whole token, then its n-grams over the marked token (a
-    /// piece that is only a mark is skipped).
+    /// piece that is only a mark is skipped). Allocates nothing but the appended hashes.
     static func append(_ folded: [UInt32], to hashes: inout [UInt32]) {
-        guard !folded.isEmpty else { return }
-        hashes.append(hash(kind: 0, folded[...]))
-        let marked = [startMark] + folded + [endMark]
-        for n in orders {
-            guard marked.count >= n else { break }
-            for start in 0...(marked.count - n) {
-                let piece = marked[start..<(start + n)]
-                if n == 1 && (piece.first == startMark || piece.first == endMark) { continue }
-                hashes.append(hash(kind: UInt32(n), piece))
+        let n = folded.count
+        guard n > 0 else { return }
+        folded.withUnsafeBufferPointer { text in
+            var whole = (basis ^ 0) &* prime
+            for s in text { whole = mix(whole, s) }
+            hashes.append(whole)
+            // Position i of the marked token: the start mark at 0, text[i − 1] inside, the end mark at n + 1.
+            let marked = n + 2
+            @inline(__always) func scalar(_ i: Int) -> UInt32 { i == 0 ? startMark : i == marked - 1 ? endMark : text[i - 1] }
+            for order in orders where marked >= order {
+                for start in 0...(marked - order) {
+                    if order == 1 && (start == 0 || start == marked - 1) { continue }
+                    var h = (basis ^ UInt32(order)) &* prime
+                    for i in start..<(start + order) { h = mix(h, scalar(i)) }
+                    hashes.append(h)
+                }
             }
         }
     }

@@ -100,7 +100,7 @@ final class CLICalibrationTests: ScratchTestCase {
     }
 
     /// `calibrate --calibration-fraction` refits on the names `train` held out with that split: the shipped
-    /// model's calibration split of train.jsonl gives back its calibrator exactly (same names, same weights), and
+    /// model's calibration split of its training files (train.jsonl, train-knowledge.jsonl) gives back its calibrator exactly (same names, same weights), and
     /// the manifest records the fraction.
     func testRefittingOnTheTrainingSplitGivesTheShippedCalibrator() throws {
         try XCTSkipUnless(hasShippedModel, "models/default has no trained encoder yet")
@@ -118,7 +118,7 @@ final class CLICalibrationTests: ScratchTestCase {
         }
         let fitted = try XCTUnwrap(refitted["fitted_on"] as? [String: Any])
         XCTAssertEqual(fitted["names"] as? Int, (shipped["fitted_on"] as? [String: Any])?["names"] as? Int)
-        XCTAssertTrue((fitted["data"] as? String ?? "").hasPrefix("calibration split of train.jsonl (64-bit FNV-1a"), "\(fitted)")
+        XCTAssertTrue((fitted["data"] as? String ?? "").hasPrefix("calibration split of \(files.joined(separator: " + ")) (64-bit FNV-1a"), "\(fitted)")
         let manifest = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: model + "/manifest.json"))) as? [String: Any])
         XCTAssertEqual((manifest["calibration"] as? [String: Any])?["fraction"] as? Double, 0.1)
     }
