@@ -14,6 +14,9 @@ public struct FloatEncoder: Sendable {
     let oov: [Float]
     let convolution: [Float]
     let convolutionBias: [Float]
+    /// The hashed sub-word table, buckets × hidden (empty without one; see `SubwordPieces`).
+    let subwords: [Float]
+    let subwordBuckets: Int
 
     init(_ weights: ModelWeights, _ e: EncoderLayout) {
         let v = weights.values
@@ -25,6 +28,22 @@ public struct FloatEncoder: Sendable {
         oov = v[e.oov..<e.convolution].map(Float.init)
         convolution = v[e.convolution..<e.convolutionBias].map(Float.init)
         convolutionBias = v[e.convolutionBias..<e.end].map(Float.init)
+        subwordBuckets = e.subwordBuckets
+        subwords = e.subwordBuckets > 0 ? v[e.subwords..<(e.subwords + e.subwordBuckets * e.hidden)].map(Float.init) : []
+    }
+
+    init(_ weights: ModelWeights, _ e: EncoderLayout, sharing table: FloatEncoder) {
+        let v = weights.values
+        input = e.input
+        hidden = e.hidden
+        isIdentity = false
+        projection = v[e.projection..<e.projectionBias].map(Float.init)
+        projectionBias = v[e.projectionBias..<e.oov].map(Float.init)
+        oov = v[e.oov..<e.convolution].map(Float.init)
+        convolution = v[e.convolution..<e.convolutionBias].map(Float.init)
+        convolutionBias = v[e.convolutionBias..<e.end].map(Float.init)
+        subwordBuckets = table.subwordBuckets
+        subwords = table.subwords
     }
 
     init(identity dimension: Int) {
@@ -33,13 +52,15 @@ public struct FloatEncoder: Sendable {
         isIdentity = true
         projection = []; projectionBias = []; convolution = []; convolutionBias = []
         oov = [Float](repeating: 0, count: dimension)
+        subwords = []
+        subwordBuckets = 0
     }
 
     /// Writes the n × hidden states of `rows` into `states`, using `projected` (n × hidden) as work space.
     /// `kernel` picks the matrix-vector product (the results differ only by Float32 rounding).
     /// - Complexity: O(n · hidden · (input + 3 · hidden)).
-    func encode(_ rows: UnsafeBufferPointer<Int32>, vectors: InputVectors, kernel: ScoringKernel,
-                projected: UnsafeMutablePointer<Float>, states: UnsafeMutablePointer<Float>) {
+    func encode(_ rows: UnsafeBufferPointer<Int32>, subwords pieces: SubwordPieces, vectors: InputVectors,
+                kernel: ScoringKernel, projected: UnsafeMutablePointer<Float>, states: UnsafeMutablePointer<Float>) {
         let n = rows.count, h = hidden, d = input
         vectors.storage.withUnsafeBufferPointer { table in
             guard let tableBase = table.baseAddress else { return }
@@ -62,6 +83,21 @@ public struct FloatEncoder: Sendable {
             }
         }
         if isIdentity { return }
+        if subwordBuckets > 0 {
+            subwords.withUnsafeBufferPointer { table in
+                pieces.hashes.withUnsafeBufferPointer { hashes in
+                    for t in 0..<n {
+                        let range = pieces.range(t)
+                        if range.isEmpty { continue }
+                        let weight = 1 / Float(range.count), x = projected + t * h
+                        for j in range {
+                            let base = Int(hashes[j] % UInt32(subwordBuckets)) * h
+                            for q in 0..<h { x[q] += weight * table[base + q] }
+                        }
+                    }
+                }
+            }
+        }
         convolution.withUnsafeBufferPointer { weights in
             let k = weights.baseAddress!
             for t in 0..<n {
@@ -90,7 +126,7 @@ public struct InferenceModel: Sendable {
     public init(_ weights: ModelWeights) {
         let layout = weights.layout
         name = FloatEncoder(weights, layout.name)
-        keyword = FloatEncoder(weights, layout.keyword)
+        keyword = layout.keyword == layout.name ? name : FloatEncoder(weights, layout.keyword, sharing: name)
         temperature = Float(weights.temperature)
         // Checkpoint.load has already mapped the file's feature weights onto this build's features by name.
         precondition(weights.featureWeights.count == LexicalFeature.count, "feature weights not mapped to this build's features")

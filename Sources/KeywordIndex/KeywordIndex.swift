@@ -15,6 +15,16 @@ public struct KeywordEntry: Sendable, Equatable {
     }
 }
 
+/// What a keyword's encoding depends on: its rows and its sub-word pieces.
+struct EncodedInput: Hashable {
+    var rows: [Int32]
+    var subwords: SubwordPieces
+    init(_ text: LexicalText) {
+        rows = text.rows
+        subwords = text.subwords
+    }
+}
+
 /// Scores every keyword for a product name: cosine of the attention-pooled name states with the keyword's
 /// mean state, plus learned exact-match evidence, minus an optional hubness penalty.
 ///
@@ -56,12 +66,12 @@ public final class KeywordIndex: Sendable {
         // up, and one more for the single-token keywords `settleTail` moves among the others.
         let singles = entries.count { $0.text.rows.count <= 1 }, slots = IndexLayout.chunkSlots
         layout.reserve(chunks: (singles + slots - 1) / slots + (entries.count - singles + slots - 1) / slots + 1)
-        var previousSlot: [[Int32]: Int] = [:]
+        var previousSlot: [EncodedInput: Int] = [:]
         if let previous, previous.model.hidden == model.hidden {
-            for slot in previous.layout.position { previousSlot[previous.layout.entries[Int(slot)]!.text.rows] = Int(slot) }
+            for slot in previous.layout.position { previousSlot[EncodedInput(previous.layout.entries[Int(slot)]!.text)] = Int(slot) }
         }
         for (k, entry) in entries.enumerated() {
-            if let previous, let slot = previousSlot[entry.text.rows] {
+            if let previous, let slot = previousSlot[EncodedInput(entry.text)] {
                 layout.insert(entry, at: k, vectors: previous.layout.vectors(slot))
             } else {
                 layout.insert(entry, at: k, vectors: KeywordIndex.encode(entry, model: model, vectors: vectors, options: options))
@@ -133,7 +143,7 @@ public final class KeywordIndex: Sendable {
         entry.text.rows.withUnsafeBufferPointer { rows in
             projected.withUnsafeMutableBufferPointer { pr in
                 states.withUnsafeMutableBufferPointer { st in
-                    model.keyword.encode(rows, vectors: vectors, kernel: options.kernel, projected: pr.baseAddress!, states: st.baseAddress!)
+                    model.keyword.encode(rows, subwords: entry.text.subwords, vectors: vectors, kernel: options.kernel, projected: pr.baseAddress!, states: st.baseAddress!)
                 }
             }
         }
@@ -213,7 +223,7 @@ public final class KeywordIndex: Sendable {
         let h = model.hidden
         name.rows.withUnsafeBufferPointer { all in
             let rows = UnsafeBufferPointer(rebasing: all[0..<n])
-            model.name.encode(rows, vectors: vectors, kernel: options.kernel, projected: scratch.projected.base,
+            model.name.encode(rows, subwords: name.subwords, vectors: vectors, kernel: options.kernel, projected: scratch.projected.base,
                               states: scratch.states.base)
         }
         for i in 0..<n {

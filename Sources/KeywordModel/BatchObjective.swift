@@ -57,7 +57,7 @@ public struct BatchObjective: Sendable {
             var local: [EncodedSequence?] = []
             var c = shard
             while c < candidateList.count {
-                local.append(SequenceEncoder.forward(keywords[candidateList[c]].rows, parameters: parameters,
+                local.append(SequenceEncoder.forward(keywords[candidateList[c]], parameters: parameters,
                                                      layout: layout.keyword, vectors: vectors))
                 c += shards
             }
@@ -90,7 +90,7 @@ public struct BatchObjective: Sendable {
                 let example = batch[current]
                 e += shards
                 guard let primary = example.keywords.first else { continue }
-                let name = SequenceEncoder.forward(example.name.rows, parameters: parameters, layout: layout.name,
+                let name = SequenceEncoder.forward(example.name, parameters: parameters, layout: layout.name,
                                                    vectors: vectors)
                 var activations = [PairActivation?](repeating: nil, count: candidates.count)
                 var logits = [Double](repeating: -.infinity, count: candidates.count)

@@ -41,7 +41,7 @@ public enum HardNegativeMiner {
             var local: [KeywordSummary] = []
             var k = shard
             while k < keywords.count {
-                let states = SequenceEncoder.forward(keywords[k].rows, parameters: parameters, layout: layout.keyword,
+                let states = SequenceEncoder.forward(keywords[k], parameters: parameters, layout: layout.keyword,
                                                      vectors: vectors).states
                 local.append(KeywordSummary(states: states, hidden: h))
                 k += shards
@@ -58,7 +58,7 @@ public enum HardNegativeMiner {
             var scores = [Double](repeating: 0, count: keywords.count)
             while e < examples.count {
                 let example = examples[e]
-                let states = SequenceEncoder.forward(example.name.rows, parameters: parameters, layout: layout.name,
+                let states = SequenceEncoder.forward(example.name, parameters: parameters, layout: layout.name,
                                                      vectors: vectors).states
                 let n = states.count / h
                 var units = states

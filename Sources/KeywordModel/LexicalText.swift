@@ -13,6 +13,8 @@ public struct LexicalText: Sendable, Equatable {
     /// lexicon word where the tokenizer splits it (しめさば: しめ / さば, and as one word 締め鯖's row), so a name
     /// whose tokenizer keeps the word whole still matches by rows.
     public var alternativeRows: [RowSequence]
+    /// The sub-word pieces of each token of `rows` (see `SubwordPieces`); empty when not computed.
+    public var subwords = SubwordPieces()
 
     public init(folded: [UInt32], rows: RowSequence, boundaries: [Bool] = [], alternativeRows: [RowSequence] = []) {
         self.folded = folded

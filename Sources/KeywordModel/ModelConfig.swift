@@ -12,17 +12,45 @@ public struct ModelConfig: Codable, Sendable, Equatable {
     public var scale: Double
     /// Number of exact-match features (see `LexicalFeature`).
     public var featureCount: Int
+    /// Rows of the hashed sub-word table (see `SubwordPieces`); 0 for a model that reads word rows only.
+    public var subwordBuckets: Int
 
     /// The encoder state width `kwsuggest train` uses unless told otherwise.
     public static let defaultHiddenDimension = 64
 
     public init(inputDimension: Int, hiddenDimension: Int = ModelConfig.defaultHiddenDimension, sharedEncoder: Bool = true,
-                scale: Double = 16, featureCount: Int = LexicalFeature.count) {
+                scale: Double = 16, featureCount: Int = LexicalFeature.count, subwordBuckets: Int = 0) {
         self.inputDimension = inputDimension
         self.hiddenDimension = hiddenDimension
         self.sharedEncoder = sharedEncoder
         self.scale = scale
         self.featureCount = featureCount
+        self.subwordBuckets = subwordBuckets
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case inputDimension, hiddenDimension, sharedEncoder, scale, featureCount, subwordBuckets
+    }
+
+    /// Headers written before the sub-word table lack `subwordBuckets`: those models have none.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        inputDimension = try c.decode(Int.self, forKey: .inputDimension)
+        hiddenDimension = try c.decode(Int.self, forKey: .hiddenDimension)
+        sharedEncoder = try c.decode(Bool.self, forKey: .sharedEncoder)
+        scale = try c.decode(Double.self, forKey: .scale)
+        featureCount = try c.decode(Int.self, forKey: .featureCount)
+        subwordBuckets = c.contains(.subwordBuckets) ? try c.decode(Int.self, forKey: .subwordBuckets) : 0
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(inputDimension, forKey: .inputDimension)
+        try c.encode(hiddenDimension, forKey: .hiddenDimension)
+        try c.encode(sharedEncoder, forKey: .sharedEncoder)
+        try c.encode(scale, forKey: .scale)
+        try c.encode(featureCount, forKey: .featureCount)
+        if subwordBuckets > 0 { try c.encode(subwordBuckets, forKey: .subwordBuckets) }
     }
 }
 
@@ -41,6 +69,9 @@ public struct EncoderLayout: Sendable, Equatable {
     public let convolution: Int
     public let convolutionBias: Int
     public let end: Int
+    /// The sub-word table (buckets × hidden, row-major), shared by both encoders; `subwordBuckets` 0 for none.
+    public internal(set) var subwords = 0
+    public internal(set) var subwordBuckets = 0
 
     init(input: Int, hidden: Int, start: Int) {
         self.input = input
@@ -58,6 +89,9 @@ public struct EncoderLayout: Sendable, Equatable {
 public struct ParameterLayout: Sendable, Equatable {
     public let name: EncoderLayout
     public let keyword: EncoderLayout
+    /// The hashed sub-word table, buckets × hidden, added to each token's projected input (after the encoders).
+    public let subwords: Int
+    public let subwordBuckets: Int
     /// The attention softmax temperature τ (weights = softmax(τ · similarity)).
     public let temperature: Int
     /// One weight per exact-match feature, in logit units.
@@ -66,10 +100,18 @@ public struct ParameterLayout: Sendable, Equatable {
     public let count: Int
 
     public init(_ config: ModelConfig) {
-        name = EncoderLayout(input: config.inputDimension, hidden: config.hiddenDimension, start: 0)
-        keyword = config.sharedEncoder ? name
+        var name = EncoderLayout(input: config.inputDimension, hidden: config.hiddenDimension, start: 0)
+        var keyword = config.sharedEncoder ? name
             : EncoderLayout(input: config.inputDimension, hidden: config.hiddenDimension, start: name.end)
-        temperature = keyword.end
+        subwords = keyword.end
+        subwordBuckets = max(0, config.subwordBuckets)
+        name.subwords = subwords
+        name.subwordBuckets = subwordBuckets
+        keyword.subwords = subwords
+        keyword.subwordBuckets = subwordBuckets
+        self.name = name
+        self.keyword = keyword
+        temperature = subwords + subwordBuckets * config.hiddenDimension
         features = temperature + 1
         featureCount = config.featureCount
         count = features + featureCount
@@ -87,6 +129,7 @@ public struct ParameterLayout: Sendable, Equatable {
         }
         add("name", name)
         if keyword != name { add("keyword", keyword) }
+        if subwordBuckets > 0 { result.append(("subwords", subwords..<temperature)) }
         result.append(("temperature", temperature..<temperature + 1))
         result.append(("features", features..<features + featureCount))
         return result

@@ -59,6 +59,8 @@ public enum Checkpoint {
         /// The evidence feature of each weight in the `features` block, in order. Absent in older files, which
         /// hold them in `LexicalFeature.legacyOrder`.
         var features: [String]?
+        /// How the `subwords` block's rows are addressed (`SubwordPieces.scheme`); written with a sub-word table.
+        var subwordScheme: String?
     }
 
     /// Writes the two files into `directory`.
@@ -68,7 +70,8 @@ public enum Checkpoint {
         for block in layout.blocks { blocks[block.name] = [block.range.lowerBound, block.range.upperBound] }
         precondition(weights.config.featureCount == LexicalFeature.count, "feature weights do not match this build's features")
         let header = Header(format: formatVersion, config: weights.config, parameterCount: layout.count, blocks: blocks,
-                            features: LexicalFeature.allCases.map(\.name))
+                            features: LexicalFeature.allCases.map(\.name),
+                            subwordScheme: weights.config.subwordBuckets > 0 ? SubwordPieces.scheme : nil)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         var json = try encoder.encode(header)
@@ -112,6 +115,12 @@ public enum Checkpoint {
         guard header.config.inputDimension > 0, header.config.hiddenDimension > 0, header.config.featureCount >= 0,
               header.config.hiddenDimension <= 4096, header.config.inputDimension <= 65536 else {
             throw CheckpointError(description: "\(headerPath): implausible dimensions")
+        }
+        if header.config.subwordBuckets > 0, let scheme = header.subwordScheme, scheme != SubwordPieces.scheme {
+            throw CheckpointError(description: "\(headerPath): sub-word scheme '\(scheme)' is not this build's ('\(SubwordPieces.scheme)')")
+        }
+        guard header.config.subwordBuckets >= 0, header.config.subwordBuckets <= 1 << 22 else {
+            throw CheckpointError(description: "\(headerPath): implausible subwordBuckets \(header.config.subwordBuckets)")
         }
         let layout = ParameterLayout(header.config)
         guard layout.count == header.parameterCount else {

@@ -3,6 +3,8 @@
 /// The forward activations of one sequence, kept for the backward pass.
 public struct EncodedSequence: Sendable {
     public let rows: RowSequence
+    /// The tokens' sub-word pieces (read when the layout has a sub-word table).
+    public let subwords: SubwordPieces
     /// Projected inputs `x`, n × hidden.
     public var projected: [Double]
     /// `tanh(z)`, n × hidden.
@@ -16,8 +18,14 @@ public struct EncodedSequence: Sendable {
 public enum SequenceEncoder {
     /// Encodes one sequence.
     /// - Complexity: O(n · hidden · (input + 3 · hidden)).
-    public static func forward(_ rows: RowSequence, parameters: [Double], layout e: EncoderLayout,
+    public static func forward(_ text: LexicalText, parameters: [Double], layout e: EncoderLayout,
                                vectors: InputVectors) -> EncodedSequence {
+        forward(text.rows, subwords: text.subwords, parameters: parameters, layout: e, vectors: vectors)
+    }
+
+    /// Encodes one sequence; with a sub-word table, token t's input also gets the mean of its pieces' rows.
+    public static func forward(_ rows: RowSequence, subwords: SubwordPieces = SubwordPieces(), parameters: [Double],
+                               layout e: EncoderLayout, vectors: InputVectors) -> EncodedSequence {
         let n = rows.count, h = e.hidden, d = e.input
         var x = [Double](repeating: 0, count: n * h)
         var act = [Double](repeating: 0, count: n * h)
@@ -39,6 +47,14 @@ public enum SequenceEncoder {
                     } else {
                         for o in 0..<h { x[t * h + o] = p[e.oov + o] }
                     }
+                    let pieces = subwords.range(t)
+                    if e.subwordBuckets > 0 && !pieces.isEmpty {
+                        let weight = 1 / Double(pieces.count)
+                        for j in pieces {
+                            let base = e.subwords + Int(subwords.hashes[j] % UInt32(e.subwordBuckets)) * h
+                            for o in 0..<h { x[t * h + o] += weight * p[base + o] }
+                        }
+                    }
                 }
                 for t in 0..<n {
                     for o in 0..<h {
@@ -56,7 +72,7 @@ public enum SequenceEncoder {
                 }
             }
         }
-        return EncodedSequence(rows: rows, projected: x, activation: act, states: states)
+        return EncodedSequence(rows: rows, subwords: subwords, projected: x, activation: act, states: states)
     }
 
     /// Accumulates into `gradient` the gradient of a loss whose gradient with respect to the states is `dStates`.
@@ -101,6 +117,14 @@ public enum SequenceEncoder {
                             }
                         } else {
                             for o in 0..<h { g[e.oov + o] += dx[t * h + o] }
+                        }
+                        let pieces = sequence.subwords.range(t)
+                        if e.subwordBuckets > 0 && !pieces.isEmpty {
+                            let weight = 1 / Double(pieces.count)
+                            for j in pieces {
+                                let base = e.subwords + Int(sequence.subwords.hashes[j] % UInt32(e.subwordBuckets)) * h
+                                for o in 0..<h { g[base + o] += weight * dx[t * h + o] }
+                            }
                         }
                     }
                 }

@@ -22,6 +22,9 @@ public struct TrainingOptions: Sendable {
     /// A name's acceptable (more general) keywords compete with its primary one in the loss, so the most
     /// specific keyword the name states is trained to come first (see `BatchObjective.primaryFirst`).
     public var primaryFirst = true
+    /// Decoupled weight decay of the sub-word table per step (AdamW's form, times the learning rate): it pulls
+    /// each token's input back toward its pretrained word row. 0 leaves the table to Adam alone.
+    public var subwordDecay = 0.0
 
     public init() {}
 }
@@ -96,6 +99,10 @@ public struct Trainer: Sendable {
                 }
                 let (loss, gradient) = objective.evaluate(weights, batch: batch, candidates: candidates, subsets: subsets)
                 adam.step(&weights.values, gradient: gradient, clipNorm: options.clipNorm)
+                if options.subwordDecay > 0 {
+                    let layout = weights.layout, shrink = 1 - options.learningRate * options.subwordDecay
+                    for i in layout.subwords..<layout.temperature { weights.values[i] *= shrink }
+                }
                 totalLoss += loss
                 batches += 1
             }

@@ -51,7 +51,30 @@ public struct PipelineAnalyzer: TextAnalyzer {
         if tokens.count > 1, let whole = pipeline.wholeWordRow(normalized), [Int32(whole)] != rows {
             alternatives.append([Int32(whole)])
         }
-        return AnalyzedText(normalized: normalized, surfaces: used.map(\.surface), rows: rows,
-                            alternativeRows: alternatives)
+        var analyzed = AnalyzedText(normalized: normalized, surfaces: used.map(\.surface), rows: rows,
+                                    alternativeRows: alternatives)
+        if !content.isEmpty && content.count < tokens.count {
+            analyzed.pieceSurfaces = PipelineAnalyzer.pieceSurfaces(tokens.map { ($0.surface, $0.isContent) })
+        }
+        return analyzed
+    }
+
+    /// The text of each content token of a keyword with the keyword's other tokens glued on: a token that is not
+    /// content joins the next content token, or the last one at the end (100%ジュース → 100ジュース, 十六ささげ →
+    /// 十六ささげ, 塩たら → 塩たら, たけのこの水煮 → たけのこ / の水煮). A keyword's numbers, particles and stray kana
+    /// thus reach its sub-word pieces, so it never reads like the keyword of its content words alone.
+    public static func pieceSurfaces(_ tokens: [(surface: String, isContent: Bool)]) -> [String] {
+        var result: [String] = []
+        var pending = ""
+        for token in tokens {
+            if token.isContent {
+                result.append(pending + token.surface)
+                pending = ""
+            } else {
+                pending += token.surface
+            }
+        }
+        if !pending.isEmpty, !result.isEmpty { result[result.count - 1] += pending }
+        return result
     }
 }

@@ -13,6 +13,9 @@ public struct AnalyzedText: Sendable, Equatable {
     public var tokenSurfaces: [String]
     /// Other row sequences of the same word (keywords only; see `LexicalText.alternativeRows`).
     public var alternativeRows: [[Int32]]
+    /// The text each of `rows` takes its sub-word pieces from, when not its surface (keywords: see
+    /// `PipelineAnalyzer.pieceSurfaces`); empty for the surfaces themselves.
+    public var pieceSurfaces: [String] = []
 
     public init(normalized: String, surfaces: [String], rows: [Int32], tokenSurfaces: [String] = [],
                 alternativeRows: [[Int32]] = []) {
@@ -26,11 +29,15 @@ public struct AnalyzedText: Sendable, Equatable {
     /// The form the model and the exact-match features consume. The folded text always comes from
     /// `normalized`; the token boundaries are kept only when the tokens spell exactly that text.
     public var lexical: LexicalText {
+        let pieces = pieceSurfaces.count == rows.count ? pieceSurfaces : surfaces
+        let subwords = pieces.count == rows.count ? SubwordPieces(surfaces: pieces) : SubwordPieces()
         var plain = LexicalText(text: normalized, rows: rows)
         plain.alternativeRows = alternativeRows
+        plain.subwords = subwords
         guard !tokenSurfaces.isEmpty else { return plain }
         var tokens = LexicalText(tokens: tokenSurfaces, rows: rows)
         tokens.alternativeRows = alternativeRows
+        tokens.subwords = subwords
         return tokens.folded == plain.folded ? tokens : plain
     }
 }

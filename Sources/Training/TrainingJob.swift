@@ -65,6 +65,8 @@ public struct TrainingPlan: Sendable {
     public var out: String
     public var base: String
     public var hidden = 64
+    /// Rows of the hashed sub-word table (0: word rows only).
+    public var subwordBuckets = 0
     public var sharedEncoder = true
     public var options = TrainingOptions()
     public var calibration = CalibrationSplit()
@@ -102,9 +104,9 @@ public enum TrainingJob {
         components.manifest?.brandEvidenceScale = nil
         let options = plan.options
         let config = ModelConfig(inputDimension: components.vectors.dimension, hiddenDimension: plan.hidden,
-                                 sharedEncoder: plan.sharedEncoder)
+                                 sharedEncoder: plan.sharedEncoder, subwordBuckets: plan.subwordBuckets)
         let run = ModelTraining(base: components, config: config, options: options)
-        log("train: \(training.count) names, \(ModelTraining.universe(training).count) keywords; calibration: \(held.count) names; dev: \(devData?.count ?? 0) names; hidden \(plan.hidden), \(plan.sharedEncoder ? "shared" : "separate") encoders, attention \(options.attention ? "on" : "off"), negatives \(options.hardNegatives) hard + \(options.randomNegatives) random, seed \(options.seed)")
+        log("train: \(training.count) names, \(ModelTraining.universe(training).count) keywords; calibration: \(held.count) names; dev: \(devData?.count ?? 0) names; hidden \(plan.hidden), sub-word buckets \(plan.subwordBuckets), \(plan.sharedEncoder ? "shared" : "separate") encoders, attention \(options.attention ? "on" : "off"), negatives \(options.hardNegatives) hard + \(options.randomNegatives) random, seed \(options.seed)")
         let scoring = ScoringOptions(attention: options.attention)
         var lastDev: EvaluationMetrics?
         var weights = run.train(training) { report, weights in

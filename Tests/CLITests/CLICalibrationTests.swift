@@ -98,13 +98,16 @@ final class CLICalibrationTests: ScratchTestCase {
     }
 
     /// `calibrate --calibration-fraction` refits on the names `train` held out with that split: the shipped
-    /// model's calibration split of train.jsonl gives back its calibrator exactly (same names, same weights), and
+    /// model's calibration split of its training files (train.jsonl, train-knowledge.jsonl) gives back its calibrator exactly (same names, same weights), and
     /// the manifest records the fraction.
     func testRefittingOnTheTrainingSplitGivesTheShippedCalibrator() throws {
         let model = try modelCopy()
         let shipped = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "models/default/calibration.json", relativeTo: CLITests.packageRoot))) as? [String: Any])
-        let outcome = try CLITests.run(["calibrate", "--model", model, "--data", "data/train.jsonl",
-                                        "--calibration-fraction", "0.1", "--calibration-split", "both"])
+        // The files the shipped encoder was trained on, as its manifest names them ("train.jsonl + …").
+        let shippedManifest = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "models/default/manifest.json", relativeTo: CLITests.packageRoot))) as? [String: Any])
+        let files = try XCTUnwrap(shippedManifest["training_data"] as? String).components(separatedBy: " + ")
+        let outcome = try CLITests.run(["calibrate", "--model", model] + files.flatMap { ["--data", "data/" + $0] }
+                                       + ["--calibration-fraction", "0.1", "--calibration-split", "both"])
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
         let refitted = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: model + "/calibration.json"))) as? [String: Any])
         for key in ["weights", "bias", "mean", "scale", "threshold_rule", "thresholds"] {
@@ -112,7 +115,7 @@ final class CLICalibrationTests: ScratchTestCase {
         }
         let fitted = try XCTUnwrap(refitted["fitted_on"] as? [String: Any])
         XCTAssertEqual(fitted["names"] as? Int, (shipped["fitted_on"] as? [String: Any])?["names"] as? Int)
-        XCTAssertTrue((fitted["data"] as? String ?? "").hasPrefix("calibration split of train.jsonl (64-bit FNV-1a"), "\(fitted)")
+        XCTAssertTrue((fitted["data"] as? String ?? "").hasPrefix("calibration split of \(files.joined(separator: " + ")) (64-bit FNV-1a"), "\(fitted)")
         let manifest = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: model + "/manifest.json"))) as? [String: Any])
         XCTAssertEqual((manifest["calibration"] as? [String: Any])?["fraction"] as? Double, 0.1)
     }

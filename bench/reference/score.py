@@ -6,7 +6,9 @@ keywords.txt, varieties.tsv) and takes token rows from `kwsuggest tokenize --jso
 `kwsuggest tokenize --json --keyword` (keywords, variety names and their targets), so the tokenizer is
 not re-implemented. It re-implements the scoring of Sources/KeywordIndex + Sources/KeywordModel:
 
-  encoder     x_t = W v_t + b (learned OOV state for rows without a vector);
+  encoder     x_t = W v_t + b (learned OOV state for rows without a vector), plus, with a sub-word table
+              (`subwordBuckets` in encoder.json), the mean of the table rows of the token's pieces
+              (subwords.py: the whole token and its character 1-3-grams, hashed as Subwords.swift does);
               h_t = x_t + tanh(c + sum_{tap=-1..1} K_tap x_{t+tap})
   keyword     m_k = mean_j h_j/|h_j| (attention query), d_k = mean_j h_j / |mean_j h_j|
   name        H (n x h), U = rows of H normalised, G = H H^T
@@ -40,6 +42,9 @@ import sys
 import time
 
 import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from subwords import keyword_piece_surfaces, token_pieces  # noqa: E402
 
 # The features this scorer computes, by the names encoder.json uses (LexicalFeature.name in
 # Sources/KeywordModel/LexicalFeature.swift); weights are mapped by name, never by position.
@@ -97,6 +102,10 @@ def read_encoder(model):
 
     name = side("name")
     keyword = name if config["sharedEncoder"] else side("keyword")
+    buckets = config.get("subwordBuckets", 0)
+    table = block("subwords").reshape(buckets, h) if buckets else None
+    for enc in (name, keyword):
+        enc["subwords"] = table
     tau = np.float32(block("temperature")[0])
     trained = block("features").astype(np.float64) / config["scale"]
     # Files written before feature names were stored hold the weights in this frozen order
@@ -209,7 +218,10 @@ def analyze(binary, model, lines, keyword, unknown=frozenset()):
         # Keywords carry no token surfaces in the Swift analyzer (AnalyzedText.tokenSurfaces is empty), so no
         # boundaries; names carry the surfaces of all their tokens.
         marks = None if keyword else boundaries([t["surface"] for t in tokens], folded)
-        item = {"folded": folded, "rows": rows, "surfaces": [t["surface"] for t in used], "boundaries": marks}
+        surfaces = [t["surface"] for t in used]
+        if keyword:
+            surfaces = keyword_piece_surfaces([(t["surface"], t["content"]) for t in tokens]) or surfaces
+        item = {"folded": folded, "rows": rows, "surfaces": surfaces, "boundaries": marks}
         if keyword:
             # Every token's row (content or not), and other row sequences of the same word: where the lattice
             # splits the keyword (more than one token) but the lexicon knows its text as one word with a row
@@ -239,7 +251,7 @@ def unknown_in_names(brands):
 
 # ---------------------------------------------------------------- encoder and keyword matrices
 
-def encode(enc, vectors, rows):
+def encode(enc, vectors, rows, surfaces=()):
     n = len(rows)
     h = enc["b"].shape[0]
     x = np.empty((n, h), dtype=np.float32)
@@ -248,6 +260,12 @@ def encode(enc, vectors, rows):
         idx = np.array([r for r in rows if 0 <= r < vectors.shape[0]], dtype=np.int64)
         x[valid] = vectors[idx] @ enc["W"].T + enc["b"]
     x[~valid] = enc["oov"]
+    table = enc.get("subwords")
+    if table is not None and len(surfaces) == n:
+        for t, surface in enumerate(surfaces):
+            pieces = token_pieces(surface)
+            if pieces:
+                x[t] += table[[p % table.shape[0] for p in pieces]].mean(axis=0)
     padded = np.zeros((n + 2, h), dtype=np.float32)
     padded[1:-1] = x
     conv = enc["c"] + padded[:-2] @ enc["K"][0].T + padded[1:-1] @ enc["K"][1].T + padded[2:] @ enc["K"][2].T
@@ -261,7 +279,7 @@ def keyword_matrices(enc, vectors, keywords):
     for k, kw in enumerate(keywords):
         if not kw["rows"]:
             continue
-        states = encode(enc, vectors, kw["rows"])
+        states = encode(enc, vectors, kw["rows"], kw["surfaces"])
         norms = np.sqrt((states * states).sum(axis=1) + np.float32(1e-12))
         means[k] = (states / norms[:, None]).mean(axis=0)
         mean = states.mean(axis=0)
@@ -447,7 +465,7 @@ class Scorer:
         """The learned part alone: attention-pooled cosine for every keyword (no evidence)."""
         rows = name["rows"][:MAX_NAME_TOKENS]
         if rows:
-            H = encode(self.name_enc, self.vectors, rows)
+            H = encode(self.name_enc, self.vectors, rows, name["surfaces"][:MAX_NAME_TOKENS])
             U = H / np.sqrt((H * H).sum(axis=1) + np.float32(1e-12))[:, None]
             G = H @ H.T
             S = self.tau * (U @ self.means.T)                    # n x K

@@ -14,6 +14,7 @@ import random
 import sys
 
 import build_keywords
+import build_knowledge
 import build_varieties
 import common
 import fc_rules
@@ -151,6 +152,9 @@ def build(seed):
     common.write_jsonl(common.path("data", "dev.jsonl"), dev)
     common.write_jsonl(common.path("data", "dev-unseen.jsonl"), unseen)
     common.write_lines(common.path("data", "dev-unseen-keywords.txt"), sorted(holdout))
+    # Last: the knowledge names read train.jsonl (a dev-general name must occur in no training name).
+    global KNOWLEDGE
+    KNOWLEDGE = build_knowledge.build()
     render_readme(cats, records, {"train": train, "dev": dev, "dev-unseen": unseen}, dropped, holdout, rng)
     return train, dev, unseen, dropped
 
@@ -178,12 +182,19 @@ def render_readme(cats, records, splits, dropped, holdout, rng):
         pool = [r for r in records if r["source"] == src]
         for r in rng.sample(pool, n):
             ex.append("    " + json.dumps(r, ensure_ascii=False))
+    k_train, k_dev = KNOWLEDGE
+    k_sources = sorted({r["source"] for r in k_train + k_dev})
+    k_lines = ["| file | " + " | ".join(k_sources) + " | all |", "|---|" + "---:|" * (len(k_sources) + 1)]
+    for name, rs in (("train-knowledge.jsonl", k_train), ("dev-general.jsonl", k_dev)):
+        c = collections.Counter(r["source"] for r in rs)
+        k_lines.append(f"| {name} | " + " | ".join(str(c[s]) for s in k_sources) + f" | {len(rs)} |")
     with open(common.path("data", "src", "README.template.md"), encoding="utf-8") as f:
         t = f.read()
     t = (t.replace("{{KEYWORDS}}", str(len(cats))).replace("{{VARIETIES}}", str(len(var)))
          .replace("{{VARIETY_TABLE}}", var_table).replace("{{SPLIT_TABLE}}", split_table)
          .replace("{{CATEGORY_TABLE}}", "\n".join(cat_lines)).replace("{{DROPPED}}", str(dropped))
-         .replace("{{HOLDOUT}}", str(len(holdout))).replace("{{RELABELLED}}", str(RELABELLED)).replace("{{EXAMPLES}}", "\n".join(ex)))
+         .replace("{{HOLDOUT}}", str(len(holdout))).replace("{{RELABELLED}}", str(RELABELLED)).replace("{{EXAMPLES}}", "\n".join(ex))
+         .replace("{{KNOWLEDGE_TABLE}}", "\n".join(k_lines)))
     with open(common.path("data", "README.md"), "w", encoding="utf-8", newline="\n") as f:
         f.write(t)
 

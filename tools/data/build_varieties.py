@@ -10,6 +10,12 @@ Sources, highest priority first (a name keeps the row of the first source that g
   brand             data/src/brands.tsv: national brands and product lines → keyword, written by hand
   abbreviation      data/src/abbreviations.tsv: receipt and flyer abbreviations, katakana spellings, written by hand
   spelling          data/src/spellings.tsv: lexicon spellings of keywords that tokenize apart from them (SudachiDict)
+  juman             data/src/varieties-juman.tsv, kind spelling (extract_juman.py: juman-dic's spellings of a
+                    food word, 胡瓜 → きゅうり)
+  juman-wikipedia   data/src/varieties-juman.tsv, kind hypernym (juman-dic's Wikipedia hypernyms that are a
+                    keyword: ピルクル → 乳酸菌飲料)
+  sudachi-form      data/src/spellings-sudachi.tsv (extract_sudachi_forms.py: SudachiDict's normalised form of
+                    a keyword, 菠薐草 → ほうれん草)
 A row is dropped when its name is itself a keyword, is shorter than two characters, or (sudachi only)
 is plain ASCII or would map to two different keywords.
 """
@@ -38,7 +44,7 @@ ASCII = re.compile(r"^[\x00-\x7f]+$")
 # Sources written by hand: a keyword missing from the list is an error, not a row to drop.
 HAND_SOURCES = {"hand", "brand", "abbreviation", "spelling"}
 # Sources the name generator does not draw on: brand names occur only in the hand-written packaged-goods names.
-NOT_GENERATED = {"brand", "abbreviation", "spelling"}
+NOT_GENERATED = {"brand", "abbreviation", "spelling", "juman", "juman-wikipedia", "sudachi-form"}
 # Sources whose row is added next to an earlier source's row for the same name.
 SECOND_ROW = {"spelling"}
 
@@ -154,6 +160,13 @@ def build():
         ("brand", [tuple(r) for r in common.read_tsv(common.path("data", "src", "brands.tsv"), 2)]),
         ("abbreviation", [tuple(r) for r in common.read_tsv(common.path("data", "src", "abbreviations.tsv"), 2)]),
         ("spelling", [tuple(r) for r in common.read_tsv(common.path("data", "src", "spellings.tsv"), 2)]),
+        # Extracted by script from licensed dictionaries (extract_juman.py, extract_sudachi_forms.py); they only
+        # add names, and the generator does not draw on them.
+        ("sudachi-form", [tuple(r) for r in common.read_tsv(common.path("data", "src", "spellings-sudachi.tsv"), 2)]),
+        ("juman", [(n, k) for n, k, kind in common.read_tsv(common.path("data", "src", "varieties-juman.tsv"), 3)
+                   if kind == "spelling"]),
+        ("juman-wikipedia", [(n, k) for n, k, kind in common.read_tsv(common.path("data", "src", "varieties-juman.tsv"), 3)
+                             if kind == "hypernym"]),
     ]
     chosen = {}
     extra = {}

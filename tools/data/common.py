@@ -4,7 +4,11 @@ import os
 import unicodedata
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-SHARED = os.path.abspath(os.path.join(ROOT, "..", "shared", "data"))
+# The shared data directory beside the repository (a git worktree one level deeper also finds it), or
+# $KWSUGGEST_SHARED_DATA.
+SHARED = os.environ.get("KWSUGGEST_SHARED_DATA") or next(
+    (p for p in (os.path.abspath(os.path.join(ROOT, *[".."] * up, "shared", "data")) for up in (1, 2))
+     if os.path.isdir(p)), os.path.abspath(os.path.join(ROOT, "..", "shared", "data")))
 FOODS_TSV = os.path.join(SHARED, "food-composition-2020", "foods.tsv")
 SYNONYMS_TXT = os.path.join(SHARED, "sudachi-synonyms", "synonyms.txt")
 DATA = os.path.join(ROOT, "data")
@@ -55,3 +59,8 @@ def write_jsonl(p, records):
 
 def nfkc(s):
     return unicodedata.normalize("NFKC", s)
+
+
+def read_jsonl(p):
+    with open(p, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]

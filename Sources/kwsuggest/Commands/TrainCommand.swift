@@ -18,6 +18,14 @@ struct TrainCommand: Command {
                                       defaultText: SharedOptions.model.spec.defaultText)
     static let hidden = Option<Int>("--hidden", value: "h", help: "Encoder state width.",
                                     default: ModelConfig.defaultHiddenDimension, range: 2...1024)
+    static let subwordBuckets = Option<Int>(
+        "--subword-buckets", value: "n",
+        help: "Rows of the hashed sub-word table (character 1-3-grams and the whole word of every token, added to its input); 0 reads word rows only.",
+        default: 0, range: 0...1_048_576)
+    static let subwordDecay = Option<Double>(
+        "--subword-decay", value: "d",
+        help: "Decoupled weight decay of the sub-word table (times the learning rate, per step): pulls each token back toward its word row.",
+        default: 0, range: 0...100)
     static let separate = Flag("--separate", help: "One encoder each for names and keywords (default: one shared).")
     static let hardNegatives = Option<Int>("--hard-negatives", value: "n", help: "Hard negatives per name, re-mined every epoch.",
                                            default: TrainingOptions().hardNegatives, range: 0...256)
@@ -39,7 +47,7 @@ struct TrainCommand: Command {
     static let configuration = CommandConfiguration(
         name: "train",
         abstract: "Trains the encoder and writes a model directory.",
-        options: [data.spec, dev.spec, out.spec, epochs.spec, seed.spec, model.spec, hidden.spec, separate.spec,
+        options: [data.spec, dev.spec, out.spec, epochs.spec, seed.spec, model.spec, hidden.spec, subwordBuckets.spec, subwordDecay.spec, separate.spec,
                   hardNegatives.spec, randomNegatives.spec, noAttention.spec, threads.spec, calibrationFraction.spec,
                   calibrationSplit.spec, maskAlternatives.spec],
         discussion: """
@@ -57,6 +65,8 @@ struct TrainCommand: Command {
                             out: try arguments.require(Self.out),
                             base: resolveModelDirectory(try arguments.get(Self.model)))
         plan.hidden = try arguments.require(Self.hidden)
+        plan.subwordBuckets = try arguments.require(Self.subwordBuckets)
+        plan.options.subwordDecay = try arguments.require(Self.subwordDecay)
         plan.sharedEncoder = !arguments.get(Self.separate)
         plan.options.epochs = try arguments.require(Self.epochs)
         plan.options.seed = UInt64(try arguments.require(Self.seed))
