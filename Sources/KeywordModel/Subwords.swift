@@ -1,4 +1,6 @@
 // Hashed character n-grams of each token, the sub-word input of the encoder (fastText's scheme for Japanese).
+import Platform
+
 
 /// The sub-word pieces of a token sequence: for token t, `hashes[starts[t]..<starts[t+1]]` are the 32-bit
 /// hashes of its pieces. A model with a sub-word table reads bucket `hash % buckets` of each piece. Empty
@@ -59,15 +61,13 @@ public struct SubwordPieces: Sendable, Equatable, Hashable {
     static let endMark: UInt32 = 0xE001
     /// Smallest and largest n of the character n-grams.
     public static let orders = 1...3
-    /// FNV-1a 32-bit basis and prime; a piece's hash starts from the basis mixed with its kind (0 for the
-    /// whole token, n for an n-gram) so a one-character token's 1-gram and whole-token pieces differ.
-    static let basis: UInt32 = 0x811C_9DC5
-    static let prime: UInt32 = 0x0100_0193
+    /// A piece's hash is 32-bit FNV-1a (`FNV1a`), started from the basis mixed with its kind (0 for the whole
+    /// token, n for an n-gram) so a one-character token's 1-gram and whole-token pieces differ.
+    @inline(__always) static func seed(_ kind: UInt32) -> UInt32 { FNV1a.step32(FNV1a.basis32, kind) }
 
+    /// One scalar into a piece's hash: its three low bytes, one FNV-1a step each.
     @inline(__always) static func mix(_ h: UInt32, _ s: UInt32) -> UInt32 {
-        var h = (h ^ (s & 0xFF)) &* prime
-        h = (h ^ ((s >> 8) & 0xFF)) &* prime
-        return (h ^ (s >> 16)) &* prime
+        FNV1a.step32(FNV1a.step32(FNV1a.step32(h, s & 0xFF), (s >> 8) & 0xFF), s >> 16)
     }
 
     /// Appends the pieces of one folded token: the whole token, then its n-grams over the marked token (a
@@ -76,7 +76,7 @@ public struct SubwordPieces: Sendable, Equatable, Hashable {
         let n = folded.count
         guard n > 0 else { return }
         folded.withUnsafeBufferPointer { text in
-            var whole = (basis ^ 0) &* prime
+            var whole = seed(0)
             for s in text { whole = mix(whole, s) }
             hashes.append(whole)
             // Position i of the marked token: the start mark at 0, text[i − 1] inside, the end mark at n + 1.
@@ -85,7 +85,7 @@ public struct SubwordPieces: Sendable, Equatable, Hashable {
             for order in orders where marked >= order {
                 for start in 0...(marked - order) {
                     if order == 1 && (start == 0 || start == marked - 1) { continue }
-                    var h = (basis ^ UInt32(order)) &* prime
+                    var h = seed(UInt32(order))
                     for i in start..<(start + order) { h = mix(h, scalar(i)) }
                     hashes.append(h)
                 }
