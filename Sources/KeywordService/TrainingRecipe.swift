@@ -1,0 +1,191 @@
+// The recipe and lineage in manifest.json: how to train a model again, and which data and parent made it.
+import Foundation
+import KeywordModel
+
+extension ModelManifest {
+    /// One data file as a recipe or a lineage names it: its path, resolved against the working directory (the
+    /// repository root), and the SHA-256 of its bytes.
+    public struct DataFile: Codable, Sendable, Equatable {
+        public var path: String
+        public var sha256: String
+
+        public init(path: String, sha256: String) {
+            self.path = path
+            self.sha256 = sha256
+        }
+
+        /// Hashes the file at `path`.
+        public static func hashing(_ path: String) throws -> DataFile {
+            DataFile(path: path, sha256: try SHA256.hex(file: path))
+        }
+
+        /// Checks that the file still holds the recorded bytes; the error names the file.
+        public func verify() throws {
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw ModelDirectoryError(path: path, message: "the recipe names this file, which does not exist here "
+                    + "(recipe paths resolve against the working directory: run from the repository root)")
+            }
+            let actual = try SHA256.hex(file: path)
+            guard actual == sha256.lowercased() else {
+                throw ModelDirectoryError(path: path, message: "SHA-256 is \(actual) but the recipe records \(sha256): "
+                    + "this is not the data the model was trained on")
+            }
+        }
+    }
+
+    /// The training options of a recipe, spelled as `kwsuggest train` spells them.
+    public struct RecipeOptions: Codable, Sendable, Equatable {
+        public var epochs: Int
+        public var hidden: Int
+        public var sharedEncoder: Bool
+        public var attention: Bool
+        public var hardNegatives: Int
+        public var randomNegatives: Int
+        /// Results are deterministic for a seed and a thread count, so the count is part of the recipe.
+        public var threads: Int
+        public var primaryFirst: Bool
+        public var calibrationFraction: Double
+        public var calibrationSplit: String
+
+        enum CodingKeys: String, CodingKey {
+            case epochs, hidden, attention, threads
+            case sharedEncoder = "shared_encoder"
+            case hardNegatives = "hard_negatives"
+            case randomNegatives = "random_negatives"
+            case primaryFirst = "primary_first"
+            case calibrationFraction = "calibration_fraction"
+            case calibrationSplit = "calibration_split"
+        }
+    }
+
+    /// How the model was trained, as data: `kwsuggest train --recipe DIR` repeats it, with the model directory
+    /// itself as the base (vectors, lexicon, keyword list).
+    public struct Recipe: Codable, Sendable, Equatable {
+        public var data: [DataFile]
+        public var dev: DataFile?
+        public var seed: UInt64
+        public var options: RecipeOptions
+
+        public init(data: [DataFile], dev: DataFile?, seed: UInt64, options: RecipeOptions) {
+            self.data = data
+            self.dev = dev
+            self.seed = seed
+            self.options = options
+        }
+    }
+
+    /// The annotator decisions a retrained model learnt from: which records of which store.
+    public struct FeedbackUse: Codable, Sendable, Equatable {
+        /// The store, as logs name it (a database URL with its password masked).
+        public var store: String
+        /// The first and last record id read (nil when the store held none).
+        public var firstID: Int64?
+        public var lastID: Int64?
+        /// Records read, and the labelled names they resolved to (see `FeedbackLabels`).
+        public var records: Int
+        public var names: Int
+        /// Keywords the decisions named that were not in the parent's list; they joined this model's list.
+        public var newKeywords: [String]
+
+        enum CodingKeys: String, CodingKey {
+            case store, records, names
+            case firstID = "first_id"
+            case lastID = "last_id"
+            case newKeywords = "new_keywords"
+        }
+
+        public init(store: String, firstID: Int64?, lastID: Int64?, records: Int, names: Int, newKeywords: [String]) {
+            self.store = store
+            self.firstID = firstID
+            self.lastID = lastID
+            self.records = records
+            self.names = names
+            self.newKeywords = newKeywords
+        }
+    }
+
+    /// Where a model retrained from a recipe came from.
+    public struct Lineage: Codable, Sendable, Equatable {
+        /// The version of the model whose recipe was repeated.
+        public var parent: String?
+        public var data: [DataFile]
+        public var dev: DataFile?
+        public var feedback: FeedbackUse?
+
+        public init(parent: String?, data: [DataFile], dev: DataFile?, feedback: FeedbackUse?) {
+            self.parent = parent
+            self.data = data
+            self.dev = dev
+            self.feedback = feedback
+        }
+    }
+}
+
+extension TrainingPlan {
+    /// The recipe of this plan, hashing its data files as they are now.
+    public func recipe() throws -> ModelManifest.Recipe {
+        ModelManifest.Recipe(
+            data: try data.map(ModelManifest.DataFile.hashing), dev: try dev.map(ModelManifest.DataFile.hashing),
+            seed: options.seed,
+            options: ModelManifest.RecipeOptions(
+                epochs: options.epochs, hidden: hidden, sharedEncoder: sharedEncoder, attention: options.attention,
+                hardNegatives: options.hardNegatives, randomNegatives: options.randomNegatives, threads: options.threads,
+                primaryFirst: options.primaryFirst, calibrationFraction: calibration.fraction,
+                calibrationSplit: calibration.key.rawValue))
+    }
+
+    /// The plan that repeats `recipe` on the model directory `base`, writing `out`. Every data file must still
+    /// hold the bytes the recipe records.
+    public init(recipe: ModelManifest.Recipe, base: String, out: String) throws {
+        for file in recipe.data + (recipe.dev.map { [$0] } ?? []) { try file.verify() }
+        self.init(data: recipe.data.map(\.path), dev: recipe.dev?.path, out: out, base: base)
+        let options = recipe.options
+        hidden = options.hidden
+        sharedEncoder = options.sharedEncoder
+        self.options.epochs = options.epochs
+        self.options.seed = recipe.seed
+        self.options.attention = options.attention
+        self.options.hardNegatives = options.hardNegatives
+        self.options.randomNegatives = options.randomNegatives
+        self.options.threads = options.threads
+        self.options.primaryFirst = options.primaryFirst
+        guard let key = CalibrationSplit.Key(rawValue: options.calibrationSplit) else {
+            throw ModelDirectoryError(path: (base as NSString).appendingPathComponent(ModelDirectory.manifestName),
+                                      message: "recipe.options.calibration_split '\(options.calibrationSplit)' is not one of "
+                                        + CalibrationSplit.Key.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        calibration = CalibrationSplit(fraction: options.calibrationFraction, key: key)
+    }
+}
+
+extension TrainingPlan {
+    /// The plan that repeats the recipe in `directory`'s manifest, with `directory` as the base, joined by the
+    /// labelled names `feedback` resolves to (see `FeedbackLabels`). Keywords the labels name that the
+    /// directory's list lacks join the new model's list. The lineage names `directory`'s model as the parent.
+    public static func retraining(_ directory: String, out: String, feedback: FeedbackLabels?,
+                                  feedbackStore: String?) throws -> TrainingPlan {
+        let manifestPath = (directory as NSString).appendingPathComponent(ModelDirectory.manifestName)
+        guard FileManager.default.fileExists(atPath: manifestPath) else {
+            throw ModelDirectoryError(path: manifestPath, message: "no manifest, so no recipe to repeat")
+        }
+        let manifest = try ModelManifest.load(path: manifestPath)
+        guard let recipe = manifest.recipe else {
+            throw ModelDirectoryError(path: manifestPath, message: "the manifest has no recipe to repeat")
+        }
+        let same = URL(fileURLWithPath: directory).standardizedFileURL.resolvingSymlinksInPath()
+            == URL(fileURLWithPath: out).standardizedFileURL.resolvingSymlinksInPath()
+        guard !same else { throw ModelDirectoryError(path: out, message: "the output must be another directory than the recipe's") }
+        var plan = try TrainingPlan(recipe: recipe, base: directory, out: out)
+        var use: ModelManifest.FeedbackUse?
+        if let feedback {
+            let list = try ModelFiles.keywords(path: (directory as NSString).appendingPathComponent(ModelDirectory.keywordsName))
+            plan.feedback = feedback.names
+            plan.newKeywords = feedback.newKeywords(beyond: list)
+            use = ModelManifest.FeedbackUse(store: feedbackStore ?? "", firstID: feedback.firstID, lastID: feedback.lastID,
+                                            records: feedback.records, names: feedback.names.count,
+                                            newKeywords: plan.newKeywords)
+        }
+        plan.lineage = ModelManifest.Lineage(parent: manifest.modelVersion, data: recipe.data, dev: recipe.dev, feedback: use)
+        return plan
+    }
+}
