@@ -1,0 +1,306 @@
+// The PostgreSQL store's model registry: the catalog and every model file in the database, so replicas on
+// several machines need no shared volume.
+import Foundation
+import Locking
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The catalog is one row (`kwsuggest_model_registry`), changed in a transaction holding its row lock; files are
+/// rows of `kwsuggest_model_blobs` by SHA-256 in 4 MiB parts, each distinct file once. A change of the head sends
+/// `NOTIFY kwsuggest_models`; watchers also compare the revision every second. A serve loads a version from a
+/// local copy of its files (see `directory(of:)`), checked against the catalog's SHA-256 before it is used.
+public final class PostgresModelRegistry: ModelRegistry, @unchecked Sendable {
+    public let displayName: String
+    private let conninfo: String
+    private let pq: LibPQ
+    private let connection: Locked<PostgresConnection?>
+    private let cacheRoot: String
+    private let stopped = Atomic<Bool>(false)
+    private let watching = Atomic<Bool>(false)
+    static let partBytes = 4 << 20
+
+    /// - Parameter cache: where versions are copied to be loaded; default `$KWSUGGEST_MODEL_CACHE`, else
+    ///   `kwsuggest-models-<uid>` in the temporary folder.
+    public init(url: String, cache: String? = nil) throws(KeywordStoreError) {
+        displayName = PostgresKeywordStore.masked(url)
+        conninfo = PostgresKeywordStore.withDefaults(url)
+        pq = try LibPQ.load()
+        let environment = ProcessInfo.processInfo.environment["KWSUGGEST_MODEL_CACHE"].flatMap { $0.isEmpty ? nil : $0 }
+        cacheRoot = cache ?? environment ?? (NSTemporaryDirectory() as NSString).appendingPathComponent("kwsuggest-models-\(getuid())")
+        do {
+            let fresh = try PostgresConnection(conninfo: conninfo, pq: pq)
+            try PostgresSchema.migrate(fresh)
+            connection = Locked(fresh)
+        } catch .connection(let message) {
+            throw .unavailable("\(displayName): \(message)")
+        } catch {
+            throw .failed("\(displayName): cannot migrate the schema: \(error)")
+        }
+    }
+
+    public func catalog() throws(KeywordStoreError) -> RegistryCatalog {
+        try transaction { connection in try self.read(connection, lock: false) }
+    }
+
+    public func store(files: [String: String], from directory: String,
+                      change: (inout RegistryCatalog) throws(KeywordStoreError) -> Void) throws(KeywordStoreError) {
+        try transaction { connection in
+            var catalog = try self.read(connection, lock: true)
+            let before = catalog
+            try change(&catalog)
+            if catalog.models.contains(where: { before.model($0.version) == nil }) {
+                for (name, digest) in files.sorted(by: { $0.key < $1.key }) {
+                    try self.upload((directory as NSString).appendingPathComponent(name), digest: digest, connection)
+                }
+            }
+            try self.save(catalog, replacing: before, connection)
+        }
+    }
+
+    public func update<T>(_ change: (inout RegistryCatalog) throws(KeywordStoreError) -> T) throws(KeywordStoreError) -> T {
+        try transaction { connection in
+            var catalog = try self.read(connection, lock: true)
+            let before = catalog
+            let result = try change(&catalog)
+            if catalog != before { try self.save(catalog, replacing: before, connection) }
+            return result
+        }
+    }
+
+    /// Copies the version's files from the database into the cache (once; a copy is re-hashed each time it is
+    /// used, and fetched again when it does not match).
+    public func directory(of version: String) throws(KeywordStoreError) -> String {
+        guard RegistryCatalog.isValidVersion(version), let model = try catalog().model(version) else {
+            throw RegistryCatalog.unknown(version)
+        }
+        let target = (cacheRoot as NSString).appendingPathComponent(version)
+        if model.files.allSatisfy({ name, digest in
+            (try? SHA256.hex(file: (target as NSString).appendingPathComponent(name))) == digest
+        }) { return target }
+        try RegistryFiles.makeDirectory(cacheRoot)
+        let staging = (cacheRoot as NSString).appendingPathComponent(".\(version).\(getpid()).tmp")
+        try? FileManager.default.removeItem(atPath: staging)
+        try RegistryFiles.makeDirectory(staging)
+        for (name, digest) in model.files.sorted(by: { $0.key < $1.key }) {
+            try download(digest, to: (staging as NSString).appendingPathComponent(name), version: version, name: name)
+        }
+        try? FileManager.default.removeItem(atPath: target)
+        try RegistryFiles.rename(staging, to: target)
+        return target
+    }
+
+    public func startWatching(_ onChange: @escaping @Sendable (String) -> Void) {
+        guard !watching.exchange(true, ordering: .relaxed) else { return }
+        let thread = Thread { [weak self] in
+            var listener = RegistryListener()
+            while let self, !self.stopped.load(ordering: .relaxed) {
+                listener.step(conninfo: self.conninfo, pq: self.pq, onChange: onChange)
+            }
+        }
+        thread.name = "kwsuggest-registry-listen"
+        thread.start()
+    }
+
+    public func close() {
+        stopped.store(true, ordering: .relaxed)
+    }
+
+    // MARK: Rows
+
+    private func read(_ connection: PostgresConnection, lock: Bool) throws -> RegistryCatalog {
+        let rows = try connection.exec("SELECT catalog FROM kwsuggest_model_registry" + (lock ? " FOR UPDATE" : ""))
+        guard let text = rows.first?.first ?? nil else {
+            throw KeywordStoreError.failed("\(displayName): kwsuggest_model_registry has no row")
+        }
+        if text.isEmpty { return RegistryCatalog() }
+        do {
+            return try ModelDirectoryError.decode(RegistryCatalog.self, from: Array(text.utf8),
+                                                  path: "\(displayName) kwsuggest_model_registry", what: "a model registry catalog")
+        } catch {
+            throw KeywordStoreError.failed("\(error)")
+        }
+    }
+
+    private func save(_ catalog: RegistryCatalog, replacing before: RegistryCatalog, _ connection: PostgresConnection) throws {
+        let text = String(decoding: try RegistryFiles.encode(catalog), as: UTF8.self)
+        let rows = try connection.exec("UPDATE kwsuggest_model_registry SET catalog = $1, revision = revision + 1 RETURNING revision", [text])
+        if catalog.models.count < before.models.count {
+            let referenced = Array(Set(catalog.models.flatMap { $0.files.values }))
+            let list = String(decoding: try RegistryFiles.encode(referenced), as: UTF8.self)
+            try connection.exec("DELETE FROM kwsuggest_model_blobs WHERE NOT (sha256 = ANY (ARRAY(SELECT json_array_elements_text($1::json))))", [list])
+        }
+        if catalog.head != before.head {
+            try connection.exec("SELECT pg_notify($1, $2)", [PostgresSchema.modelChannel, rows.first?.first ?? "0"])
+        }
+    }
+
+    /// Stores a file's parts unless its SHA-256 is stored already; the bytes are hashed again as they are read.
+    private func upload(_ path: String, digest: String, _ connection: PostgresConnection) throws {
+        let found = try connection.exec("SELECT 1 FROM kwsuggest_model_blobs WHERE sha256 = $1 AND part = 0", [digest])
+        guard found.isEmpty else { return }
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw KeywordStoreError.failed("\(path): cannot read the file") }
+        defer { try? handle.close() }
+        var hasher = SHA256.Hasher()
+        var part = 0
+        while true {
+            let data = (try? handle.read(upToCount: Self.partBytes)) ?? Data()
+            if data.isEmpty && part > 0 { break }
+            data.withUnsafeBytes { hasher.update($0) }
+            try connection.exec("INSERT INTO kwsuggest_model_blobs (sha256, part, bytes) VALUES ($1, $2, decode($3, 'hex'))",
+                                [digest, String(part), Hex.encode(data)])
+            part += 1
+            if data.count < Self.partBytes { break }
+        }
+        let actual = hasher.finish()
+        guard actual == digest else {
+            throw KeywordStoreError.failed("\(path): SHA-256 is \(actual) but the manifest records \(digest); the file changed while it was pushed")
+        }
+    }
+
+    private func download(_ digest: String, to path: String, version: String, name: String) throws(KeywordStoreError) {
+        let rows = try transaction { connection in
+            try connection.exec("SELECT encode(bytes, 'hex') FROM kwsuggest_model_blobs WHERE sha256 = $1 ORDER BY part", [digest])
+        }
+        guard !rows.isEmpty else { throw .failed("\(displayName): \(version)/\(name): the database holds no file with SHA-256 \(digest)") }
+        var bytes: [UInt8] = []
+        for row in rows {
+            guard let text = row.first ?? nil, let part = Hex.decode(text) else {
+                throw .failed("\(displayName): \(version)/\(name): a stored part is not hex")
+            }
+            bytes += part
+        }
+        let actual = SHA256.hex(bytes)
+        guard actual == digest else {
+            throw .failed("\(displayName): \(version)/\(name): SHA-256 of the stored file is \(actual), not \(digest); it is damaged")
+        }
+        try RegistryFiles.writeAtomically(bytes, to: path)
+    }
+
+    // MARK: Transactions
+
+    /// Runs `body` in a transaction, connecting first when needed (a dead connection is replaced once).
+    private func transaction<T>(_ body: (PostgresConnection) throws -> T) throws(KeywordStoreError) -> T {
+        try connection.withLock { (slot: inout PostgresConnection?) throws(KeywordStoreError) -> T in
+            var attempt = 0
+            while true {
+                attempt += 1
+                let current: PostgresConnection
+                if let existing = slot, existing.isConnected {
+                    current = existing
+                } else {
+                    do {
+                        current = try PostgresConnection(conninfo: conninfo, pq: pq)
+                    } catch {
+                        slot = nil
+                        throw .unavailable("\(displayName): \(error)")
+                    }
+                    slot = current
+                }
+                do {
+                    try current.exec("BEGIN")
+                } catch {
+                    slot = nil
+                    if attempt < 2 { continue }
+                    throw .unavailable("\(displayName): \(error)")
+                }
+                do {
+                    let result = try body(current)
+                    try current.exec("COMMIT")
+                    return result
+                } catch let error as KeywordStoreError {
+                    _ = try? current.exec("ROLLBACK")
+                    throw error
+                } catch PostgresError.connection(let message) {
+                    slot = nil
+                    throw .unavailable("\(displayName): \(message)")
+                } catch {
+                    _ = try? current.exec("ROLLBACK")
+                    throw .failed("\(displayName): \(error)")
+                }
+            }
+        }
+    }
+
+    /// The watcher thread's state: its own connection, the last revision seen, the reconnect backoff.
+    private struct RegistryListener {
+        var connection: PostgresConnection?
+        var revision: String?
+        var backoff = 0.1
+        var nextCheck = Date.distantPast
+
+        mutating func step(conninfo: String, pq: LibPQ, onChange: @Sendable (String) -> Void) {
+            guard let connection else {
+                do {
+                    let fresh = try PostgresConnection(conninfo: conninfo, pq: pq)
+                    try fresh.exec("LISTEN \(PostgresSchema.modelChannel)")
+                    revision = try Self.revision(fresh)
+                    self.connection = fresh
+                    backoff = 0.1
+                    onChange("registry connected")
+                } catch {
+                    usleep(useconds_t(backoff * 1_000_000))
+                    backoff = min(backoff * 2, 2)
+                }
+                return
+            }
+            var descriptor = pollfd(fd: connection.socket, events: Int16(POLLIN), revents: 0)
+            _ = poll(&descriptor, 1, 200)
+            do {
+                if !(try connection.notifications()).isEmpty {
+                    revision = try Self.revision(connection)
+                    onChange("notified")
+                }
+                if Date() >= nextCheck {
+                    nextCheck = Date().addingTimeInterval(1)
+                    let latest = try Self.revision(connection)
+                    if latest != revision {
+                        revision = latest
+                        onChange("revision changed")
+                    }
+                }
+            } catch {
+                self.connection = nil
+            }
+        }
+
+        static func revision(_ connection: PostgresConnection) throws -> String? {
+            try connection.exec("SELECT revision FROM kwsuggest_model_registry").first?.first ?? nil
+        }
+    }
+}
+
+/// Lower-case hex, as PostgreSQL's `encode(…, 'hex')` writes it.
+enum Hex {
+    static func encode(_ data: Data) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8](repeating: 0, count: data.count * 2)
+        data.withUnsafeBytes { raw in
+            for (i, byte) in raw.enumerated() {
+                out[2 * i] = digits[Int(byte >> 4)]
+                out[2 * i + 1] = digits[Int(byte & 0x0F)]
+            }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    static func decode(_ text: String) -> [UInt8]? {
+        let utf8 = Array(text.utf8)
+        guard utf8.count % 2 == 0 else { return nil }
+        func value(_ c: UInt8) -> UInt8? {
+            switch c {
+            case 0x30...0x39: return c - 0x30
+            case 0x61...0x66: return c - 0x61 + 10
+            case 0x41...0x46: return c - 0x41 + 10
+            default: return nil
+            }
+        }
+        var out = [UInt8](repeating: 0, count: utf8.count / 2)
+        for i in 0..<out.count {
+            guard let high = value(utf8[2 * i]), let low = value(utf8[2 * i + 1]) else { return nil }
+            out[i] = high << 4 | low
+        }
+        return out
+    }
+}

@@ -1,0 +1,115 @@
+// File operations of the registries: durable copies with their SHA-256 checked, atomic replacement, links.
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+enum RegistryFiles {
+    /// The catalog as JSON, keys sorted, so equal catalogs are equal bytes.
+    static func encode<T: Encodable>(_ value: T) throws(KeywordStoreError) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        do {
+            return Array(try encoder.encode(value)) + [0x0A]
+        } catch {
+            throw .failed("cannot encode the registry catalog: \(error)")
+        }
+    }
+
+    static func makeDirectory(_ path: String) throws(KeywordStoreError) {
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        } catch {
+            throw .failed("\(path): cannot create the directory (\(error.localizedDescription))")
+        }
+    }
+
+    /// Writes `bytes` to a temporary file beside `path`, fsyncs it, renames it over `path` and fsyncs the folder.
+    static func writeAtomically(_ bytes: [UInt8], to path: String) throws(KeywordStoreError) {
+        let temporary = path + ".\(getpid()).tmp"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw failure("open", temporary) }
+        do throws(KeywordStoreError) {
+            try writeAll(fd, bytes, path: temporary)
+            guard fsync(fd) == 0 else { throw failure("fsync", temporary) }
+        } catch {
+            Glibc.close(fd)
+            unlink(temporary)
+            throw error
+        }
+        Glibc.close(fd)
+        try rename(temporary, to: path)
+    }
+
+    /// Copies `source` to `target` through a temporary file, hashing as it goes; a copy whose SHA-256 is not
+    /// `digest` is deleted and the error names the source.
+    static func copy(_ source: String, to target: String, expecting digest: String) throws(KeywordStoreError) {
+        let input = open(source, O_RDONLY | O_CLOEXEC)
+        guard input >= 0 else { throw failure("open", source) }
+        defer { Glibc.close(input) }
+        let temporary = target + ".\(getpid()).tmp"
+        let output = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o444)
+        guard output >= 0 else { throw failure("open", temporary) }
+        var hasher = SHA256.Hasher()
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        do throws(KeywordStoreError) {
+            while true {
+                let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    throw failure("read", source)
+                }
+                if count == 0 { break }
+                buffer.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+                try writeAll(output, Array(buffer[0..<count]), path: temporary)
+            }
+            let actual = hasher.finish()
+            guard actual == digest else {
+                throw .failed("\(source): SHA-256 is \(actual) but the manifest records \(digest); the file changed while it was pushed")
+            }
+            guard fsync(output) == 0 else { throw failure("fsync", temporary) }
+        } catch {
+            Glibc.close(output)
+            unlink(temporary)
+            throw error
+        }
+        Glibc.close(output)
+        try rename(temporary, to: target)
+    }
+
+    /// A hard link, or a copy where links are not possible.
+    static func link(_ source: String, to target: String) throws(KeywordStoreError) {
+        if Glibc.link(source, target) == 0 { return }
+        do {
+            try FileManager.default.copyItem(atPath: source, toPath: target)
+        } catch {
+            throw .failed("\(target): cannot link or copy from \(source) (\(error.localizedDescription))")
+        }
+    }
+
+    static func rename(_ source: String, to target: String) throws(KeywordStoreError) {
+        guard Glibc.rename(source, target) == 0 else { throw failure("rename", target) }
+        let directory = (target as NSString).deletingLastPathComponent
+        let fd = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { return }
+        _ = fsync(fd)
+        Glibc.close(fd)
+    }
+
+    static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws(KeywordStoreError) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { raw in write(fd, raw.baseAddress! + offset, raw.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw failure("write", path)
+            }
+            offset += written
+        }
+    }
+
+    static func failure(_ call: String, _ path: String) -> KeywordStoreError {
+        let code = errno
+        return .failed("\(path): \(call) failed: \(String(cString: strerror(code))) (errno \(code))")
+    }
+}
