@@ -82,6 +82,8 @@ public final class FileModelRegistry: ModelRegistry {
         let path = catalogPath, interval = pollInterval
         let thread = Thread { [weak self] in
             var last = FileIdentity(path: path)
+            // The head may have changed between the caller's first read and now.
+            onChange("watch started")
             while let self, !self.stopped.load(ordering: .relaxed) {
                 usleep(useconds_t(interval * 1_000_000))
                 let now = FileIdentity(path: path)

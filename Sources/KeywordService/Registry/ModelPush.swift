@@ -25,8 +25,9 @@ public enum ModelPush {
     }
 
     /// Checks every file: the manifest with its checksums, each file it lists against its SHA-256, the files a
-    /// model needs, and a full load. A damaged or incomplete directory is an error naming the file.
-    public static func check(directory: String) throws -> Checked {
+    /// model needs, and (unless `loads` is false) a full load. A damaged or incomplete directory is an error naming
+    /// the file.
+    public static func check(directory: String, loads: Bool = true) throws -> Checked {
         func file(_ name: String) -> String { (directory as NSString).appendingPathComponent(name) }
         let manifestPath = file(ModelDirectory.manifestName)
         guard FileManager.default.fileExists(atPath: manifestPath) else {
@@ -49,7 +50,7 @@ public enum ModelPush {
             throw ModelDirectoryError(path: file(name), message: "missing, but \(ModelDirectory.manifestName) lists it: the directory is incomplete")
         }
         try ModelDirectory.verify(directory: directory, manifest: manifest)
-        _ = try ModelDirectory.load(path: directory, verify: false)
+        if loads { _ = try ModelDirectory.load(path: directory, verify: false) }
         var files = checksums.mapValues { $0.lowercased() }
         files[ModelDirectory.manifestName] = try SHA256.hex(file: manifestPath)
         var size: Int64 = 0
@@ -62,8 +63,8 @@ public enum ModelPush {
 
     /// Checks `directory` and stores it in `registry`, then keeps the newest `keep` versions (plus the live one,
     /// its predecessor and the shadow).
-    public static func push(directory: String, to registry: any ModelRegistry, keep: Int) throws -> Outcome {
-        let checked = try check(directory: directory)
+    public static func push(directory: String, to registry: any ModelRegistry, keep: Int, loads: Bool = true) throws -> Outcome {
+        let checked = try check(directory: directory, loads: loads)
         let manifest = checked.manifest
         let model = RegisteredModel(version: manifest.modelVersion, parent: manifest.lineage?.parent,
                                     created: UTCTimestamp.now(), size: checked.size, files: checked.files,
