@@ -74,7 +74,7 @@ struct ModelShadowCommand: Command {
     static let configuration = CommandConfiguration(
         name: "model shadow",
         abstract: "Puts a stored version in shadow beside the live model, or ends the shadow.",
-        arguments: [ArgumentSpec(name: "<version>", help: "A version from 'kwsuggest model list' (none with --off).", isList: true)],
+        arguments: [ArgumentSpec(name: "[<version>]", help: "A version from 'kwsuggest model list' (none with --off).")],
         options: [store.spec, fraction.spec, off.spec],
         discussion: """
             Every serve loads the candidate beside the live model and scores the given share of suggest requests
