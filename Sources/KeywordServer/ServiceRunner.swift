@@ -17,6 +17,10 @@ public struct ServiceOptions: Sendable {
     public var store: StoreLocation = .file(KeywordOverlayStore.defaultPath(modelDirectory: "models/default"))
     /// Serve keyword writes without a token on an address other hosts can reach (see `WritePolicy`).
     public var allowOpenWrites = false
+    /// With a model loader: follow the store's model registry, serving its live version, and the model
+    /// directory given here while none is live.
+    public var registryFallback: String?
+    public var modelLoader: ModelWatcher.Loader?
     public init() {}
 }
 
@@ -69,7 +73,7 @@ public final class ServiceRunner: Sendable {
                     throw ServiceError(message: "cannot open the store \(location.displayName): \(error)")
                 }
                 state.setStore(store)
-                let engine = try loader(store)
+                let engine = try Self.startModel(store: store, location: location, options: options, state: state) ?? loader(store)
                 let seconds = Double(Syscall.monotonicNanoseconds() - started) / 1e9
                 state.setReady(engine, loadSeconds: seconds)
                 Self.event(["event": "model_loaded", "model": engine.modelVersion,
@@ -104,10 +108,29 @@ public final class ServiceRunner: Sendable {
         server.shutdown()
         server.wait()
         state.store?.close()
+        state.watcher?.shutdown()
         Self.event(["event": "stopped"])
         if let message = loadFailure.message {
             throw ServiceError(message: message)
         }
+    }
+
+    /// Starts following the registry when the options ask for it: the live version, or the fallback directory.
+    /// Returns the engine installed first (nil without a registry).
+    static func startModel(store: any KeywordStore, location: StoreLocation, options: ServiceOptions,
+                           state: EngineState) throws -> (any SuggestionEngine)? {
+        guard let fallback = options.registryFallback, let load = options.modelLoader else { return nil }
+        let registry = try location.openRegistry()
+        let watcher = ModelWatcher(registry: registry, store: store, fallback: fallback, load: load,
+                                   install: { engine in state.setReady(engine) },
+                                   log: { fields in
+                                       var json = JSONWriter()
+                                       json.object { json in for (key, value) in fields { json.field(key, string: value) } }
+                                       Syscall.writeAll(2, json.bytes + [0x0A])
+                                   })
+        state.setWatcher(watcher)
+        try watcher.start()
+        return state.engine
     }
 
     /// Opens the store; a database that cannot be reached yet is retried with backoff (up to 5 s apart) while
@@ -134,6 +157,7 @@ public final class ServiceRunner: Sendable {
         do {
             let before = engine.keywordList().version
             let list = try engine.reloadKeywords()
+            state.watcher?.shadow.reloadKeywords()
             guard list.version != before || reason == "SIGHUP" else { return }
             Self.event(["event": "keywords_reloaded", "reason": reason, "count": String(list.keywords.count),
                         "version": list.version])

@@ -15,6 +15,7 @@ public final class EngineState: Sendable {
     private let phase: Locked<Phase>
     private let loadSeconds = Locked<Double?>(nil)
     private let openStore = Locked<(any KeywordStore)?>(nil)
+    private let modelWatcher = Locked<ModelWatcher?>(nil)
 
     public init() {
         phase = Locked(.loading)
@@ -34,6 +35,13 @@ public final class EngineState: Sendable {
     }
 
     public var current: Phase { phase.withLock { $0 } }
+
+    /// What follows the registry's live version, once started.
+    public var watcher: ModelWatcher? { modelWatcher.withLock { $0 } }
+
+    public func setWatcher(_ watcher: ModelWatcher) {
+        modelWatcher.withLock { $0 = watcher }
+    }
 
     /// The engine once ready, else nil.
     public var engine: (any SuggestionEngine)? {

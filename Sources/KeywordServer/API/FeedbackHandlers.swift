@@ -49,6 +49,9 @@ extension Handlers {
         let fallbackModel = state.engine?.modelVersion ?? "unknown"
         for (item, receipt) in zip(items, receipts) where !receipt.duplicate {
             feedbackCounts.count(item, fallbackModel: fallbackModel)
+            if item.action != .reject, let live = state.engine {
+                state.watcher?.shadow.offerFeedback(name: item.name, keyword: item.keyword, live: live)
+            }
         }
         var json = JSONWriter()
         json.object { json in

@@ -50,6 +50,7 @@ final class Handlers: Sendable {
                     json.field("store", string: store.isAvailable ? "ok" : "unavailable")
                     json.field("store_kind", string: store.kind)
                 }
+                state.watcher?.writeReadyFields(into: &json)
             }
             return .json(.ok, json.bytes)
         case .loading:
@@ -93,6 +94,7 @@ final class Handlers: Sendable {
             text += "kwsuggest_store_up{kind=\"\(store.kind)\"} \(store.isAvailable ? 1 : 0)\n"
         }
         text += feedbackCounts.render()
+        if let watcher = state.watcher { text += watcher.metricsText(label: ServerMetrics.label) }
         var headers = HTTPHeaders()
         headers.add("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
         return HTTPResponse(status: .ok, headers: headers, body: Array(text.utf8))
@@ -152,6 +154,7 @@ final class Handlers: Sendable {
         let engine = try engine()
         let result = engine.suggest(input.name, k: input.k, explain: input.explain)
         try Self.checkFinite(result)
+        state.watcher?.shadow.offer(name: input.name, liveTop: result.suggestions.first?.keyword)
         var json = JSONWriter(capacity: 256 + input.name.utf8.count)
         json.object { json in
             json.field("name", string: input.name)

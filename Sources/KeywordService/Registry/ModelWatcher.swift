@@ -140,6 +140,12 @@ public final class ModelWatcher: Sendable {
                  ("serving", previous ?? "nothing yet")])
             throw error
         }
+        // The head may have moved on while this one loaded (a rollback right after a promotion): then the next
+        // check loads what it names instead.
+        if let head = try? registry.catalog().head, (head.live.map { ModelTarget.registry($0) } ?? .fallback) != target {
+            log([("event", "model_load_superseded"), ("version", target.name), ("reason", reason)])
+            return
+        }
         install(engine)
         // A keyword change stored while the new engine loaded was announced to the old one.
         _ = try? engine.reloadKeywords()

@@ -68,6 +68,11 @@ public final class ShadowScorer: Sendable {
         slot.withLock { if $0.engine != nil { $0.fraction = fraction } }
     }
 
+    /// Re-reads the keyword changes of the store into the candidate, as the served engine does on a change.
+    public func reloadKeywords() {
+        _ = try? slot.withLock { $0.engine }?.reloadKeywords()
+    }
+
     /// Called after a suggest answer was made: samples it and queues the candidate's scoring.
     public func offer(name: String, liveTop: String?) {
         enqueue(sampled: true) { .suggest(name: name, liveTop: liveTop) }

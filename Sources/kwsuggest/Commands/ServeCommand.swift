@@ -126,6 +126,8 @@ struct ServeCommand: Command {
         }
         let factory = Self.engineFactory
         let (directory, verify, precision) = (modelDirectory, verify, autoAcceptPrecision)
+        options.registryFallback = directory
+        options.modelLoader = { modelDirectory, store in try factory(modelDirectory, store, verify, precision) }
         let runner = ServiceRunner(options: options, loader: { store in try factory(directory, store, verify, precision) },
                                    announce: { line in
             // Unbuffered, so a supervisor reading stdout sees the address at once.
