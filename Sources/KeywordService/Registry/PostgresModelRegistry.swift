@@ -88,6 +88,12 @@ public final class PostgresModelRegistry: ModelRegistry, @unchecked Sendable {
         }
         try? FileManager.default.removeItem(atPath: target)
         try RegistryFiles.rename(staging, to: target)
+        // Copies of versions the registry no longer holds are not needed again.
+        let stored = Set((try? catalog().models.map(\.version)) ?? [])
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: cacheRoot)) ?? []
+        where !name.hasPrefix(".") && !stored.contains(name) && RegistryCatalog.isValidVersion(name) {
+            try? FileManager.default.removeItem(atPath: (cacheRoot as NSString).appendingPathComponent(name))
+        }
         return target
     }
 
