@@ -58,7 +58,7 @@ final class PostgresKeywordStoreTests: XCTestCase {
         let connection = try PostgresConnection(conninfo: url, pq: LibPQ.load())
         XCTAssertEqual(try connection.exec("SELECT version FROM kwsuggest_schema_migrations ORDER BY version"), [["1"], ["2"]])
         _ = try PostgresKeywordStore(url: url)
-        XCTAssertEqual(try connection.exec("SELECT count(*) FROM kwsuggest_schema_migrations"), [["1"]])
+        XCTAssertEqual(try connection.exec("SELECT count(*) FROM kwsuggest_schema_migrations"), [["2"]])
     }
 
     func testAnotherReplicaIsNotified() throws {
