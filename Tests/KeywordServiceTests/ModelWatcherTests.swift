@@ -65,4 +65,25 @@ final class ModelWatcherTests: XCTestCase {
         XCTAssertNil(watcher.status.failure)
         XCTAssertEqual(events.withLock { $0 }, ["model_loaded", "model_swapped", "model_load_failed", "model_swapped"])
     }
+
+    /// A live version that does not load at start leaves the serve on its --model, with the failure reported.
+    func testALiveVersionThatFailsAtStartServesTheFallback() throws {
+        let overlay = fixtures.root + "/store/keywords.overlay.json"
+        try FileManager.default.createDirectory(atPath: fixtures.root + "/store", withIntermediateDirectories: true)
+        let registry = try FileModelRegistry(overlayPath: overlay)
+        _ = try ModelPush.push(directory: try fixtures.model("start-broken"), to: registry, keep: 5, loads: false)
+        try registry.update { (catalog: inout RegistryCatalog) throws(KeywordStoreError) in try catalog.promote("start-broken", gate: nil) }
+        try FileManager.default.removeItem(atPath: try registry.directory(of: "start-broken") + "/encoder.bin")
+        let served = Locked<(any SuggestionEngine)?>(nil)
+        let watcher = ModelWatcher(registry: registry, store: FileKeywordStore(overlayPath: overlay), fallback: ModelFixtures.shipped,
+                                   retryInterval: 3600,
+                                   load: { directory, store in try ModelEngine(components: ModelDirectory.load(path: directory), store: store) },
+                                   install: { engine in served.withLock { $0 = engine } }, log: { _ in })
+        defer { watcher.shutdown() }
+        try watcher.start()
+        XCTAssertEqual(watcher.status.source, .fallback)
+        XCTAssertNotNil(served.withLock { $0 })
+        XCTAssertEqual(watcher.status.failure?.version, "start-broken")
+        XCTAssertEqual(watcher.status.failures, 1)
+    }
 }

@@ -95,7 +95,7 @@ public final class ModelWatcher: Sendable {
             try swap(to: wanted, revision: head.revision, reason: "start")
         } catch {
             guard wanted != .fallback else { throw error }
-            try swap(to: .fallback, revision: head.revision, reason: "start, the live version did not load")
+            try swap(to: .fallback, revision: head.revision, reason: "start, the live version did not load", keepFailure: true)
         }
         updateShadow(head)
         registry.startWatching { [self] reason in queue.async { self.check(reason: reason) } }
@@ -121,7 +121,8 @@ public final class ModelWatcher: Sendable {
     }
 
     /// Loads `target` beside the served model and installs it; a failure leaves the served one and is recorded.
-    private func swap(to target: ModelTarget, revision: Int64, reason: String) throws {
+    /// `keepFailure`: installing the fallback because the wanted version failed keeps that failure reported.
+    private func swap(to target: ModelTarget, revision: Int64, reason: String, keepFailure: Bool = false) throws {
         let started = Date()
         let engine: any SuggestionEngine
         do {
@@ -142,7 +143,7 @@ public final class ModelWatcher: Sendable {
         }
         // The head may have moved on while this one loaded (a rollback right after a promotion): then the next
         // check loads what it names instead.
-        if let head = try? registry.catalog().head, (head.live.map { ModelTarget.registry($0) } ?? .fallback) != target {
+        if !keepFailure, let head = try? registry.catalog().head, (head.live.map { ModelTarget.registry($0) } ?? .fallback) != target {
             log([("event", "model_load_superseded"), ("version", target.name), ("reason", reason)])
             return
         }
@@ -152,10 +153,12 @@ public final class ModelWatcher: Sendable {
         let old = state.withLock { state -> String? in
             let old = state.status.version
             state.served = target
-            state.failed = nil
             state.status.version = engine.modelVersion
             state.status.source = target == .fallback ? .fallback : .registry
-            state.status.failure = nil
+            if !keepFailure {
+                state.failed = nil
+                state.status.failure = nil
+            }
             state.status.swaps += 1
             return old
         }
