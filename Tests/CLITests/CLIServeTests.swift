@@ -73,7 +73,7 @@ final class CLIServeTests: XCTestCase {
         try Self.request(port, method, path, body: body)
     }
 
-    private static func request(_ port: Int, _ method: String, _ path: String, body: String? = nil) throws -> (Int, String) {
+    static func request(_ port: Int, _ method: String, _ path: String, body: String? = nil) throws -> (Int, String) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()

@@ -51,7 +51,11 @@ final class PostgresModelRegistryTests: XCTestCase {
         fixtures = try ModelFixtures()
     }
 
-    override func tearDownWithError() throws { fixtures?.remove() }
+    override func tearDownWithError() throws {
+        fixtures?.remove()
+        // Other tests (and serves) on this database start without a live version.
+        if !url.isEmpty { try PostgresKeywordStoreTests.dropSchema(url) }
+    }
 
     private var contract: RegistryContract {
         let url = self.url, cache = fixtures.root + "/cache-\(UUID().uuidString)"
