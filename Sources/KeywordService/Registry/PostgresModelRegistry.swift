@@ -165,23 +165,42 @@ public final class PostgresModelRegistry: ModelRegistry, @unchecked Sendable {
         }
     }
 
+    /// Writes a stored file part by part (one 4 MiB part in memory at a time), hashing as it goes.
     private func download(_ digest: String, to path: String, version: String, name: String) throws(KeywordStoreError) {
-        let rows = try transaction { connection in
-            try connection.exec("SELECT encode(bytes, 'hex') FROM kwsuggest_model_blobs WHERE sha256 = $1 ORDER BY part", [digest])
+        let place = "\(displayName): \(version)/\(name)"
+        let count = try transaction { connection in
+            let rows = try connection.exec("SELECT count(*) FROM kwsuggest_model_blobs WHERE sha256 = $1", [digest])
+            return (rows.first?.first ?? nil).flatMap { Int($0) } ?? 0
         }
-        guard !rows.isEmpty else { throw .failed("\(displayName): \(version)/\(name): the database holds no file with SHA-256 \(digest)") }
-        var bytes: [UInt8] = []
-        for row in rows {
-            guard let text = row.first ?? nil, let part = Hex.decode(text) else {
-                throw .failed("\(displayName): \(version)/\(name): a stored part is not hex")
+        guard count > 0 else { throw .failed("\(place): the database holds no file with SHA-256 \(digest)") }
+        let temporary = path + ".part"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw RegistryFiles.failure("open", temporary) }
+        var hasher = SHA256.Hasher()
+        do throws(KeywordStoreError) {
+            for part in 0..<count {
+                let rows = try transaction { connection in
+                    try connection.exec("SELECT encode(bytes, 'hex') FROM kwsuggest_model_blobs WHERE sha256 = $1 AND part = $2",
+                                        [digest, String(part)])
+                }
+                guard let text = rows.first?.first ?? nil, let bytes = Hex.decode(text) else {
+                    throw .failed("\(place): part \(part) is missing or not hex")
+                }
+                bytes.withUnsafeBytes { hasher.update($0) }
+                try RegistryFiles.writeAll(fd, bytes, path: temporary)
             }
-            bytes += part
+            let actual = hasher.finish()
+            guard actual == digest else {
+                throw .failed("\(place): SHA-256 of the stored file is \(actual), not \(digest); it is damaged")
+            }
+            guard fsync(fd) == 0 else { throw RegistryFiles.failure("fsync", temporary) }
+        } catch {
+            Glibc.close(fd)
+            unlink(temporary)
+            throw error
         }
-        let actual = SHA256.hex(bytes)
-        guard actual == digest else {
-            throw .failed("\(displayName): \(version)/\(name): SHA-256 of the stored file is \(actual), not \(digest); it is damaged")
-        }
-        try RegistryFiles.writeAtomically(bytes, to: path)
+        Glibc.close(fd)
+        try RegistryFiles.rename(temporary, to: path)
     }
 
     // MARK: Transactions
