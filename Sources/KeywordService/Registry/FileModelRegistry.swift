@@ -77,6 +77,9 @@ public final class FileModelRegistry: ModelRegistry {
         return path
     }
 
+    /// The files are local already.
+    public func prefetch(_ version: String) throws(KeywordStoreError) {}
+
     public func startWatching(_ onChange: @escaping @Sendable (String) -> Void) {
         guard !watching.exchange(true, ordering: .relaxed) else { return }
         let path = catalogPath, interval = pollInterval

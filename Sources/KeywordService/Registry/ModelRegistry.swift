@@ -151,6 +151,8 @@ public protocol ModelRegistry: AnyObject, Sendable {
     func update<T>(_ change: (inout RegistryCatalog) throws(KeywordStoreError) -> T) throws(KeywordStoreError) -> T
     /// A local directory holding the files of `version`, to load (and verify) from.
     func directory(of version: String) throws(KeywordStoreError) -> String
+    /// Makes a later `directory(of:)` of `version` fast (copies its files where they are not local).
+    func prefetch(_ version: String) throws(KeywordStoreError)
     /// Calls `onChange` (from a background thread) when the head may have changed; once per registry.
     func startWatching(_ onChange: @escaping @Sendable (_ reason: String) -> Void)
     func close()

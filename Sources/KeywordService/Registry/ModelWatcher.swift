@@ -103,13 +103,14 @@ public final class ModelWatcher: Sendable {
 
     /// Compares the head with what is served and changes what differs (on the watcher's queue).
     public func check(reason: String) {
-        let head: RegistryHead
+        let catalog: RegistryCatalog
         do {
-            head = try registry.catalog().head
+            catalog = try registry.catalog()
         } catch {
             log([("event", "model_registry_unreadable"), ("reason", reason), ("error", "\(error)")])
             return
         }
+        let head = catalog.head
         let wanted: ModelTarget = head.live.map { .registry($0) } ?? .fallback
         let skip = state.withLock { state -> Bool in
             if state.served == wanted { return true }
@@ -118,6 +119,10 @@ public final class ModelWatcher: Sendable {
         }
         if !skip { try? swap(to: wanted, revision: head.revision, reason: reason) }
         updateShadow(head)
+        // The newest pushed version is the likely next promotion: have its files ready.
+        if let newest = catalog.models.last?.version, newest != head.live, newest != head.shadow {
+            try? registry.prefetch(newest)
+        }
     }
 
     /// Loads `target` beside the served model and installs it; a failure leaves the served one and is recorded.

@@ -69,32 +69,50 @@ public final class PostgresModelRegistry: ModelRegistry, @unchecked Sendable {
         }
     }
 
-    /// Copies the version's files from the database into the cache (once; a copy is re-hashed each time it is
-    /// used, and fetched again when it does not match).
+    /// A directory of this process holding the version's files: each file is kept once in the cache's `blobs/`
+    /// by SHA-256 (fetched from the database when missing or damaged, written under a temporary name and
+    /// renamed, so processes sharing the cache never see half a file), linked into `versions/<version>.<pid>`.
+    /// Link directories of versions this process no longer needs, of processes that ended, and blobs no stored
+    /// version uses are deleted.
     public func directory(of version: String) throws(KeywordStoreError) -> String {
-        guard RegistryCatalog.isValidVersion(version), let model = try catalog().model(version) else {
+        let catalog = try catalog()
+        guard RegistryCatalog.isValidVersion(version), let model = catalog.model(version) else {
             throw RegistryCatalog.unknown(version)
         }
-        let target = (cacheRoot as NSString).appendingPathComponent(version)
-        if model.files.allSatisfy({ name, digest in
-            (try? SHA256.hex(file: (target as NSString).appendingPathComponent(name))) == digest
-        }) { return target }
-        try RegistryFiles.makeDirectory(cacheRoot)
-        let staging = (cacheRoot as NSString).appendingPathComponent(".\(version).\(getpid()).tmp")
-        try? FileManager.default.removeItem(atPath: staging)
-        try RegistryFiles.makeDirectory(staging)
+        let blobs = (cacheRoot as NSString).appendingPathComponent("blobs")
+        let versions = (cacheRoot as NSString).appendingPathComponent("versions")
+        try RegistryFiles.makeDirectory(blobs)
+        try RegistryFiles.makeDirectory(versions)
         for (name, digest) in model.files.sorted(by: { $0.key < $1.key }) {
-            try download(digest, to: (staging as NSString).appendingPathComponent(name), version: version, name: name)
+            let blob = (blobs as NSString).appendingPathComponent(digest)
+            if (try? SHA256.hex(file: blob)) == digest { continue }
+            try download(digest, to: blob, version: version, name: name)
         }
+        let pid = getpid()
+        let target = (versions as NSString).appendingPathComponent("\(version).\(pid)")
         try? FileManager.default.removeItem(atPath: target)
-        try RegistryFiles.rename(staging, to: target)
-        // Copies of versions the registry no longer holds are not needed again.
-        let stored = Set((try? catalog().models.map(\.version)) ?? [])
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: cacheRoot)) ?? []
-        where !name.hasPrefix(".") && !stored.contains(name) && RegistryCatalog.isValidVersion(name) {
-            try? FileManager.default.removeItem(atPath: (cacheRoot as NSString).appendingPathComponent(name))
+        try RegistryFiles.makeDirectory(target)
+        for (name, digest) in model.files {
+            try RegistryFiles.link((blobs as NSString).appendingPathComponent(digest), to: (target as NSString).appendingPathComponent(name))
+        }
+        let kept = catalog.protected.union([version])
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: versions)) ?? [] {
+            guard let dot = entry.lastIndex(of: "."), let owner = Int32(entry[entry.index(after: dot)...]) else { continue }
+            let ended = kill(owner, 0) != 0 && errno == ESRCH
+            if ended || (owner == pid && !kept.contains(String(entry[..<dot]))) {
+                try? FileManager.default.removeItem(atPath: (versions as NSString).appendingPathComponent(entry))
+            }
+        }
+        let referenced = Set(catalog.models.flatMap { $0.files.values })
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: blobs)) ?? [] where entry.count == 64 && !referenced.contains(entry) {
+            try? FileManager.default.removeItem(atPath: (blobs as NSString).appendingPathComponent(entry))
         }
         return target
+    }
+
+    /// Copies the version's files into the cache, so a promotion only has to link and load them.
+    public func prefetch(_ version: String) throws(KeywordStoreError) {
+        _ = try directory(of: version)
     }
 
     public func startWatching(_ onChange: @escaping @Sendable (String) -> Void) {
@@ -173,7 +191,7 @@ public final class PostgresModelRegistry: ModelRegistry, @unchecked Sendable {
             return (rows.first?.first ?? nil).flatMap { Int($0) } ?? 0
         }
         guard count > 0 else { throw .failed("\(place): the database holds no file with SHA-256 \(digest)") }
-        let temporary = path + ".part"
+        let temporary = path + ".\(getpid()).part"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw RegistryFiles.failure("open", temporary) }
         var hasher = SHA256.Hasher()
