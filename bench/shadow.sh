@@ -63,6 +63,7 @@ for round in $(seq "$ROUNDS"); do
         wrk -t2 -c32 -d"$DURATION" --latency -s tools/hardening/post.lua "$URL" > "$WORK/$setting-$round.txt"
         echo "$(ms "$(awk '/^ +50%/ {print $2}' "$WORK/$setting-$round.txt")") $(ms "$(awk '/^ +99%/ {print $2}' "$WORK/$setting-$round.txt")") $(awk '/^Requests\/sec/ {print $2}' "$WORK/$setting-$round.txt")" >> "$WORK/$setting.txt"
         grep -q 'Non-2xx\|Socket errors' "$WORK/$setting-$round.txt" && { echo "shadow.sh: failed requests"; cat "$WORK/$setting-$round.txt"; exit 1; }
+        echo "round $round, shadow $setting: p50 ms, p99 ms, requests/s: $(tail -1 "$WORK/$setting.txt")" >&2
     done
 done
 echo "| shadow | p50 ms | p99 ms | requests/s |"
