@@ -152,10 +152,11 @@ public final class ModelWatcher: Sendable {
             log([("event", "model_load_superseded"), ("version", target.name), ("reason", reason)])
             return
         }
-        install(engine)
         // A keyword change stored while the new engine loaded was announced to the old one.
         _ = try? engine.reloadKeywords()
+        // The status changes with the engine, so /readyz never pairs the new model with the old source.
         let old = state.withLock { state -> String? in
+            install(engine)
             let old = state.status.version
             state.served = target
             state.status.version = engine.modelVersion
@@ -167,6 +168,8 @@ public final class ModelWatcher: Sendable {
             state.status.swaps += 1
             return old
         }
+        // And one stored between that reload and the swap (a no-op when there was none).
+        _ = try? engine.reloadKeywords()
         log([("event", old == nil ? "model_loaded" : "model_swapped"), ("model", engine.modelVersion),
              ("source", target == .fallback ? "--model \(fallback)" : "registry \(registry.displayName)"),
              ("previous", old ?? ""), ("reason", reason),
