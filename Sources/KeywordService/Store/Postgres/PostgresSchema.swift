@@ -61,15 +61,15 @@ enum PostgresSchema {
         ]),
         Migration(version: 2, description: "model registry: catalog and file blobs", statements: [
             """
-            CREATE TABLE kwsuggest_model_registry (
+            CREATE TABLE IF NOT EXISTS kwsuggest_model_registry (
                 singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
                 catalog text NOT NULL,
                 revision bigint NOT NULL
             )
             """,
-            "INSERT INTO kwsuggest_model_registry (singleton, catalog, revision) VALUES (true, '', 0)",
+            "INSERT INTO kwsuggest_model_registry (singleton, catalog, revision) VALUES (true, '', 0) ON CONFLICT DO NOTHING",
             """
-            CREATE TABLE kwsuggest_model_blobs (
+            CREATE TABLE IF NOT EXISTS kwsuggest_model_blobs (
                 sha256 text NOT NULL,
                 part integer NOT NULL,
                 bytes bytea NOT NULL,
