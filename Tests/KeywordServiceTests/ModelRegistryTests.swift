@@ -16,7 +16,7 @@ final class FileModelRegistryTests: XCTestCase {
 
     private var contract: RegistryContract {
         let overlay = self.overlay
-        return RegistryContract(open: { try FileModelRegistry(overlayPath: overlay) }, fixtures: fixtures)
+        return RegistryContract(open: { try FileModelRegistry(overlayPath: overlay, digest: ModelFixtures.digest) }, fixtures: fixtures)
     }
 
     func testLifecycle() throws { try contract.lifecycle() }
@@ -26,7 +26,7 @@ final class FileModelRegistryTests: XCTestCase {
 
     /// The folder sits beside the overlay; versions share their unchanged files (one blob each).
     func testLayoutBesideTheOverlayWithSharedBlobs() throws {
-        let registry = try FileModelRegistry(overlayPath: overlay)
+        let registry = try FileModelRegistry(overlayPath: overlay, digest: ModelFixtures.digest)
         XCTAssertEqual(registry.root, fixtures.root + "/store/keywords.overlay.registry")
         _ = try ModelPush.push(directory: try fixtures.model("s-1"), to: registry, keep: 5, loads: false)
         _ = try ModelPush.push(directory: try fixtures.model("s-2"), to: registry, keep: 5, loads: false)
@@ -59,7 +59,7 @@ final class PostgresModelRegistryTests: XCTestCase {
 
     private var contract: RegistryContract {
         let url = self.url, cache = fixtures.root + "/cache-\(UUID().uuidString)"
-        return RegistryContract(open: { try PostgresModelRegistry(url: url, cache: cache) }, fixtures: fixtures)
+        return RegistryContract(open: { try PostgresModelRegistry(url: url, digest: ModelFixtures.digest, cache: cache) }, fixtures: fixtures)
     }
 
     func testLifecycle() throws { try contract.lifecycle() }
@@ -70,9 +70,9 @@ final class PostgresModelRegistryTests: XCTestCase {
     /// Files live in the database: a replica with an empty cache gets them from there, and unreferenced parts
     /// are deleted with the last version that used them.
     func testFilesComeFromTheDatabase() throws {
-        let registry = try PostgresModelRegistry(url: url, cache: fixtures.root + "/cache-a")
+        let registry = try PostgresModelRegistry(url: url, digest: ModelFixtures.digest, cache: fixtures.root + "/cache-a")
         _ = try ModelPush.push(directory: try fixtures.model("p-1"), to: registry, keep: 5, loads: false)
-        let other = try PostgresModelRegistry(url: url, cache: fixtures.root + "/cache-b")
+        let other = try PostgresModelRegistry(url: url, digest: ModelFixtures.digest, cache: fixtures.root + "/cache-b")
         let directory = try other.directory(of: "p-1")
         XCTAssertTrue(directory.hasPrefix(fixtures.root + "/cache-b/"))
         XCTAssertEqual(try ModelDirectory.load(path: directory).modelVersion, "p-1")

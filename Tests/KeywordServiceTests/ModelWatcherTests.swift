@@ -15,8 +15,8 @@ final class ModelWatcherTests: XCTestCase {
         let overlay = fixtures.root + "/store/keywords.overlay.json"
         try FileManager.default.createDirectory(atPath: fixtures.root + "/store", withIntermediateDirectories: true)
         let store = FileKeywordStore(overlayPath: overlay)
-        let registry = try FileModelRegistry(overlayPath: overlay, pollInterval: 0.1)
-        let admin = try FileModelRegistry(overlayPath: overlay)
+        let registry = try FileModelRegistry(overlayPath: overlay, digest: ModelFixtures.digest, pollInterval: 0.1)
+        let admin = try FileModelRegistry(overlayPath: overlay, digest: ModelFixtures.digest)
         let served = Locked<(any SuggestionEngine)?>(nil)
         let events = Locked<[String]>([])
         let happened = DispatchSemaphore(value: 0)
@@ -70,7 +70,7 @@ final class ModelWatcherTests: XCTestCase {
     func testALiveVersionThatFailsAtStartServesTheFallback() throws {
         let overlay = fixtures.root + "/store/keywords.overlay.json"
         try FileManager.default.createDirectory(atPath: fixtures.root + "/store", withIntermediateDirectories: true)
-        let registry = try FileModelRegistry(overlayPath: overlay)
+        let registry = try FileModelRegistry(overlayPath: overlay, digest: ModelFixtures.digest)
         _ = try ModelPush.push(directory: try fixtures.model("start-broken"), to: registry, keep: 5, loads: false)
         try registry.update { (catalog: inout RegistryCatalog) throws(KeywordStoreError) in try catalog.promote("start-broken", gate: nil) }
         try FileManager.default.removeItem(atPath: try registry.directory(of: "start-broken") + "/encoder.bin")

@@ -7,6 +7,8 @@ import XCTest
 /// (and, where a test needs it, in their files).
 struct ModelFixtures {
     let root: String
+    /// What the registries check copied files with.
+    static let digest: FileDigest = { try SHA256.hex(file: $0) }
 
     static var shipped: String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

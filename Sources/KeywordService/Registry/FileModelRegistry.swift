@@ -19,10 +19,12 @@ public final class FileModelRegistry: ModelRegistry {
     private let blobs: String
     private let versions: String
     private let pollInterval: Double
+    private let digest: FileDigest
     private let stopped = Atomic<Bool>(false)
     private let watching = Atomic<Bool>(false)
 
-    public init(overlayPath: String, pollInterval: Double = 0.5) throws(KeywordStoreError) {
+    public init(overlayPath: String, digest: @escaping FileDigest, pollInterval: Double = 0.5) throws(KeywordStoreError) {
+        self.digest = digest
         let stem = overlayPath.hasSuffix(".json") ? String(overlayPath.dropLast(5)) : overlayPath
         root = stem + ".registry"
         catalogPath = (root as NSString).appendingPathComponent("registry.json")
@@ -114,7 +116,8 @@ public final class FileModelRegistry: ModelRegistry {
         for (name, digest) in model.files.sorted(by: { $0.key < $1.key }) {
             let blob = (blobs as NSString).appendingPathComponent(digest)
             if FileManager.default.fileExists(atPath: blob) { continue }
-            try RegistryFiles.copy((directory as NSString).appendingPathComponent(name), to: blob, expecting: digest)
+            try RegistryFiles.copy((directory as NSString).appendingPathComponent(name), to: blob, expecting: digest,
+                                   digest: self.digest)
         }
         let target = (versions as NSString).appendingPathComponent(model.version)
         let staging = (versions as NSString).appendingPathComponent(".\(model.version).\(getpid()).tmp")

@@ -136,6 +136,9 @@ public struct RegistryCatalog: Codable, Sendable, Equatable {
     }
 }
 
+/// The SHA-256 of a file as 64 lower-case hex digits: how a registry checks the files it copies.
+public typealias FileDigest = @Sendable (_ path: String) throws -> String
+
 /// Where model versions live, beside the keyword changes and feedback of the same store. Safe for many
 /// processes at once: every change of the catalog is a read-modify-write under the store's lock.
 public protocol ModelRegistry: AnyObject, Sendable {
@@ -160,10 +163,12 @@ public protocol ModelRegistry: AnyObject, Sendable {
 
 extension StoreLocation {
     /// The registry of this store: a folder beside the overlay file, or tables of the database.
+    static let digest: FileDigest = { try SHA256.hex(file: $0) }
+
     public func openRegistry() throws(KeywordStoreError) -> any ModelRegistry {
         switch self {
-        case .file(let path): return try FileModelRegistry(overlayPath: path)
-        case .postgres(let url): return try PostgresModelRegistry(url: url)
+        case .file(let path): return try FileModelRegistry(overlayPath: path, digest: Self.digest)
+        case .postgres(let url): return try PostgresModelRegistry(url: url, digest: Self.digest)
         }
     }
 }

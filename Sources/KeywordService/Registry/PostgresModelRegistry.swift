@@ -17,13 +17,15 @@ public final class PostgresModelRegistry: ModelRegistry, @unchecked Sendable {
     private let pq: LibPQ
     private let connection: Locked<PostgresConnection?>
     private let cacheRoot: String
+    private let digest: FileDigest
     private let stopped = Atomic<Bool>(false)
     private let watching = Atomic<Bool>(false)
     static let partBytes = 4 << 20
 
     /// - Parameter cache: where versions are copied to be loaded; default `$KWSUGGEST_MODEL_CACHE`, else
     ///   `kwsuggest-models-<uid>` in the temporary folder.
-    public init(url: String, cache: String? = nil) throws(KeywordStoreError) {
+    public init(url: String, digest: @escaping FileDigest, cache: String? = nil) throws(KeywordStoreError) {
+        self.digest = digest
         displayName = PostgresKeywordStore.masked(url)
         conninfo = PostgresKeywordStore.withDefaults(url)
         pq = try LibPQ.load()
@@ -85,7 +87,7 @@ public final class PostgresModelRegistry: ModelRegistry, @unchecked Sendable {
         try RegistryFiles.makeDirectory(versions)
         for (name, digest) in model.files.sorted(by: { $0.key < $1.key }) {
             let blob = (blobs as NSString).appendingPathComponent(digest)
-            if (try? SHA256.hex(file: blob)) == digest { continue }
+            if (try? self.digest(blob)) == digest { continue }
             try download(digest, to: blob, version: version, name: name)
         }
         let pid = getpid()
@@ -160,26 +162,25 @@ public final class PostgresModelRegistry: ModelRegistry, @unchecked Sendable {
         }
     }
 
-    /// Stores a file's parts unless its SHA-256 is stored already; the bytes are hashed again as they are read.
-    private func upload(_ path: String, digest: String, _ connection: PostgresConnection) throws {
-        let found = try connection.exec("SELECT 1 FROM kwsuggest_model_blobs WHERE sha256 = $1 AND part = 0", [digest])
+    /// Stores a file's parts unless its SHA-256 is stored already; the file is hashed again first (it may have
+    /// changed since it was checked).
+    private func upload(_ path: String, digest expected: String, _ connection: PostgresConnection) throws {
+        let found = try connection.exec("SELECT 1 FROM kwsuggest_model_blobs WHERE sha256 = $1 AND part = 0", [expected])
         guard found.isEmpty else { return }
+        let actual = try digest(path)
+        guard actual == expected else {
+            throw KeywordStoreError.failed("\(path): SHA-256 is \(actual) but the manifest records \(expected); the file changed while it was pushed")
+        }
         guard let handle = FileHandle(forReadingAtPath: path) else { throw KeywordStoreError.failed("\(path): cannot read the file") }
         defer { try? handle.close() }
-        var hasher = SHA256.Hasher()
         var part = 0
         while true {
             let data = (try? handle.read(upToCount: Self.partBytes)) ?? Data()
             if data.isEmpty && part > 0 { break }
-            data.withUnsafeBytes { hasher.update($0) }
             try connection.exec("INSERT INTO kwsuggest_model_blobs (sha256, part, bytes) VALUES ($1, $2, decode($3, 'hex'))",
-                                [digest, String(part), Hex.encode(data)])
+                                [expected, String(part), Hex.encode(data)])
             part += 1
             if data.count < Self.partBytes { break }
-        }
-        let actual = hasher.finish()
-        guard actual == digest else {
-            throw KeywordStoreError.failed("\(path): SHA-256 is \(actual) but the manifest records \(digest); the file changed while it was pushed")
         }
     }
 
@@ -194,7 +195,6 @@ public final class PostgresModelRegistry: ModelRegistry, @unchecked Sendable {
         let temporary = path + ".\(getpid()).part"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw RegistryFiles.failure("open", temporary) }
-        var hasher = SHA256.Hasher()
         do throws(KeywordStoreError) {
             for part in 0..<count {
                 let rows = try transaction { connection in
@@ -204,12 +204,7 @@ public final class PostgresModelRegistry: ModelRegistry, @unchecked Sendable {
                 guard let text = rows.first?.first ?? nil, let bytes = Hex.decode(text) else {
                     throw .failed("\(place): part \(part) is missing or not hex")
                 }
-                bytes.withUnsafeBytes { hasher.update($0) }
                 try RegistryFiles.writeAll(fd, bytes, path: temporary)
-            }
-            let actual = hasher.finish()
-            guard actual == digest else {
-                throw .failed("\(place): SHA-256 of the stored file is \(actual), not \(digest); it is damaged")
             }
             guard fsync(fd) == 0 else { throw RegistryFiles.failure("fsync", temporary) }
         } catch {
@@ -218,6 +213,7 @@ public final class PostgresModelRegistry: ModelRegistry, @unchecked Sendable {
             throw error
         }
         Glibc.close(fd)
+        try RegistryFiles.check(temporary, expecting: digest, digest: self.digest, named: "\(place) (stored in the database)")
         try RegistryFiles.rename(temporary, to: path)
     }
 

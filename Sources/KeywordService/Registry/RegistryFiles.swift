@@ -41,40 +41,43 @@ enum RegistryFiles {
         try rename(temporary, to: path)
     }
 
-    /// Copies `source` to `target` through a temporary file, hashing as it goes; a copy whose SHA-256 is not
-    /// `digest` is deleted and the error names the source.
-    static func copy(_ source: String, to target: String, expecting digest: String) throws(KeywordStoreError) {
-        let input = open(source, O_RDONLY | O_CLOEXEC)
-        guard input >= 0 else { throw failure("open", source) }
-        defer { Glibc.close(input) }
+    /// Copies `source` to `target` through a temporary file; a copy whose SHA-256 is not `expected` is deleted
+    /// and the error names the source (it changed after it was checked).
+    static func copy(_ source: String, to target: String, expecting expected: String,
+                     digest: FileDigest) throws(KeywordStoreError) {
         let temporary = target + ".\(getpid()).tmp"
-        let output = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o444)
-        guard output >= 0 else { throw failure("open", temporary) }
-        var hasher = SHA256.Hasher()
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        do throws(KeywordStoreError) {
-            while true {
-                let count = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    throw failure("read", source)
-                }
-                if count == 0 { break }
-                buffer.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
-                try writeAll(output, Array(buffer[0..<count]), path: temporary)
-            }
-            let actual = hasher.finish()
-            guard actual == digest else {
-                throw .failed("\(source): SHA-256 is \(actual) but the manifest records \(digest); the file changed while it was pushed")
-            }
-            guard fsync(output) == 0 else { throw failure("fsync", temporary) }
+        try? FileManager.default.removeItem(atPath: temporary)
+        do {
+            try FileManager.default.copyItem(atPath: source, toPath: temporary)
         } catch {
-            Glibc.close(output)
-            unlink(temporary)
-            throw error
+            throw .failed("\(source): cannot copy to \(temporary) (\(error.localizedDescription))")
         }
-        Glibc.close(output)
+        try check(temporary, expecting: expected, digest: digest, named: source)
+        try sync(temporary)
         try rename(temporary, to: target)
+    }
+
+    /// Deletes `path` and throws, naming `name`, unless the file's SHA-256 is `expected`.
+    static func check(_ path: String, expecting expected: String, digest: FileDigest, named name: String) throws(KeywordStoreError) {
+        let actual: String
+        do {
+            actual = try digest(path)
+        } catch {
+            unlink(path)
+            throw .failed("\(name): cannot read it back (\(error))")
+        }
+        guard actual == expected else {
+            unlink(path)
+            throw .failed("\(name): SHA-256 is \(actual) but the manifest records \(expected); the file changed while it was copied")
+        }
+    }
+
+    /// fsyncs a file.
+    static func sync(_ path: String) throws(KeywordStoreError) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw failure("open", path) }
+        defer { Glibc.close(fd) }
+        guard fsync(fd) == 0 else { throw failure("fsync", path) }
     }
 
     /// A hard link, or a copy where links are not possible.
