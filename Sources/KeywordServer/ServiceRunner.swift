@@ -1,24 +1,22 @@
-// Runs the whole service: listen first, open the store and load the model in the background, follow the
-// store's changes, reload on SIGHUP, drain on SIGTERM/SIGINT.
+// Runs the whole service as a group of services: listen first, open the store and load the model in the
+// background, follow the store's changes, reload on SIGHUP, drain on SIGTERM/SIGINT.
+import FileStore
 import Foundation
 import HTTPCore
-import KeywordService
-import Locking
+import Serving
+import StoreInterface
 import StrictJSON
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// Everything `kwsuggest serve` needs to run.
 public struct ServiceOptions: Sendable {
     public var server = ServerConfiguration()
     public var api = APIConfiguration()
     /// Where keyword changes and feedback live.
-    public var store: StoreLocation = .file(KeywordOverlayStore.defaultPath(modelDirectory: "models/default"))
+    public var store: StoreLocation = .file(KeywordOverlayFile.defaultPath(modelDirectory: "models/default"))
     /// Serve keyword writes without a token on an address other hosts can reach (see `WritePolicy`).
     public var allowOpenWrites = false
-    /// With a model loader: follow the store's model registry, serving its live version, and the model
-    /// directory given here while none is live.
+    /// Follow the store's model registry: serve its live version, and this model directory while none is live,
+    /// loading each with `modelLoader`. Without them the runner's loader serves one model for the whole run.
     public var registryFallback: String?
     public var modelLoader: ModelWatcher.Loader?
     public init() {}
@@ -42,132 +40,74 @@ public final class ServiceRunner: Sendable {
     }
 
     /// Serves until SIGTERM or SIGINT, then drains and returns. Throws when binding or loading fails.
+    ///
+    /// The process is a group of services (`ServiceGroup`): the store watcher, the model loader, the HTTP server
+    /// and the signals, shut down in reverse order, so the server drains before the store closes.
     public func run() throws {
         if let warning = try WritePolicy.check(host: options.server.host, token: options.api.adminToken,
                                                allowOpenWrites: options.allowOpenWrites) {
             Self.event(["event": "warning", "message": warning])
         }
-        let (signalRead, signalWrite) = try Syscall.pipe()
-        defer {
-            for signal in [SIGTERM, SIGINT, SIGHUP] { Syscall.defaultSignal(signal) }
-            Syscall.close(signalRead)
-            Syscall.close(signalWrite)
-        }
-        for signal in [SIGTERM, SIGINT, SIGHUP] { try Syscall.forwardSignal(signal, to: signalWrite) }
-        Syscall.ignoreSIGPIPE()
-
+        let state = self.state
+        let reload: @Sendable (String) -> Void = { reason in Self.reload(state, reason: reason) }
+        // Signals are caught from before the server listens, so none is lost in between.
+        let signals = try SignalService(reload: reload)
         let metrics = KeywordAPI.makeMetrics(shards: options.server.eventLoops)
         let api = KeywordAPI(configuration: options.api, state: state, metrics: metrics)
-        let server = try HTTPServer(configuration: api.serverConfiguration(options.server), responder: api, metrics: metrics)
-        for address in try server.start() { announce("listening on \(address)") }
+        let server: HTTPServer
+        do {
+            server = try HTTPServer(configuration: api.serverConfiguration(options.server), responder: api, metrics: metrics)
+            for address in try server.start() { announce("listening on \(address)") }
+        } catch {
+            signals.restore()
+            throw error
+        }
 
-        let loadFailure = LoadFailure()
-        let state = self.state, loader = self.loader, location = options.store
-        let loading = Thread { [self] in
-            let started = Syscall.monotonicNanoseconds()
-            do {
-                let store: any KeywordStore
-                do {
-                    store = try Self.openStore(location)
-                } catch {
-                    throw ServiceError(message: "cannot open the store \(location.displayName): \(error)")
-                }
-                state.setStore(store)
-                let engine = try Self.startModel(store: store, location: location, options: options, state: state) ?? loader(store)
-                let seconds = Double(Syscall.monotonicNanoseconds() - started) / 1e9
-                state.setReady(engine, loadSeconds: seconds)
-                Self.event(["event": "model_loaded", "model": engine.modelVersion,
-                            "load_ms": String(format: "%.1f", seconds * 1000), "store": store.displayName])
-                store.startWatching { [self] reason in reload(reason: reason) }
-            } catch {
-                state.setFailed("\(error)")
-                loadFailure.set((error as? ServiceError)?.message ?? "cannot load the model: \(error)")
-                Syscall.eventlessWake(signalWrite)
-            }
+        let watcher = StoreWatcher(state: state, reload: reload)
+        var follower: RegistryFollower?
+        var load = self.loader
+        if let fallback = options.registryFallback, let modelLoader = options.modelLoader {
+            let registry = RegistryFollower(state: state, fallback: fallback, load: modelLoader)
+            let location = options.store
+            load = { store in try registry.load(store: store, location: location) }
+            follower = registry
         }
-        loading.name = "kwsuggest-model-loader"
-        loading.start()
-
-        watch: while true {
-            guard Syscall.waitReadable(signalRead, milliseconds: -1) else { continue }
-            // Read every pending signal first, then act once: a storm of SIGHUPs is one reload, and a
-            // SIGTERM behind them is not kept waiting by reloads it makes pointless.
-            var pending: [UInt8] = []
-            while let byte = Syscall.readByte(signalRead) { pending.append(byte) }
-            switch SignalBatch(pending) {
-            case .stop(let signal):
-                Self.event(["event": "draining", "signal": signal == SIGTERM ? "SIGTERM" : "SIGINT"])
-                break watch
-            case .reload(let count):
-                reload(reason: count == 1 ? "SIGHUP" : "SIGHUP ×\(count)")
-            case .wake, .nothing:
-                break
-            }
-            if loadFailure.message != nil { break watch }
-        }
-        server.shutdown()
-        server.wait()
-        state.store?.close()
-        state.watcher?.shutdown()
-        Self.event(["event": "stopped"])
-        if let message = loadFailure.message {
-            throw ServiceError(message: message)
-        }
+        let loader = ModelLoader(location: options.store, state: state, loader: load,
+                                 loaded: { store in watcher.begin(store) })
+        let group = ServiceGroup([
+            .init(name: "store-watch", service: watcher, stopsGroup: false),
+        ] + (follower.map { [.init(name: "model-registry", service: $0, stopsGroup: false)] } ?? []) + [
+            .init(name: "model-loader", service: loader, stopsGroup: false),
+            .init(name: "http", service: HTTPService(server: server), stopsGroup: true),
+            .init(name: "signals", service: signals, stopsGroup: true),
+        ])
+        defer { Self.event(["event": "stopped"]) }
+        try group.run()
     }
 
-    /// Starts following the registry when the options ask for it: the live version, or the fallback directory.
-    /// Returns the engine installed first (nil without a registry).
-    static func startModel(store: any KeywordStore, location: StoreLocation, options: ServiceOptions,
-                           state: EngineState) throws -> (any SuggestionEngine)? {
-        guard let fallback = options.registryFallback, let load = options.modelLoader else { return nil }
-        let registry = try location.openRegistry()
-        let watcher = ModelWatcher(registry: registry, store: store, fallback: fallback, load: load,
-                                   install: { engine in state.setReady(engine) },
-                                   log: { fields in
-                                       var json = JSONWriter()
-                                       json.object { json in for (key, value) in fields { json.field(key, string: value) } }
-                                       Syscall.writeAll(2, json.bytes + [0x0A])
-                                   })
-        state.setWatcher(watcher)
-        try watcher.start()
-        return state.engine
-    }
-
-    /// Opens the store; a database that cannot be reached yet is retried with backoff (up to 5 s apart) while
-    /// /readyz answers 503, since a replica cannot serve the list before it has read it once.
-    static func openStore(_ location: StoreLocation) throws(KeywordStoreError) -> any KeywordStore {
-        var delay = 0.1
-        while true {
-            let failure: KeywordStoreError
-            do {
-                return try location.open()
-            } catch {
-                failure = error
-            }
-            guard case .unavailable(let message) = failure else { throw failure }
-            event(["event": "store_unavailable", "store": location.displayName, "error": message,
-                   "retry_in_s": String(format: "%.1f", delay)])
-            usleep(useconds_t(delay * 1_000_000))
-            delay = min(delay * 2, 5)
-        }
-    }
-
-    private func reload(reason: String) {
+    /// Re-reads the keyword list (a signal, or a change the store reported); logs only when the list changed,
+    /// or when a person asked (SIGHUP).
+    static func reload(_ state: EngineState, reason: String) {
         guard let engine = state.engine else { return }
         do {
             let before = engine.keywordList().version
             let list = try engine.reloadKeywords()
             state.watcher?.shadow.reloadKeywords()
             guard list.version != before || reason == "SIGHUP" else { return }
-            Self.event(["event": "keywords_reloaded", "reason": reason, "count": String(list.keywords.count),
-                        "version": list.version])
+            event(["event": "keywords_reloaded", "reason": reason, "count": String(list.keywords.count),
+                   "version": list.version])
         } catch {
-            Self.event(["event": "keywords_reload_failed", "reason": reason, "error": "\(error)"])
+            event(["event": "keywords_reload_failed", "reason": reason, "error": "\(error)"])
         }
     }
 
     /// One JSON line on stderr for a lifecycle event.
     public static func event(_ fields: KeyValuePairs<String, String>) {
+        event(fields.map { ($0.key, $0.value) })
+    }
+
+    /// One JSON line on stderr for a lifecycle event, fields in order.
+    static func event(_ fields: [(String, String)]) {
         var json = JSONWriter()
         json.object { json in
             for (key, value) in fields { json.field(key, string: value) }
@@ -176,39 +116,8 @@ public final class ServiceRunner: Sendable {
     }
 }
 
-/// What one batch of signals (bytes from the self-pipe) asks for, decided without side effects.
-enum SignalBatch: Equatable {
-    /// SIGTERM or SIGINT arrived: drain now, whatever else came with it.
-    case stop(Int32)
-    /// `count` SIGHUPs arrived: reload the keyword list once.
-    case reload(count: Int)
-    /// Only a wake-up (the loader finished or failed).
-    case wake
-    case nothing
-
-    init(_ bytes: [UInt8]) {
-        if let stop = bytes.first(where: { Int32($0) == SIGTERM || Int32($0) == SIGINT }) {
-            self = .stop(Int32(stop))
-            return
-        }
-        let hangups = bytes.filter { Int32($0) == SIGHUP }.count
-        if hangups > 0 {
-            self = .reload(count: hangups)
-        } else {
-            self = bytes.isEmpty ? .nothing : .wake
-        }
-    }
-}
-
 /// A failure of the service as a whole (the model could not be loaded).
 public struct ServiceError: Error, CustomStringConvertible {
     public var message: String
     public var description: String { message }
-}
-
-/// Set once by the loader thread, read by the watcher.
-final class LoadFailure: Sendable {
-    private let value = Locked<String?>(nil)
-    func set(_ message: String) { value.withLock { $0 = message } }
-    var message: String? { value.withLock { $0 } }
 }

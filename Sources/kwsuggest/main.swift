@@ -15,6 +15,7 @@ enum Root {
         TokenizeCommand.self,
         PrintWordVectorsCommand.self,
         NearestNeighboursCommand.self,
+        VectorsCommand.self,
         BenchCommand.self,
     ] }
     /// Commands with subcommands of their own, listed after `store`.

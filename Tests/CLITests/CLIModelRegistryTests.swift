@@ -19,7 +19,6 @@ final class CLIModelRegistryTests: ScratchTestCase {
     private var store: String { "file:" + scratch + "/store/keywords.overlay.json" }
 
     func testPushListPromoteRollbackRemove() throws {
-        try XCTSkipUnless(hasShippedModel, "models/default has no trained encoder yet")
         try FileManager.default.createDirectory(atPath: scratch + "/store", withIntermediateDirectories: true)
         let a = try model("cli-a"), b = try model("cli-b")
         let pushed = try CLITests.run(["model", "push", a, "--store", store])
@@ -62,7 +61,6 @@ final class CLIModelRegistryTests: ScratchTestCase {
     }
 
     func testADirectoryWithAFlippedByteIsRefusedNamingTheFile() throws {
-        try XCTSkipUnless(hasShippedModel, "models/default has no trained encoder yet")
         let damaged = try model("cli-damaged")
         let handle = try XCTUnwrap(FileHandle(forUpdatingAtPath: damaged + "/lexicon.kwlex"))
         try handle.seek(toOffset: 100)
@@ -194,7 +192,7 @@ final class CLIModelRegistryTests: ScratchTestCase {
               --store <store>         file:PATH or postgres://user@host:5432/db (default: $KWSUGGEST_STORE or file:models/default/keywords.overlay.json).
               --gate <file>           Labelled names (JSON lines) to compare on; repeatable (default: the candidate recipe's dev file).
               --force                 Skip the gate (the store and the log record that it was skipped).
-              --model <dir>           The model serves use while no version is live; compared against then (default: $KWSUGGEST_MODEL or models/default).
+              --model <dir>           The model serves use while no version is live; compared against then (default: $KWSUGGEST_MODEL, else the first that exists of ./models/default, models/default in the executable's directory or the nearest one above it, and <prefix>/share/kwsuggest/models/default, <prefix> being the executable's directory's parent).
               --newest <n>            Newest decided names the candidate did not train on, added as the gate set 'feedback' (default: 2000).
               -h, --help              Show help information.
 

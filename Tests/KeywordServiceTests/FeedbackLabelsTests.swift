@@ -1,5 +1,9 @@
+import FileStore
 import Foundation
-@testable import KeywordService
+import ModelStorage
+import StoreInterface
+import Training
+import TrainingData
 import XCTest
 
 /// How annotator decisions become labelled names: each annotator's latest vote, the majority across annotators,

@@ -1,5 +1,9 @@
+import FileStore
 import Foundation
-@testable import KeywordService
+import ModelStorage
+@testable import PostgresStore
+import StoreInterface
+import Training
 import XCTest
 
 /// The file registry (a folder beside the overlay file) against the registry contract.

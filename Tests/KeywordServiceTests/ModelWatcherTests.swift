@@ -1,6 +1,10 @@
+import FileStore
 import Foundation
-@testable import KeywordService
 import Locking
+import ModelStorage
+import Serving
+import StoreInterface
+import Training
 import XCTest
 
 /// A serve's watcher on a real file registry and real models: swaps on promotion, keeps the served model when

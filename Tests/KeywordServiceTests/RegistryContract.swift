@@ -1,6 +1,8 @@
 import Foundation
-@testable import KeywordService
 import Locking
+@testable import ModelStorage
+import StoreInterface
+@testable import Training
 import XCTest
 
 /// Model directories for registry tests: copies of the shipped model that differ in their manifest's version

@@ -1,5 +1,9 @@
 import Foundation
-import KeywordService
+import KeywordServer
+import ModelStorage
+import StoreInterface
+import Training
+import TrainingData
 
 /// `kwsuggest model rollback`: the previous live version becomes live again.
 struct ModelRollbackCommand: Command {

@@ -1,5 +1,9 @@
 import Foundation
-import KeywordService
+import KeywordServer
+import ModelStorage
+import StoreInterface
+import Training
+import TrainingData
 
 /// `kwsuggest model push|list|promote|rollback|rm|shadow`: the model registry in the store.
 struct ModelCommand: CommandGroup {

@@ -1,5 +1,9 @@
 import Foundation
-import KeywordService
+import KeywordServer
+import ModelStorage
+import StoreInterface
+import Training
+import TrainingData
 
 /// `kwsuggest model promote VERSION`: makes a stored version live, through the gate unless forced.
 struct ModelPromoteCommand: Command {

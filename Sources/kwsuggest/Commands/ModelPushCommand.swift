@@ -1,5 +1,9 @@
 import Foundation
-import KeywordService
+import KeywordServer
+import ModelStorage
+import StoreInterface
+import Training
+import TrainingData
 
 /// `kwsuggest model push DIR`: checks a model directory and stores it in the registry.
 struct ModelPushCommand: Command {

@@ -1,6 +1,10 @@
 import Foundation
 import KeywordModel
-import KeywordService
+import KeywordServer
+import ModelStorage
+import StoreInterface
+import Training
+import TrainingData
 
 /// `kwsuggest train`: trains the encoder on labelled names and writes a complete model directory.
 struct TrainCommand: Command {
