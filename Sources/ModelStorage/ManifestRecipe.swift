@@ -45,6 +45,9 @@ extension ModelManifest {
         public var primaryFirst: Bool
         public var calibrationFraction: Double
         public var calibrationSplit: String
+        /// Rows of the hashed sub-word table and its weight decay (absent: none, as before the table existed).
+        public var subwordBuckets: Int?
+        public var subwordDecay: Double?
 
         enum CodingKeys: String, CodingKey {
             case epochs, hidden, attention, threads
@@ -54,10 +57,15 @@ extension ModelManifest {
             case primaryFirst = "primary_first"
             case calibrationFraction = "calibration_fraction"
             case calibrationSplit = "calibration_split"
+            case subwordBuckets = "subword_buckets"
+            case subwordDecay = "subword_decay"
         }
 
         public init(epochs: Int, hidden: Int, sharedEncoder: Bool, attention: Bool, hardNegatives: Int, randomNegatives: Int,
-                    threads: Int, primaryFirst: Bool, calibrationFraction: Double, calibrationSplit: String) {
+                    threads: Int, primaryFirst: Bool, calibrationFraction: Double, calibrationSplit: String,
+                    subwordBuckets: Int? = nil, subwordDecay: Double? = nil) {
+            self.subwordBuckets = subwordBuckets
+            self.subwordDecay = subwordDecay
             self.epochs = epochs
             self.hidden = hidden
             self.sharedEncoder = sharedEncoder
