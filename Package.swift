@@ -56,7 +56,7 @@ let package = Package(
         // Training and evaluation (the CLI only): encoder fitting, calibration fitting, metrics.
         .target(
             name: "Training",
-            dependencies: ["KeywordIndex", "KeywordModel", "ModelStorage", "Platform", "Serving", "TrainingData"],
+            dependencies: ["KeywordIndex", "KeywordModel", "ModelStorage", "Platform", "Serving", "StoreInterface", "TrainingData"],
             swiftSettings: settings),
 
         // The HTTP path: a generic HTTP/1.1 core that knows nothing of the application, and the application
@@ -70,8 +70,8 @@ let package = Package(
         // The workbench page, script and styles are files of their own, compiled into the binary as byte arrays.
         .target(
             name: "KeywordServer",
-            dependencies: ["FileStore", "HTTPCore", "Locking", "PostgresStore", "Serving", "Sockets", "StoreInterface",
-                           "StrictJSON", "TrainingData"],
+            dependencies: ["FileStore", "HTTPCore", "Locking", "ModelStorage", "PostgresStore", "Serving", "Sockets",
+                           "StoreInterface", "StrictJSON", "TrainingData"],
             resources: [.embedInCode("Workbench/workbench.html"), .embedInCode("Workbench/workbench.js"),
                         .embedInCode("Workbench/workbench.css")],
             swiftSettings: settings),

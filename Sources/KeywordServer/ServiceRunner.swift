@@ -16,6 +16,10 @@ public struct ServiceOptions: Sendable {
     public var store: StoreLocation = .file(KeywordOverlayFile.defaultPath(modelDirectory: "models/default"))
     /// Serve keyword writes without a token on an address other hosts can reach (see `WritePolicy`).
     public var allowOpenWrites = false
+    /// Follow the store's model registry: serve its live version, and this model directory while none is live,
+    /// loading each with `modelLoader`. Without them the runner's loader serves one model for the whole run.
+    public var registryFallback: String?
+    public var modelLoader: ModelWatcher.Loader?
     public init() {}
 }
 
@@ -64,10 +68,19 @@ public final class ServiceRunner: Sendable {
         }
 
         let watcher = StoreWatcher(state: state, reload: reload)
-        let loader = ModelLoader(location: options.store, state: state, loader: self.loader,
+        var follower: RegistryFollower?
+        var load = self.loader
+        if let fallback = options.registryFallback, let modelLoader = options.modelLoader {
+            let registry = RegistryFollower(state: state, fallback: fallback, load: modelLoader)
+            let location = options.store
+            load = { store in try registry.load(store: store, location: location) }
+            follower = registry
+        }
+        let loader = ModelLoader(location: options.store, state: state, loader: load,
                                  loaded: { store in watcher.begin(store) })
         let group = ServiceGroup([
             .init(name: "store-watch", service: watcher, stopsGroup: false),
+        ] + (follower.map { [.init(name: "model-registry", service: $0, stopsGroup: false)] } ?? []) + [
             .init(name: "model-loader", service: loader, stopsGroup: false),
             .init(name: "http", service: HTTPService(server: server), stopsGroup: true),
             .init(name: "signals", service: signals, stopsGroup: true),
@@ -83,6 +96,7 @@ public final class ServiceRunner: Sendable {
         do {
             let before = engine.keywordList().version
             let list = try engine.reloadKeywords()
+            state.watcher?.shadow.reloadKeywords()
             guard list.version != before || reason == "SIGHUP" else { return }
             event(["event": "keywords_reloaded", "reason": reason, "count": String(list.keywords.count),
                    "version": list.version])
@@ -93,6 +107,11 @@ public final class ServiceRunner: Sendable {
 
     /// One JSON line on stderr for a lifecycle event.
     public static func event(_ fields: KeyValuePairs<String, String>) {
+        event(fields.map { ($0.key, $0.value) })
+    }
+
+    /// One JSON line on stderr for a lifecycle event, fields in order.
+    static func event(_ fields: [(String, String)]) {
         var json = JSONWriter()
         json.object { json in
             for (key, value) in fields { json.field(key, string: value) }

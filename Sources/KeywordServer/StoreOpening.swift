@@ -1,5 +1,6 @@
 // Opening the store a location names: the one place that knows every store implementation.
 import FileStore
+import ModelStorage
 import PostgresStore
 import StoreInterface
 
@@ -10,6 +11,19 @@ extension StoreLocation {
         switch self {
         case .file(let path): return FileKeywordStore(overlayPath: path)
         case .postgres(let url): return try PostgresKeywordStore(url: url)
+        }
+    }
+}
+
+extension StoreLocation {
+    /// How the registries check the files they copy: SHA-256, as the manifest records it.
+    static let digest: FileDigest = { try SHA256.hex(file: $0) }
+
+    /// The model registry of this store: a folder beside the overlay file, or tables of the database.
+    public func openRegistry() throws(KeywordStoreError) -> any ModelRegistry {
+        switch self {
+        case .file(let path): return try FileModelRegistry(overlayPath: path, digest: Self.digest)
+        case .postgres(let url): return try PostgresModelRegistry(url: url, digest: Self.digest)
         }
     }
 }

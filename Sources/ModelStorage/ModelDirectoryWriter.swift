@@ -9,9 +9,9 @@ public enum ModelDirectoryWriter {
 
     /// Creates `directory` if needed, copies every other regular file of `base` into it (unless they are the
     /// same directory or the file already exists), then writes the encoder, the calibration (or removes a stale
-    /// one) and the manifest.
+    /// one) and the manifest. `addedKeywords` are appended to the copied keyword list.
     public static func write(_ weights: ModelWeights, manifest: ModelManifest, calibration: ModelCalibration? = nil,
-                             to directory: String, base: String) throws {
+                             to directory: String, base: String, addedKeywords: [String] = []) throws {
         let files = FileManager.default
         do {
             try files.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -35,6 +35,7 @@ public enum ModelDirectoryWriter {
                 }
             }
         }
+        if !addedKeywords.isEmpty { try appendKeywords(addedKeywords, directory: directory) }
         do {
             try Checkpoint.save(weights, directory: directory)
             let calibrationPath = (directory as NSString).appendingPathComponent(ModelCalibration.fileName)
@@ -48,6 +49,19 @@ public enum ModelDirectoryWriter {
             try manifest.save(path: (directory as NSString).appendingPathComponent("manifest.json"))
         } catch let error as CheckpointError {
             throw ModelDirectoryError(path: directory, message: error.description)
+        }
+    }
+
+    /// Appends keywords to the directory's keyword list, one per line (the list file is a copy, never the base's).
+    static func appendKeywords(_ keywords: [String], directory: String) throws {
+        let path = (directory as NSString).appendingPathComponent(ModelDirectory.keywordsName)
+        var data = FileManager.default.contents(atPath: path) ?? Data()
+        if let last = data.last, last != 0x0A { data.append(0x0A) }
+        data.append(contentsOf: Array(keywords.map { $0 + "\n" }.joined().utf8))
+        do {
+            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw ModelDirectoryError(path: path, message: "cannot write (\(error.localizedDescription))")
         }
     }
 }

@@ -63,6 +63,10 @@ public struct ModelManifest: Codable, Sendable, Equatable {
     public var calibration: Calibration?
     /// SHA-256 (hex) of each model file the loader reads, by file name; checked at load.
     public var fileSHA256: [String: String]?
+    /// How to train this model again: data files with their hashes, options, seed (`train --recipe`).
+    public var recipe: Recipe?
+    /// Where this model came from when it was retrained from another: parent version, data, feedback range.
+    public var lineage: Lineage?
 
     enum CodingKeys: String, CodingKey {
         case formatVersion = "format_version"
@@ -80,6 +84,7 @@ public struct ModelManifest: Codable, Sendable, Equatable {
         case devMetrics = "dev_metrics"
         case calibration
         case fileSHA256 = "file_sha256"
+        case recipe, lineage
     }
 
     public init(formatVersion: Int = 1, modelVersion: String, sources: String = "MODEL.md") {

@@ -16,6 +16,8 @@ enum PostgresSchema {
     static let advisoryLock = "7236071823"
     /// The channel that announces a new keyword list revision (the payload is the revision).
     static let channel = "kwsuggest_keywords"
+    /// The channel that announces a change of the model registry's head (the payload is its revision).
+    static let modelChannel = "kwsuggest_models"
 
     static let migrations: [Migration] = [
         Migration(version: 1, description: "keyword change log, current keyword changes, feedback", statements: [
@@ -55,6 +57,24 @@ enum PostgresSchema {
                 shown jsonb NOT NULL,
                 model text,
                 annotator text
+            )
+            """,
+        ]),
+        Migration(version: 2, description: "model registry: catalog and file blobs", statements: [
+            """
+            CREATE TABLE IF NOT EXISTS kwsuggest_model_registry (
+                singleton boolean PRIMARY KEY DEFAULT true CHECK (singleton),
+                catalog text NOT NULL,
+                revision bigint NOT NULL
+            )
+            """,
+            "INSERT INTO kwsuggest_model_registry (singleton, catalog, revision) VALUES (true, '', 0) ON CONFLICT DO NOTHING",
+            """
+            CREATE TABLE IF NOT EXISTS kwsuggest_model_blobs (
+                sha256 text NOT NULL,
+                part integer NOT NULL,
+                bytes bytea NOT NULL,
+                PRIMARY KEY (sha256, part)
             )
             """,
         ]),

@@ -246,7 +246,7 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
     }
 
     /// Base list minus removals plus additions, order kept, duplicates dropped.
-    static func apply(_ overlay: KeywordOverlay, to base: [String]) -> [String] {
+    public static func apply(_ overlay: KeywordOverlay, to base: [String]) -> [String] {
         overlay.applied(to: base)
     }
 

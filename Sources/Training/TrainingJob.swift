@@ -72,6 +72,12 @@ public struct TrainingPlan: Sendable {
     public var calibration = CalibrationSplit()
     /// The command line, recorded in the manifest.
     public var command = ""
+    /// Labelled names resolved from annotator decisions, trained on after `data` (see `FeedbackLabels`).
+    public var feedback: [LabelledName] = []
+    /// Keywords the feedback names that the base list lacks: they join the new model's list.
+    public var newKeywords: [String] = []
+    /// Recorded in the manifest when the plan repeats another model's recipe.
+    public var lineage: ModelManifest.Lineage?
 
     public init(data: [String], dev: String?, out: String, base: String) {
         self.data = data
@@ -95,6 +101,11 @@ public enum TrainingJob {
             }
             bytes += contents
         }
+        all += plan.feedback
+        for item in plan.feedback {
+            bytes += Array((item.name + "\t" + item.keywords.joined(separator: "\t") + "\n").utf8)
+        }
+        let recipe = try plan.recipe()
         let (training, held) = plan.calibration.split(all)
         let devData = try plan.dev.map { try LabelledData.load(path: $0) }
         // The base is read, not served: its files are copied and re-checksummed into the new directory, so
@@ -102,6 +113,7 @@ public enum TrainingJob {
         var components = try ModelDirectory.load(path: plan.base, requireEncoder: false, verify: false)
         // Training and the evidence scale see brand rows as any other variety row; their own scale comes after.
         components.manifest?.brandEvidenceScale = nil
+        components.keywords += plan.newKeywords
         let options = plan.options
         let config = ModelConfig(inputDimension: components.vectors.dimension, hiddenDimension: plan.hidden,
                                  sharedEncoder: plan.sharedEncoder, subwordBuckets: plan.subwordBuckets)
@@ -160,6 +172,8 @@ public enum TrainingJob {
         manifest.trainingSeconds = (seconds * 10).rounded() / 10
         manifest.evidenceScale = Double(evidenceScale)
         manifest.command = plan.command
+        manifest.recipe = recipe
+        manifest.lineage = plan.lineage
         manifest.hidden = plan.hidden
         manifest.sharedEncoder = plan.sharedEncoder
         manifest.devMetrics = nil
@@ -171,7 +185,8 @@ public enum TrainingJob {
         // code) or refitting the calibration always gives a new version.
         let base = "kwsuggest-conv\(plan.hidden)-seed\(options.seed)-" + String(digest.prefix(8)) + "-w" + String(weightsDigest.prefix(8))
         manifest.setCalibration(calibration, fraction: plan.calibration.fraction, baseVersion: base)
-        try ModelDirectoryWriter.write(weights, manifest: manifest, calibration: calibration, to: plan.out, base: plan.base)
+        try ModelDirectoryWriter.write(weights, manifest: manifest, calibration: calibration, to: plan.out, base: plan.base,
+                                       addedKeywords: plan.newKeywords)
         log("wrote \(plan.out) in \(String(format: "%.1f", seconds))s")
         return manifest
     }

@@ -37,3 +37,33 @@ func resolveStore(store: String?, overlay: String?, modelDirectory: String) thro
         throw CommandError.usage("The value for '--store <store>' is invalid: \(error)")
     }
 }
+
+/// A command whose first argument names one of its own subcommands (`kwsuggest model push …`). Its help lists
+/// them; each has its own options and help (`kwsuggest model push --help`).
+protocol CommandGroup {
+    static var configuration: CommandConfiguration { get }
+    static var subcommands: [any Command.Type] { get }
+}
+
+extension CommandGroup {
+    /// Runs the subcommand `arguments` names, or prints the group's help.
+    static func dispatch(_ arguments: [String]) -> ExitCode {
+        var configurations: [CommandConfiguration] = []
+        for command in subcommands { configurations.append(command.configuration) }
+        guard let first = arguments.first else {
+            printError(Help.usageError("Missing expected argument '<subcommand>'", for: configuration))
+            return .usageError
+        }
+        if first == "-h" || first == "--help" {
+            print(Help.text(for: configuration, subcommands: configurations,
+                            footer: "See 'kwsuggest \(configuration.name) <subcommand> --help' for detailed help."), terminator: "")
+            return .success
+        }
+        for command in subcommands where command.configuration.name == configuration.name + " " + first {
+            return Root.execute(command, Array(arguments.dropFirst()))
+        }
+        let message = first.hasPrefix("-") ? "Unknown option '\(first)'" : "Unknown subcommand '\(first)'"
+        printError(Help.usageError(message, for: configuration))
+        return .usageError
+    }
+}

@@ -1,6 +1,8 @@
 /// Formats help in swift-argument-parser's layout: OVERVIEW, USAGE, ARGUMENTS, OPTIONS, SUBCOMMANDS.
 enum Help {
-    static func text(for configuration: CommandConfiguration, subcommands: [CommandConfiguration] = []) -> String {
+    /// - Parameter footer: the hint under SUBCOMMANDS.
+    static func text(for configuration: CommandConfiguration, subcommands: [CommandConfiguration] = [],
+                     footer: String = "See 'kwsuggest help <subcommand>' for detailed help.") -> String {
         var lines: [String] = []
         lines.append("OVERVIEW: \(configuration.abstract)")
         if let discussion = configuration.discussion {
@@ -27,10 +29,10 @@ enum Help {
             lines.append("")
             lines.append("SUBCOMMANDS:")
             for subcommand in subcommands {
-                lines.append(row(subcommand.name, subcommand.abstract))
+                lines.append(row(String(subcommand.name.split(separator: " ").last ?? ""), subcommand.abstract))
             }
             lines.append("")
-            lines.append("  See 'kwsuggest help <subcommand>' for detailed help.")
+            lines.append("  " + footer)
         }
         return lines.joined(separator: "\n") + "\n"
     }

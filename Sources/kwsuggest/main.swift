@@ -18,6 +18,17 @@ enum Root {
         VectorsCommand.self,
         BenchCommand.self,
     ] }
+    /// Commands with subcommands of their own, listed after `store`.
+    static var groups: [any CommandGroup.Type] { [ModelCommand.self] }
+    /// Every entry of the root help, in order.
+    static var listed: [CommandConfiguration] {
+        var result: [CommandConfiguration] = []
+        for command in subcommands {
+            result.append(command.configuration)
+            if command.configuration.name == "store" { for group in groups { result.append(group.configuration) } }
+        }
+        return result
+    }
     static let configuration = CommandConfiguration(
         name: "kwsuggest",
         abstract: "Suggests ingredient keywords for grocery product names.",
@@ -28,20 +39,23 @@ enum Root {
     static func main(_ argv: [String]) -> ExitCode {
         let arguments = Array(argv.dropFirst())
         guard let first = arguments.first else {
-            print(Help.text(for: configuration, subcommands: subcommands.map { $0.configuration }), terminator: "")
+            print(Help.text(for: configuration, subcommands: listed), terminator: "")
             return .success
         }
         switch first {
         case "-h", "--help":
-            print(Help.text(for: configuration, subcommands: subcommands.map { $0.configuration }), terminator: "")
+            print(Help.text(for: configuration, subcommands: listed), terminator: "")
             return .success
         case "--version":
             print(version)
             return .success
         case "help":
             guard arguments.count > 1 else {
-                print(Help.text(for: configuration, subcommands: subcommands.map { $0.configuration }), terminator: "")
+                print(Help.text(for: configuration, subcommands: listed), terminator: "")
                 return .success
+            }
+            for group in groups where group.configuration.name == arguments[1] {
+                return group.dispatch(Array(arguments.dropFirst(2)) + ["--help"])
             }
             guard let command = subcommands.first(where: { $0.configuration.name == arguments[1] }) else {
                 printError(Help.usageError("Unknown subcommand '\(arguments[1])'", for: configuration))
@@ -52,6 +66,7 @@ enum Root {
         default:
             break
         }
+        for group in groups where group.configuration.name == first { return group.dispatch(Array(arguments.dropFirst())) }
         guard let command = subcommands.first(where: { $0.configuration.name == first }) else {
             let message = first.hasPrefix("-") ? "Unknown option '\(first)'" : "Unknown subcommand '\(first)'"
             printError(Help.usageError(message, for: configuration))

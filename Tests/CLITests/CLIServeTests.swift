@@ -80,8 +80,8 @@ final class CLIServeTests: XCTestCase {
         try Self.request(port, method, path, body: body, host: host)
     }
 
-    private static func request(_ port: Int, _ method: String, _ path: String, body: String? = nil,
-                                host: String = "127.0.0.1") throws -> (Int, String) {
+    static func request(_ port: Int, _ method: String, _ path: String, body: String? = nil,
+                        host: String = "127.0.0.1") throws -> (Int, String) {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(fd) }
         var address = sockaddr_in()

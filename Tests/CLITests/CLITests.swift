@@ -119,6 +119,10 @@ final class CLIHelpTests: XCTestCase {
             locks a file beside the overlay, so processes on one machine may share it; changes by other
             processes are picked up within 1 s (SIGHUP reloads at once). For replicas on several machines use
             postgres://user@host:5432/db (needs libpq5; password from the URL, PGPASSWORD or PGPASSFILE).
+            When the store's model registry has a live version (kwsuggest model promote), that version is
+            served and --model only until one is live; a promotion is loaded beside the served model and swapped
+            in within 5 s, and a version that fails to load leaves the served one (the log, /readyz and
+            /metrics say so).
             SIGTERM or SIGINT stops accepting, finishes in-flight requests (up to 10 s) and exits 0.
             Environment: PORT, KWSUGGEST_MODEL, KWSUGGEST_STORE, KWSUGGEST_CORS_ORIGINS, KWSUGGEST_ADMIN_TOKEN
             (when set, keyword changes, feedback and its export need 'Authorization: Bearer <token>'; surrounding white space

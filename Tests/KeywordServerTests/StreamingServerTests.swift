@@ -215,7 +215,7 @@ final class StreamingServerTests: XCTestCase {
         }
         let connection = try PostgresConnection(conninfo: url, pq: LibPQ.load())
         for table in ["kwsuggest_schema_migrations", "kwsuggest_keyword_head", "kwsuggest_keyword_changes",
-                      "kwsuggest_keywords", "kwsuggest_feedback"] {
+                      "kwsuggest_keywords", "kwsuggest_feedback", "kwsuggest_model_registry", "kwsuggest_model_blobs"] {
             try connection.exec("DROP TABLE IF EXISTS \(table) CASCADE")
         }
         let store = try PostgresKeywordStore(url: url)

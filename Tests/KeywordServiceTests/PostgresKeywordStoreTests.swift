@@ -21,7 +21,7 @@ final class PostgresKeywordStoreTests: XCTestCase {
     static func dropSchema(_ url: String) throws {
         let connection = try PostgresConnection(conninfo: url, pq: LibPQ.load())
         for table in ["kwsuggest_schema_migrations", "kwsuggest_keyword_head", "kwsuggest_keyword_changes",
-                      "kwsuggest_keywords", "kwsuggest_feedback"] {
+                      "kwsuggest_keywords", "kwsuggest_feedback", "kwsuggest_model_registry", "kwsuggest_model_blobs"] {
             try connection.exec("DROP TABLE IF EXISTS \(table) CASCADE")
         }
     }
@@ -95,9 +95,9 @@ final class PostgresKeywordStoreTests: XCTestCase {
         }
         XCTAssertEqual(failures.all, [])
         let connection = try PostgresConnection(conninfo: url, pq: LibPQ.load())
-        XCTAssertEqual(try connection.exec("SELECT version FROM kwsuggest_schema_migrations"), [["1"]])
+        XCTAssertEqual(try connection.exec("SELECT version FROM kwsuggest_schema_migrations ORDER BY version"), [["1"], ["2"]])
         _ = try PostgresKeywordStore(url: url)
-        XCTAssertEqual(try connection.exec("SELECT count(*) FROM kwsuggest_schema_migrations"), [["1"]])
+        XCTAssertEqual(try connection.exec("SELECT count(*) FROM kwsuggest_schema_migrations"), [["2"]])
     }
 
     func testAnotherReplicaIsNotified() throws {

@@ -9,11 +9,16 @@ Steps (each bounded in time; the script exits non-zero when any check fails):
   3. PostgreSQL stopped for 3 s and started again under suggest load: 0 failed suggestions, writes 503
      store_unavailable during the outage and 200 after it, /readyz says the store is unavailable meanwhile,
      and the lists converge.
-  4. The file store: 3 processes on one file, 50 concurrent writers: nothing lost, on any process.
+  4. A model promotion under suggest load (4 clients per replica): `model push` of a candidate into the database,
+     `model promote --force`; every replica serves it within 5 s with 0 failed suggestions, and `model rollback`
+     returns all three (the time from promote's exit until the last replica's /readyz names it is reported).
+  5. The file store: 3 processes on one file, 50 concurrent writers: nothing lost, on any process.
 With --throughput, also measures suggest throughput with the file store and with PostgreSQL side by side
 (wrk on loopback, alternating runs, medians).
 
-Usage: tools/cluster/cluster.py [--binary .build/release/kwsuggest] [--model models/default] [--throughput [--runs 3]]
+Usage: tools/cluster/cluster.py [--binary .build/release/kwsuggest] [--model models/default] [--candidate DIR]
+                                [--throughput [--runs 3]]
+  --candidate  the model directory step 4 promotes (default: a copy of --model under another version)
 Needs Debian's postgresql (and wrk for --throughput). Run from the repository root.
 """
 import argparse
@@ -296,8 +301,73 @@ def step_postgres_restart(replicas, cluster_dir):
     check(all(listed == lists[0] for listed in lists), "the lists converge")
 
 
+def ready_model(port):
+    status, text = request(port, "GET", "/readyz", timeout=2)
+    return json.loads(text).get("model") if status == 200 else None
+
+
+def step_promotion(binary, model, candidate, url, replicas, work):
+    print("4. A model promotion and a rollback under suggest load, through the database", flush=True)
+    if candidate is None:
+        candidate = os.path.join(work, "candidate")
+        shutil.copytree(model, candidate)
+        path = os.path.join(candidate, "manifest.json")
+        manifest = json.load(open(path, encoding="utf-8"))
+        manifest["model_version"] += "-cluster"
+        json.dump(manifest, open(path, "w", encoding="utf-8"), indent=2, ensure_ascii=False)
+    pushed = subprocess.run([binary, "model", "push", candidate, "--store", url], capture_output=True, text=True)
+    check(pushed.returncode == 0, "model push into PostgreSQL " + pushed.stderr.strip())
+    version = pushed.stdout.strip().splitlines()[-1] if pushed.stdout.strip() else ""
+    before = ready_model(replicas[0].port)
+    stop = threading.Event()
+    counts = {"ok": 0, "failed": 0}
+    lock = threading.Lock()
+
+    def load(index):
+        port = replicas[index % 3].port
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        while not stop.is_set():
+            try:
+                connection.request("POST", "/v1/suggest", body=json.dumps({"name": "新物 にんじん 3本", "k": 5}),
+                                   headers={"Content-Type": "application/json"})
+                response = connection.getresponse()
+                response.read()
+                good = response.status == 200
+            except (OSError, http.client.HTTPException):
+                good = False
+                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            with lock:
+                counts["ok" if good else "failed"] += 1
+
+    def until_all(target, timeout=30.0):
+        started = time.time()
+        pending = set(range(3))
+        while pending and time.time() - started < timeout:
+            pending = {i for i in pending if ready_model(replicas[i].port) != target}
+            time.sleep(0.02)
+        return None if pending else time.time() - started
+
+    threads = [threading.Thread(target=load, args=(i,), daemon=True) for i in range(12)]
+    for thread in threads:
+        thread.start()
+    time.sleep(2)
+    promoted = subprocess.run([binary, "model", "promote", version, "--store", url, "--force"], capture_output=True, text=True)
+    check(promoted.returncode == 0, "model promote --force: " + (promoted.stdout + promoted.stderr).strip().splitlines()[-1])
+    swapped = until_all(version)
+    check(swapped is not None and swapped < 5, f"all 3 replicas serve {version} {swapped and round(swapped, 2)} s after promote returned")
+    rolled = subprocess.run([binary, "model", "rollback", "--store", url], capture_output=True, text=True)
+    back = until_all(before)
+    check(rolled.returncode == 0 and back is not None and back < 5,
+          f"model rollback: all 3 replicas serve {before} again {back and round(back, 2)} s after it returned")
+    time.sleep(1)
+    stop.set()
+    for thread in threads:
+        thread.join()
+    check(counts["failed"] == 0, f"suggestions during both swaps: {counts['ok']} answered, {counts['failed']} failed")
+
+
 def step_file_store(binary, model, work):
-    print("4. File store: 3 processes on one file, 50 concurrent writers", flush=True)
+    print("5. File store: 3 processes on one file, 50 concurrent writers", flush=True)
     store = "file:" + os.path.join(work, "shared", "keywords.overlay.json")
     os.makedirs(os.path.join(work, "shared"))
     replicas = [Replica(binary, model, store, work, f"file-{i}") for i in range(3)]
@@ -354,6 +424,7 @@ def main():
         default_binary = os.path.join(ROOT, ".build/debug/kwsuggest")
     parser.add_argument("--binary", default=default_binary)
     parser.add_argument("--model", default=os.path.join(ROOT, "models/default"))
+    parser.add_argument("--candidate")
     parser.add_argument("--throughput", action="store_true")
     parser.add_argument("--runs", type=int, default=3, help="alternating wrk runs per store for --throughput")
     arguments = parser.parse_args()
@@ -368,6 +439,7 @@ def main():
         step_writers(replicas)
         step_kill9(replicas)
         step_postgres_restart(replicas, cluster_dir)
+        step_promotion(arguments.binary, arguments.model, arguments.candidate, url, replicas, work)
         for replica in replicas:
             replica.stop()
         replicas = []

@@ -141,11 +141,14 @@ def check_set(name, objects, prometheus_monitors):
                            and all(p["targetPort"] in ports or p["targetPort"] in ports.values() for p in s["spec"]["ports"])
                            for s in services),
           "%s: the Service selects the pods and targets a container port" % name)
-    policies = by_kind(objects, "NetworkPolicy")
+    policies = [p for p in by_kind(objects, "NetworkPolicy") if matches(p["spec"]["podSelector"]["matchLabels"], pod_labels)]
     check(policies and all(matches(p["spec"]["podSelector"]["matchLabels"], pod_labels)
                            and any(port.get("port") in (8080, "http") for rule in p["spec"].get("ingress", []) for port in rule.get("ports", []))
                            for p in policies),
           "%s: the NetworkPolicy selects the pods and lets traffic reach port 8080" % name)
+
+    for job in by_kind(objects, "CronJob"):
+        check_retrain_job(name, job, container, pod_labels, services, by_kind(objects, "NetworkPolicy"), secrets)
 
     annotations = pod["metadata"].get("annotations", {})
     check(annotations.get("prometheus.io/scrape") == "true" and annotations.get("prometheus.io/path") == "/metrics"
@@ -157,6 +160,33 @@ def check_set(name, objects, prometheus_monitors):
                   and {e["port"] for e in endpoints} <= {p.get("name") for p in s["spec"]["ports"]} for s in services)
               and all(e.get("path") == "/metrics" for e in endpoints),
               "%s: the ServiceMonitor selects the Service and scrapes /metrics on a named port" % name)
+
+
+def check_retrain_job(name, job, serving, serving_labels, services, policies, secrets):
+    """The retraining CronJob: the replicas' image, a recipe retrain from the store, a push, and a promotion only
+    behind AUTO_PROMOTE and never forced; its pods are no Service's endpoints and reach PostgreSQL."""
+    what = "%s: CronJob %s" % (name, job["metadata"]["name"])
+    pod = job["spec"]["jobTemplate"]["spec"]["template"]
+    labels = pod["metadata"].get("labels", {})
+    container = pod["spec"]["containers"][0]
+    script = " ".join(container.get("command", []) + container.get("args", []))
+    env = {e["name"]: e for e in container.get("env", [])}
+    check(container.get("image") == serving.get("image"), "%s uses the replicas' image" % what)
+    check("train --recipe" in script and '--feedback "$KWSUGGEST_STORE"' in script and "model push" in script,
+          "%s retrains from the recipe with the store's feedback and pushes the candidate" % what)
+    check("model promote" in script and "--force" not in script and '"${AUTO_PROMOTE:-false}" = "true"' in script
+          and env.get("AUTO_PROMOTE", {}).get("value") in ("true", "false"),
+          "%s promotes only when AUTO_PROMOTE is true, through the gate" % what)
+    check("secretKeyRef" in env.get("KWSUGGEST_STORE", {}).get("valueFrom", {}), "%s reads the store URL from the Secret" % what)
+    check(not any(matches(s["spec"]["selector"], labels) for s in services) and not matches(serving_labels, labels),
+          "%s: its pods are not selected by the Service" % what)
+    check(any(matches(p["spec"]["podSelector"]["matchLabels"], labels)
+              and any(port.get("port") == 5432 for rule in p["spec"].get("egress", []) for port in rule.get("ports", []))
+              and not p["spec"].get("ingress") for p in policies),
+          "%s: a NetworkPolicy lets its pods reach PostgreSQL and nothing reach them" % what)
+    referenced = [e["valueFrom"]["secretKeyRef"] for e in env.values() if "secretKeyRef" in e.get("valueFrom", {})]
+    check(all(r["key"] in {**secrets.get(r["name"], {}).get("stringData", {}), **secrets.get(r["name"], {}).get("data", {})}
+              for r in referenced), "%s: every Secret key it uses is in the Secret manifest" % what)
 
 
 def main():

@@ -19,6 +19,8 @@ public final class EngineState: Sendable {
         var store: (any KeywordStore)?
         var loadSeconds: Double?
         var lastWriteFailure: String?
+        /// What follows the store's model registry, once started.
+        var watcher: ModelWatcher?
     }
     private let contents: Locked<Contents>
 
@@ -39,6 +41,13 @@ public final class EngineState: Sendable {
     }
 
     public var current: Phase { contents.withLock { $0.phase } }
+
+    /// What follows the registry's live version, once started.
+    public var watcher: ModelWatcher? { contents.withLock { $0.watcher } }
+
+    public func setWatcher(_ watcher: ModelWatcher) {
+        contents.withLock { $0.watcher = watcher }
+    }
 
     /// The engine once ready, else nil.
     public var engine: (any SuggestionEngine)? {

@@ -55,6 +55,9 @@ extension KeywordAPIHandlers {
         let servedModel = state.engine?.modelVersion
         for (item, receipt) in zip(items, receipts) where !receipt.duplicate {
             feedbackCounts.count(item, servedModel: servedModel)
+            if item.action != .reject, let live = state.engine {
+                state.watcher?.shadow.offerFeedback(name: item.name, keyword: item.keyword, live: live)
+            }
         }
         var json = JSONWriter()
         json.object { json in

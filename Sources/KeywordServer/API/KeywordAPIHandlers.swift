@@ -56,6 +56,7 @@ final class KeywordAPIHandlers: Sendable {
                     json.field("store_kind", string: store.kind)
                     if let failure { json.field("last_write_error", string: failure) }
                 }
+                state.watcher?.writeReadyFields(into: &json)
             }
             return .json(.ok, json.bytes)
         case .loading:
@@ -91,6 +92,7 @@ final class KeywordAPIHandlers: Sendable {
             text.sample("kwsuggest_store_up", labels: ["kind": store.kind], store.isAvailable ? 1 : 0)
         }
         feedbackCounts.render(into: &text)
+        state.watcher?.render(into: &text)
         var headers = HTTPHeaders()
         headers.add("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
         return HTTPResponse(status: .ok, headers: headers, body: Array(text.text.utf8))
@@ -153,6 +155,7 @@ final class KeywordAPIHandlers: Sendable {
         let engine = try engine()
         let result = engine.suggest(input.name, k: input.k, explain: input.explain)
         try Self.checkFinite(result)
+        state.watcher?.shadow.offer(name: input.name, liveTop: result.suggestions.first?.keyword)
         var json = JSONWriter(capacity: 256 + input.name.utf8.count)
         json.object { json in
             SuggestionWire.writeMembers(result, name: input.name, explain: input.explain, into: &json)

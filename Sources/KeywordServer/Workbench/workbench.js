@@ -528,8 +528,26 @@ $("kw-new").addEventListener("keydown", function (event) {
 $("annotator").addEventListener("change", function () { localStorage.setItem("kwsuggest.annotator", $("annotator").value.trim()); });
 $("token").addEventListener("change", function () { sessionStorage.setItem("kwsuggest.token", $("token").value.trim()); retryUnsaved(); });
 
+// The live model (and where it comes from) and any candidate in shadow, from /readyz; refreshed every 10 s, so
+// a promotion or a rollback shows up while the page is open.
+async function loadVersions() {
+  try {
+    const response = await fetch("/readyz");
+    const body = await response.json();
+    if (!response.ok) { $("versions").textContent = "model: not ready"; return; }
+    let text = "live model " + body.model + (body.model_source === "fallback" ? " (--model)" : "");
+    if (body.shadow) text += " · shadow " + body.shadow.model + " (" + Math.round(body.shadow.fraction * 100) + " % of requests)";
+    if (body.model_load_error) text += " · " + body.model_load_error.version + " failed to load";
+    $("versions").textContent = text;
+  } catch (error) {
+    $("versions").textContent = "model: server unreachable";
+  }
+}
+
 restore();
 renderDecisions();
 loadKeywords();
+loadVersions();
+setInterval(loadVersions, 10000);
 if (state.queue.position >= 0) loadQueueItem();
 retryUnsaved();

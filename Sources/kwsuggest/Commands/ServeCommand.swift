@@ -67,6 +67,10 @@ struct ServeCommand: Command {
             locks a file beside the overlay, so processes on one machine may share it; changes by other
             processes are picked up within 1 s (SIGHUP reloads at once). For replicas on several machines use
             postgres://user@host:5432/db (needs libpq5; password from the URL, PGPASSWORD or PGPASSFILE).
+            When the store's model registry has a live version (kwsuggest model promote), that version is
+            served and --model only until one is live; a promotion is loaded beside the served model and swapped
+            in within 5 s, and a version that fails to load leaves the served one (the log, /readyz and
+            /metrics say so).
             SIGTERM or SIGINT stops accepting, finishes in-flight requests (up to 10 s) and exits 0.
             Environment: PORT, KWSUGGEST_MODEL, KWSUGGEST_STORE, KWSUGGEST_CORS_ORIGINS, KWSUGGEST_ADMIN_TOKEN
             (when set, keyword changes, feedback and its export need 'Authorization: Bearer <token>'; surrounding white space
@@ -150,6 +154,14 @@ struct ServeCommand: Command {
         let loader: @Sendable (any KeywordStore) throws -> any SuggestionEngine = { store in
             ServiceRunner.event(["event": "model_directory", "path": directory, "source": source.rawValue])
             return try factory(directory, store, verify, precision, maxKeywords)
+        }
+        options.registryFallback = directory
+        options.modelLoader = { modelDirectory, store in
+            // The --model directory (served until the registry has a live version) is logged with where it was found.
+            if modelDirectory == directory {
+                ServiceRunner.event(["event": "model_directory", "path": directory, "source": source.rawValue])
+            }
+            return try factory(modelDirectory, store, verify, precision, maxKeywords)
         }
         let runner = ServiceRunner(options: options, loader: loader, announce: { line in
             // Unbuffered, so a supervisor reading stdout sees the address at once.

@@ -1,16 +1,23 @@
 import Foundation
 import KeywordModel
+import KeywordServer
 import ModelStorage
+import StoreInterface
 import Training
+import TrainingData
 
 /// `kwsuggest train`: trains the encoder on labelled names and writes a complete model directory.
 struct TrainCommand: Command {
     static let data = Option<String>("--data", value: "file",
                                      help: "Training names, JSON lines {\"name\": …, \"keywords\": […]}; repeatable (the files are joined in order).",
-                                     required: true, repeatable: true)
+                                     repeatable: true)
     static let dev = Option<String>("--dev", value: "file", help: "Dev names: Accuracy@5 is printed after every epoch.")
     static let out = Option<String>("--out", value: "dir",
                                     help: "Output model directory (other files are copied from --model).", required: true)
+    static let recipe = Option<String>("--recipe", value: "dir",
+                                       help: "Repeat the recipe in this model directory's manifest (data, options, seed) with it as the base; instead of --data and the training options.")
+    static let feedback = Option<String>("--feedback", value: "store",
+                                         help: "With --recipe: join the accepted and corrected decisions of this store (file:PATH or postgres://…).")
     static let epochs = Option<Int>("--epochs", value: "n", help: "Epochs.", default: TrainingOptions().epochs, range: 1...1000)
     static let seed = Option<Int>("--seed", value: "s", help: "Random seed.", default: Int(TrainingOptions().seed),
                                   check: { $0 >= 0 ? nil : "a non-negative integer" })
@@ -47,20 +54,50 @@ struct TrainCommand: Command {
     static let configuration = CommandConfiguration(
         name: "train",
         abstract: "Trains the encoder and writes a model directory.",
-        options: [data.spec, dev.spec, out.spec, epochs.spec, seed.spec, model.spec, hidden.spec, subwordBuckets.spec, subwordDecay.spec, separate.spec,
+        options: [data.spec, recipe.spec, feedback.spec, dev.spec, out.spec, epochs.spec, seed.spec, model.spec, hidden.spec,
+                  subwordBuckets.spec, subwordDecay.spec, separate.spec,
                   hardNegatives.spec, randomNegatives.spec, noAttention.spec, threads.spec, calibrationFraction.spec,
                   calibrationSplit.spec, maskAlternatives.spec],
         discussion: """
             Deterministic for a seed and a thread count. Prints epoch, loss, seconds and dev Accuracy@5. The
             calibration names are chosen by a 64-bit FNV-1a hash, so the split is the same on every run; the
-            calibrator fitted on them (calibration.json) gives each suggestion its confidence.
+            calibrator fitted on them (calibration.json) gives each suggestion its confidence. The manifest records
+            the recipe (data files with their SHA-256, options, seed; paths as given, resolved against the working
+            directory). --recipe DIR repeats it; --feedback STORE adds one labelled name per product name decided
+            in the store: each annotator's latest accept or correction is a vote, a reject cancels a vote for the
+            keyword it names, the most-voted keyword is the label (ties: the latest), names with only rejects are
+            left out. Keywords the decisions name that DIR's list lacks join the new list. The new manifest's
+            lineage names DIR's model version as its parent, the data files and the feedback ids used.
             """
     )
 
     var plan: TrainingPlan
+    /// With --recipe: the directory whose recipe is repeated, and the store whose feedback joins it.
+    var recipeDirectory: String?
+    var feedbackStore: StoreLocation?
 
     init(arguments: ParsedArguments) throws {
         try arguments.expectNoPositionals()
+        recipeDirectory = try arguments.get(Self.recipe)
+        if let text = try arguments.get(Self.feedback) {
+            guard recipeDirectory != nil else { throw CommandError.usage("--feedback needs --recipe") }
+            do {
+                feedbackStore = try StoreLocation(parsing: text)
+            } catch {
+                throw CommandError.usage("The value for '--feedback <store>' is invalid: \(error)")
+            }
+        }
+        if recipeDirectory != nil {
+            let replaced = [Self.data.spec, Self.dev.spec, Self.epochs.spec, Self.seed.spec, Self.model.spec, Self.hidden.spec,
+                            Self.subwordBuckets.spec, Self.subwordDecay.spec, Self.separate.spec, Self.hardNegatives.spec, Self.randomNegatives.spec, Self.noAttention.spec,
+                            Self.threads.spec, Self.calibrationFraction.spec, Self.calibrationSplit.spec,
+                            Self.maskAlternatives.spec]
+            if let given = replaced.first(where: { arguments.values[$0.key] != nil || arguments.flags.contains($0.key) }) {
+                throw CommandError.usage("--recipe repeats the recorded data and options; '\(given.key)' cannot be combined with it")
+            }
+        } else if try arguments.all(Self.data).isEmpty {
+            throw CommandError.usage("Missing expected option '--data <file>' (or --recipe <dir>)")
+        }
         plan = TrainingPlan(data: try arguments.all(Self.data), dev: try arguments.get(Self.dev),
                             out: try arguments.require(Self.out),
                             base: resolveModelDirectory(try arguments.get(Self.model)))
@@ -81,13 +118,35 @@ struct TrainCommand: Command {
     }
 
     func run() throws {
+        var plan = self.plan
         do {
+            if let recipeDirectory {
+                let command = plan.command
+                plan = try TrainingPlan.retraining(recipeDirectory, out: plan.out, feedback: try readFeedback(),
+                                                   feedbackStore: feedbackStore?.displayName)
+                plan.command = command
+                if let use = plan.lineage?.feedback {
+                    print("feedback: \(use.records) decisions (ids \(use.firstID.map(String.init) ?? "-")…\(use.lastID.map(String.init) ?? "-")) → \(use.names) labelled names, \(use.newKeywords.count) new keywords")
+                }
+            }
             _ = try TrainingJob.run(plan) { line in
                 print(line)
                 fflush(nil)
             }
         } catch let error as ModelDirectoryError {
             throw CommandError.failure(error.description)
+        }
+    }
+
+    /// The labels of every decision in the --feedback store, or nil without one.
+    private func readFeedback() throws -> FeedbackLabels? {
+        guard let feedbackStore else { return nil }
+        do {
+            let store = try feedbackStore.open()
+            defer { store.close() }
+            return FeedbackLabels(try FeedbackLabels.records(from: store))
+        } catch {
+            throw CommandError.failure("cannot read the feedback of \(feedbackStore.displayName): \(error)")
         }
     }
 }
