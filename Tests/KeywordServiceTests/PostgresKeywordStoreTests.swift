@@ -20,7 +20,7 @@ final class PostgresKeywordStoreTests: XCTestCase {
     static func dropSchema(_ url: String) throws {
         let connection = try PostgresConnection(conninfo: url, pq: LibPQ.load())
         for table in ["kwsuggest_schema_migrations", "kwsuggest_keyword_head", "kwsuggest_keyword_changes",
-                      "kwsuggest_keywords", "kwsuggest_feedback"] {
+                      "kwsuggest_keywords", "kwsuggest_feedback", "kwsuggest_queue_items", "kwsuggest_queue_decisions"] {
             try connection.exec("DROP TABLE IF EXISTS \(table) CASCADE")
         }
     }
@@ -56,9 +56,10 @@ final class PostgresKeywordStoreTests: XCTestCase {
         }
         XCTAssertEqual(failures.all, [])
         let connection = try PostgresConnection(conninfo: url, pq: LibPQ.load())
-        XCTAssertEqual(try connection.exec("SELECT version FROM kwsuggest_schema_migrations"), [["1"]])
+        XCTAssertEqual(try connection.exec("SELECT version FROM kwsuggest_schema_migrations ORDER BY version"),
+                       PostgresSchema.migrations.map { [String($0.version)] })
         _ = try PostgresKeywordStore(url: url)
-        XCTAssertEqual(try connection.exec("SELECT count(*) FROM kwsuggest_schema_migrations"), [["1"]])
+        XCTAssertEqual(try connection.exec("SELECT count(*) FROM kwsuggest_schema_migrations"), [[String(PostgresSchema.migrations.count)]])
     }
 
     func testAnotherReplicaIsNotified() throws {

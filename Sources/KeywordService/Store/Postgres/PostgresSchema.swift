@@ -57,6 +57,45 @@ enum PostgresSchema {
             )
             """,
         ]),
+        Migration(version: 2, description: "annotation queue: items and decisions", statements: [
+            // `doc` is the item (QueueLine); the other columns are derived from it by the item rules on every write.
+            """
+            CREATE TABLE kwsuggest_queue_items (
+                id text PRIMARY KEY,
+                doc jsonb NOT NULL,
+                state text NOT NULL CHECK (state IN ('open', 'labelled', 'flagged')),
+                top_keyword text,
+                confidence double precision NOT NULL,
+                enqueued_at bigint NOT NULL,
+                available_at bigint,
+                held_until bigint,
+                auto_accepted boolean NOT NULL,
+                audit_outcome boolean,
+                overlap_outcome boolean,
+                label_at bigint
+            )
+            """,
+            "CREATE INDEX kwsuggest_queue_items_uncertain ON kwsuggest_queue_items (confidence, enqueued_at, id COLLATE \"C\") WHERE state = 'open'",
+            "CREATE INDEX kwsuggest_queue_items_oldest ON kwsuggest_queue_items (enqueued_at, id COLLATE \"C\") WHERE state = 'open'",
+            "CREATE INDEX kwsuggest_queue_items_keyword ON kwsuggest_queue_items (top_keyword, confidence) WHERE state = 'open'",
+            "CREATE INDEX kwsuggest_queue_items_labels ON kwsuggest_queue_items (label_at, id COLLATE \"C\") WHERE label_at IS NOT NULL",
+            """
+            CREATE TABLE kwsuggest_queue_decisions (
+                id bigserial PRIMARY KEY,
+                annotator text NOT NULL,
+                item text NOT NULL,
+                kind text NOT NULL CHECK (kind IN ('label', 'skip', 'flag')),
+                lease text NOT NULL,
+                keywords jsonb NOT NULL,
+                feedback jsonb NOT NULL,
+                at bigint NOT NULL,
+                seconds double precision NOT NULL,
+                undone boolean NOT NULL DEFAULT false
+            )
+            """,
+            "CREATE INDEX kwsuggest_queue_decisions_annotator ON kwsuggest_queue_decisions (annotator, id)",
+            "CREATE INDEX kwsuggest_queue_decisions_undone ON kwsuggest_queue_decisions (id) WHERE undone",
+        ]),
     ]
 
     /// Brings the schema to the newest version this build knows. A schema newer than that (a replica of a

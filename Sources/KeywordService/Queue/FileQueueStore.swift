@@ -1,0 +1,286 @@
+// The annotation queue in a file beside the overlay, safe for any number of processes on one machine.
+import Foundation
+import Locking
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The queue as an append-only JSON-lines log (`QueueLine`: the latest state of an item, or a decision; a later
+/// line wins), guarded by an exclusive `flock` on a lock file beside it.
+///
+/// Every operation takes the lock, reads what other processes appended since this one last looked, runs the
+/// operation against that state, appends the lines it changed, fsyncs and unlocks. So a lease in one process
+/// and a lease in another never take the same item, and an acknowledged decision is on disk. A last line cut
+/// short by a crash was never acknowledged: reads skip it and the next append cuts it off. Label feedback goes
+/// to the keyword store before the decision's lines are written (see `QueuePolicy.feedback` for why a retry
+/// stores it once).
+///
+/// Files, for the overlay `keywords.overlay.json`: `keywords.overlay.queue.jsonl` and `keywords.overlay.queue.lock`.
+public final class FileQueueStore: QueueStore {
+    public let path: String
+    public let lockPath: String
+    public let policy: QueuePolicy
+    private let feedbackStore: any KeywordStore
+    private let book = Locked(QueueBook())
+
+    public init(overlayPath: String, feedbackStore: any KeywordStore, policy: QueuePolicy) {
+        let stem = overlayPath.hasSuffix(".json") ? String(overlayPath.dropLast(5)) : overlayPath
+        path = stem + ".queue.jsonl"
+        lockPath = stem + ".queue.lock"
+        self.feedbackStore = feedbackStore
+        self.policy = policy
+    }
+
+    private var operations: QueueOperations {
+        let store = feedbackStore
+        return QueueOperations(policy: policy) { (items: [FeedbackItem]) throws(KeywordStoreError) -> [FeedbackReceipt] in
+            try store.appendFeedback(items)
+        }
+    }
+
+    public func enqueue(_ submissions: [QueueSubmission], at now: QueueTime) throws(QueueError) -> EnqueueSummary {
+        let operations = self.operations
+        return try write { (workspace: inout BookWorkspace) throws(QueueError) in
+            try operations.enqueue(submissions, at: now, in: &workspace)
+        }
+    }
+
+    public func lease(_ request: LeaseRequest, at now: QueueTime) throws(QueueError) -> QueueLease {
+        let operations = self.operations
+        return try write { (workspace: inout BookWorkspace) throws(QueueError) in
+            try operations.lease(request, id: LeaseID.make(), at: now, in: &workspace)
+        }
+    }
+
+    public func decide(_ request: DecisionRequest, at now: QueueTime) throws(QueueError) -> [QueueDecision] {
+        let operations = self.operations
+        return try write { (workspace: inout BookWorkspace) throws(QueueError) in
+            try operations.decide(request, at: now, in: &workspace)
+        }
+    }
+
+    public func undo(annotator: String, at now: QueueTime) throws(QueueError) -> QueueDecision {
+        let operations = self.operations
+        return try write { (workspace: inout BookWorkspace) throws(QueueError) in
+            try operations.undo(annotator: annotator, at: now, in: &workspace)
+        }
+    }
+
+    public func stats(at now: QueueTime) throws(QueueError) -> QueueStats {
+        try read { book in
+            var tally = QueueTally()
+            for item in book.items.values { tally.add(item, at: now) }
+            for decision in book.decisions.values { tally.add(decision) }
+            return tally.result
+        }
+    }
+
+    public func labels(after cursor: LabelCursor?, limit: Int) throws(QueueError) -> [QueueLabel] {
+        try read { book in
+            var page: [QueueLabel] = []
+            for item in book.items.values {
+                guard let label = item.label else { continue }
+                let place = LabelCursor(at: label.at, id: label.id)
+                if let cursor, place <= cursor { continue }
+                if page.count == limit, let last = page.last, LabelCursor(at: last.at, id: last.id) < place { continue }
+                let index = page.partitioningIndex { LabelCursor(at: $0.at, id: $0.id) > place }
+                page.insert(label, at: index)
+                if page.count > limit { page.removeLast() }
+            }
+            return page
+        }
+    }
+
+    public func withdrawnFeedback() throws(QueueError) -> Set<Int64> {
+        try read { $0.withdrawn }
+    }
+
+    // MARK: Locking and the log
+
+    /// Runs `body` on the up-to-date book under the lock.
+    private func read<T>(_ body: (QueueBook) -> T) throws(QueueError) -> T {
+        try QueueLogFile.withLock(lockPath) { () throws(QueueError) -> T in
+            try book.withLock { (book: inout QueueBook) throws(QueueError) -> T in
+                try refresh(&book)
+                return body(book)
+            }
+        }
+    }
+
+    /// Runs an operation under the lock, then appends and fsyncs the lines it changed and applies them.
+    private func write<T>(_ body: (inout BookWorkspace) throws(QueueError) -> T) throws(QueueError) -> T {
+        try QueueLogFile.withLock(lockPath) { () throws(QueueError) -> T in
+            try book.withLock { (book: inout QueueBook) throws(QueueError) -> T in
+                try refresh(&book)
+                // The workspace shares the book's storage: it must be gone before the book changes, or the
+                // change would copy every item.
+                let (result, lines) = try { () throws(QueueError) -> (T, [QueueLine]) in
+                    var workspace = BookWorkspace(book: book)
+                    let result = try body(&workspace)
+                    return (result, workspace.lines)
+                }()
+                guard !lines.isEmpty else { return result }
+                let bytes = lines.flatMap { $0.encoded() }
+                do throws(KeywordStoreError) {
+                    try QueueLogFile.append(bytes, to: path, keepingFirst: book.scanned)
+                } catch {
+                    throw .store(error)
+                }
+                for line in lines { book.apply(line) }
+                book.scanned += bytes.count
+                book.lines += lines.count
+                return result
+            }
+        }
+    }
+
+    private func refresh(_ book: inout QueueBook) throws(QueueError) {
+        do {
+            try book.refresh(path: path)
+        } catch {
+            throw .store(error)
+        }
+    }
+}
+
+/// The queue as the log holds it, kept between operations: re-read only from where the last read stopped.
+struct QueueBook: Sendable {
+    var items: [String: QueueItem] = [:]
+    /// Ids of items whose state is open: the only ones a lease looks at.
+    var openIDs: Set<String> = []
+    var decisions: [Int64: QueueDecision] = [:]
+    /// Each annotator's decision ids, oldest first.
+    var byAnnotator: [String: [Int64]] = [:]
+    var attempts: [String: Int] = [:]
+    var lastDecisionID: Int64 = 0
+    var withdrawn: Set<Int64> = []
+    var device: UInt64 = 0
+    var inode: UInt64 = 0
+    /// Bytes of whole lines read so far.
+    var scanned = 0
+    var lines = 0
+
+    mutating func apply(_ line: QueueLine) {
+        switch line {
+        case .item(let item):
+            items[item.id] = item
+            if item.state == .open { openIDs.insert(item.id) } else { openIDs.remove(item.id) }
+        case .decision(let decision):
+            if decisions.updateValue(decision, forKey: decision.id) == nil {
+                byAnnotator[decision.annotator, default: []].append(decision.id)
+                attempts[Self.attemptKey(decision.annotator, decision.item), default: 0] += 1
+            }
+            lastDecisionID = max(lastDecisionID, decision.id)
+            if decision.undone { withdrawn.formUnion(decision.feedback) }
+        }
+    }
+
+    static func attemptKey(_ annotator: String, _ item: String) -> String { annotator + "\u{0}" + item }
+
+    /// Reads lines appended since the last read; starts over when the file was replaced or cut shorter.
+    mutating func refresh(path: String) throws(KeywordStoreError) {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            if errno == ENOENT { self = QueueBook(); return }
+            throw QueueLogFile.failure("open", path)
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw QueueLogFile.failure("fstat", path) }
+        let size = Int(info.st_size)
+        if UInt64(info.st_dev) != device || UInt64(info.st_ino) != inode || size < scanned {
+            self = QueueBook()
+            device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
+        }
+        guard size > scanned else { return }
+        let bytes = try QueueLogFile.read(fd, from: scanned, count: size - scanned, path: path)
+        var start = 0
+        while let end = bytes[start...].firstIndex(of: 0x0A) {
+            let line: QueueLine
+            do {
+                line = try QueueLine.decode(bytes[start..<end])
+            } catch {
+                throw .failed("\(path):\(lines + 1): \(error)")
+            }
+            apply(line)
+            lines += 1
+            start = end + 1
+        }
+        scanned += start
+    }
+}
+
+/// A book seen through one operation: reads see the operation's own changes; nothing reaches the book until
+/// its lines are on disk.
+struct BookWorkspace: QueueWorkspace {
+    let book: QueueBook
+    private var changedItems: [String: QueueItem] = [:]
+    private var changedDecisions: [Int64: QueueDecision] = [:]
+    private var nextID: Int64
+    private(set) var lines: [QueueLine] = []
+
+    init(book: QueueBook) {
+        self.book = book
+        nextID = book.lastDecisionID
+    }
+
+    mutating func item(_ id: String) -> QueueItem? { changedItems[id] ?? book.items[id] }
+
+    mutating func candidates(for request: LeaseRequest, at now: QueueTime, _ take: (QueueItem) -> Bool) {
+        // The best `count` eligible items, found in one pass over the open ones.
+        var best: [QueueItem] = []
+        let order = request.order
+        for id in book.openIDs {
+            guard let item = changedItems[id] ?? book.items[id] else { continue }
+            if let keyword = request.keyword, item.topKeyword != keyword { continue }
+            guard item.canLease(to: request.annotator, at: now) else { continue }
+            if best.count == request.count, let last = best.last, !order.precedes(item, last) { continue }
+            let index = best.partitioningIndex { order.precedes(item, $0) }
+            best.insert(item, at: index)
+            if best.count > request.count { best.removeLast() }
+        }
+        for item in best where !take(item) { break }
+    }
+
+    mutating func save(_ item: QueueItem) {
+        changedItems[item.id] = item
+        lines.append(.item(item))
+    }
+
+    mutating func latestDecisions(of annotator: String, limit: Int) -> [QueueDecision] {
+        let ids = (book.byAnnotator[annotator] ?? []).suffix(limit).reversed()
+        let mine = changedDecisions.values.filter { $0.annotator == annotator && book.decisions[$0.id] == nil }
+        let stored = ids.compactMap { changedDecisions[$0] ?? book.decisions[$0] }
+        return Array((mine + stored).sorted { $0.id > $1.id }.prefix(limit))
+    }
+
+    mutating func decisionCount(of annotator: String, on item: String) -> Int {
+        let pending = changedDecisions.values.filter {
+            $0.annotator == annotator && $0.item == item && book.decisions[$0.id] == nil
+        }.count
+        return (book.attempts[QueueBook.attemptKey(annotator, item)] ?? 0) + pending
+    }
+
+    mutating func nextDecisionID() -> Int64 {
+        nextID += 1
+        return nextID
+    }
+
+    mutating func record(_ decision: QueueDecision) {
+        changedDecisions[decision.id] = decision
+        lines.append(.decision(decision))
+    }
+}
+
+extension Array {
+    /// The first index whose element satisfies `belongsAfter`, for an array partitioned by it (binary search).
+    func partitioningIndex(where belongsAfter: (Element) -> Bool) -> Int {
+        var low = 0, high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if belongsAfter(self[middle]) { high = middle } else { low = middle + 1 }
+        }
+        return low
+    }
+}
