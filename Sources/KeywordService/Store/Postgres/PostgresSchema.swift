@@ -57,7 +57,7 @@ enum PostgresSchema {
             )
             """,
         ]),
-        Migration(version: 2, description: "annotation queue: items and decisions", statements: [
+        Migration(version: 3, description: "annotation queue: items and decisions", statements: [
             // `doc` is the item (QueueLine); the other columns are derived from it by the item rules on every write.
             """
             CREATE TABLE kwsuggest_queue_items (
@@ -113,9 +113,11 @@ enum PostgresSchema {
                     applied_at timestamptz NOT NULL DEFAULT now()
                 )
                 """)
-            let current = Int(try connection.exec("SELECT coalesce(max(version), 0) FROM kwsuggest_schema_migrations")
-                .first?.first.flatMap { $0 } ?? "0") ?? 0
-            for migration in migrations where migration.version > current {
+            // Every migration not applied yet, by version rather than above the largest: migrations that add
+            // independent tables may be released in another order than they were numbered.
+            let applied = Set(try connection.exec("SELECT version FROM kwsuggest_schema_migrations")
+                .compactMap { $0.first.flatMap { $0 }.flatMap { Int($0) } })
+            for migration in migrations where !applied.contains(migration.version) {
                 for statement in migration.statements { try connection.exec(statement) }
                 try connection.exec("INSERT INTO kwsuggest_schema_migrations (version, description) VALUES ($1, $2)",
                                     [String(migration.version), migration.description])
