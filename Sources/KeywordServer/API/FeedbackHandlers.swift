@@ -209,7 +209,7 @@ enum FeedbackDecoding {
     }
 
     /// A keyword: a string of 1…maxKeywordCharacters characters after trimming, no control characters.
-    private static func keywordText(_ value: JSONValue?, field: String, limits: APILimits, required: Bool) throws(APIError) -> String? {
+    static func keywordText(_ value: JSONValue?, field: String, limits: APILimits, required: Bool) throws(APIError) -> String? {
         guard let value, value != .null else {
             if required { throw .badRequest(.invalidKeyword, "'\(field)' is required") }
             return nil
