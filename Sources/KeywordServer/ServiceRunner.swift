@@ -15,6 +15,8 @@ public struct ServiceOptions: Sendable {
     public var api = APIConfiguration()
     /// Where keyword changes and feedback live.
     public var store: StoreLocation = .file(KeywordOverlayStore.defaultPath(modelDirectory: "models/default"))
+    /// How the annotation queue shares work (`--queue-overlap`, `--queue-audit`).
+    public var queue = QueuePolicy()
     /// Serve keyword writes without a token on an address other hosts can reach (see `WritePolicy`).
     public var allowOpenWrites = false
     public init() {}
@@ -58,7 +60,7 @@ public final class ServiceRunner: Sendable {
         for address in try server.start() { announce("listening on \(address)") }
 
         let loadFailure = LoadFailure()
-        let state = self.state, loader = self.loader, location = options.store
+        let state = self.state, loader = self.loader, location = options.store, policy = options.queue
         let loading = Thread { [self] in
             let started = Syscall.monotonicNanoseconds()
             do {
@@ -69,6 +71,11 @@ public final class ServiceRunner: Sendable {
                     throw ServiceError(message: "cannot open the store \(location.displayName): \(error)")
                 }
                 state.setStore(store)
+                do {
+                    state.setQueue(AnnotationQueue(store: try location.openQueue(feedbackStore: store, policy: policy)))
+                } catch {
+                    throw ServiceError(message: "cannot open the annotation queue in \(location.displayName): \(error)")
+                }
                 let engine = try loader(store)
                 let seconds = Double(Syscall.monotonicNanoseconds() - started) / 1e9
                 state.setReady(engine, loadSeconds: seconds)

@@ -15,6 +15,7 @@ public final class EngineState: Sendable {
     private let phase: Locked<Phase>
     private let loadSeconds = Locked<Double?>(nil)
     private let openStore = Locked<(any KeywordStore)?>(nil)
+    private let openQueue = Locked<AnnotationQueue?>(nil)
 
     public init() {
         phase = Locked(.loading)
@@ -31,6 +32,13 @@ public final class EngineState: Sendable {
 
     public func setStore(_ store: any KeywordStore) {
         openStore.withLock { $0 = store }
+    }
+
+    /// The annotation queue on the store, once opened.
+    public var queue: AnnotationQueue? { openQueue.withLock { $0 } }
+
+    public func setQueue(_ queue: AnnotationQueue) {
+        openQueue.withLock { $0 = queue }
     }
 
     public var current: Phase { phase.withLock { $0 } }

@@ -89,6 +89,15 @@ extension Handlers {
         default: throw .badRequest(.invalidFormat, "'format' must be 'training' or 'raw'")
         }
         let store = try store()
+        // Records written by queue decisions that were undone since leave the training data.
+        var withdrawn = Set<Int64>()
+        if !raw, let queue = state.queue {
+            do {
+                withdrawn = try queue.store.withdrawnFeedback()
+            } catch {
+                throw QueueDecoding.error(error)
+            }
+        }
         let last: Int64?
         do {
             last = try store.lastFeedbackID(after: since, limit: limit)
@@ -103,7 +112,7 @@ extension Handlers {
         response.headers.add("Cache-Control", "no-store")
         response.headers.add("Feedback-Last-Id", String(last ?? since))
         if let last {
-            response.stream = FeedbackExport(store: store, after: since, through: last, raw: raw,
+            response.stream = FeedbackExport(store: store, after: since, through: last, raw: raw, withdrawn: withdrawn,
                                              pageRecords: Self.exportPageRecords).stream()
         }
         return response
@@ -120,14 +129,16 @@ final class FeedbackExport: Sendable {
     private let store: any KeywordStore
     private let through: Int64
     private let raw: Bool
+    private let withdrawn: Set<Int64>
     private let pageRecords: Int
     /// The id after which the next page starts; nil once the export is complete.
     private let cursor: Locked<Int64?>
 
-    init(store: any KeywordStore, after: Int64, through: Int64, raw: Bool, pageRecords: Int) {
+    init(store: any KeywordStore, after: Int64, through: Int64, raw: Bool, withdrawn: Set<Int64> = [], pageRecords: Int) {
         self.store = store
         self.through = through
         self.raw = raw
+        self.withdrawn = withdrawn
         self.pageRecords = pageRecords
         cursor = Locked(after)
     }
@@ -151,6 +162,7 @@ final class FeedbackExport: Sendable {
         var reached = after
         for record in records where record.id <= through {
             reached = record.id
+            if !raw, withdrawn.contains(record.id) { continue }
             body += Self.line(record, raw: raw)
         }
         let done = records.count < pageRecords || reached >= through || records.last.map({ $0.id > through }) == true

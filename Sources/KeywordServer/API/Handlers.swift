@@ -13,6 +13,7 @@ final class Handlers: Sendable {
     let state: EngineState
     let metrics: ServerMetrics
     let feedbackCounts = FeedbackCounters()
+    let queueCounters = QueueCounters()
     private let healthBody: [UInt8] = Array(#"{"status":"ok"}"#.utf8)
     private let pageBody: [UInt8] = Array(AdminPage.html.utf8)
     private let openAPIBody: [UInt8] = Array(OpenAPIDocument.json.utf8)
@@ -93,6 +94,7 @@ final class Handlers: Sendable {
             text += "kwsuggest_store_up{kind=\"\(store.kind)\"} \(store.isAvailable ? 1 : 0)\n"
         }
         text += feedbackCounts.render()
+        text += queueCounters.render(try? state.queue?.stats())
         var headers = HTTPHeaders()
         headers.add("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
         return HTTPResponse(status: .ok, headers: headers, body: Array(text.utf8))

@@ -68,6 +68,24 @@ public final class KeywordAPI: HTTPResponder {
         add(.get, "/v1/feedback/export", blocking: true, needsToken: true) { request throws(APIError) in
             try handlers.exportFeedback(request)
         }
+        // The annotation queue: every route reads or writes the store, and all of them carry annotator names.
+        let values = handlers.valueCaps
+        add(.post, "/v1/queue/items", blocking: true, lane: .reserved, needsToken: true) { request throws(APIError) in
+            try handlers.enqueue(request, valueCap: values.queueItems)
+        }
+        add(.post, "/v1/queue/lease", blocking: true, lane: .reserved, needsToken: true) { request throws(APIError) in
+            try handlers.lease(request, valueCap: values.queueLease)
+        }
+        add(.post, "/v1/queue/decisions", blocking: true, lane: .reserved, needsToken: true) { request throws(APIError) in
+            try handlers.decide(request, valueCap: values.queueDecisions)
+        }
+        add(.post, "/v1/queue/undo", blocking: true, lane: .reserved, needsToken: true) { request throws(APIError) in
+            try handlers.undo(request, valueCap: values.queueUndo)
+        }
+        add(.get, "/v1/queue/stats", blocking: true, needsToken: true) { request throws(APIError) in try handlers.queueStats(request) }
+        add(.get, "/v1/labels/export", blocking: true, needsToken: true) { request throws(APIError) in
+            try handlers.exportLabels(request)
+        }
         var routes: [String: Route] = [:]
         for (path, methods) in table {
             var allowed = methods.keys.sorted { $0.rawValue < $1.rawValue }
@@ -177,6 +195,10 @@ public final class KeywordAPI: HTTPResponder {
         case "/v1/suggest/batch": return bodyCaps.batch
         case "/v1/keywords": return bodyCaps.keywords
         case "/v1/feedback": return bodyCaps.feedback
+        case "/v1/queue/items": return bodyCaps.queueItems
+        case "/v1/queue/lease": return bodyCaps.queueLease
+        case "/v1/queue/decisions": return bodyCaps.queueDecisions
+        case "/v1/queue/undo": return bodyCaps.queueUndo
         default: return bodyCaps.suggest
         }
     }

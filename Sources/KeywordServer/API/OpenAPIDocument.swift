@@ -150,6 +150,7 @@ enum OpenAPIDocument {
         }
       }
     },
+\#(QueueOpenAPI.paths)
     "/healthz": {"get": {"summary": "Liveness", "responses": {"200": {"description": "Alive", "content": {"application/json": {"schema": {"type": "object", "properties": {"status": {"const": "ok"}}, "required": ["status"]}}}}}}},
     "/readyz": {"get": {"summary": "Readiness: 200 once the model is loaded, 503 before", "responses": {"200": {"description": "Ready", "content": {"application/json": {"schema": {"type": "object", "properties": {"status": {"const": "ready"}, "model": {"type": "string"}, "store": {"enum": ["ok", "unavailable"], "description": "unavailable while the database cannot be reached: suggestions still work, changes answer 503"}, "store_kind": {"enum": ["file", "postgres"]}}}}}}, "503": {"$ref": "#/components/responses/Error"}}}},
     "/metrics": {"get": {"summary": "Prometheus metrics", "responses": {"200": {"description": "Text exposition format 0.0.4", "content": {"text/plain": {"schema": {"type": "string"}}}}}}},
@@ -157,12 +158,13 @@ enum OpenAPIDocument {
     "/": {"get": {"summary": "The annotation workbench (HTML)", "responses": {"200": {"description": "HTML", "content": {"text/html": {"schema": {"type": "string"}}}}}}}
   },
   "components": {
-    "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer", "description": "Required for POST /v1/keywords, POST /v1/feedback and GET /v1/feedback/export when KWSUGGEST_ADMIN_TOKEN is set"}},
+    "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer", "description": "Required for POST /v1/keywords, POST /v1/feedback, GET /v1/feedback/export and the queue and labels routes when KWSUGGEST_ADMIN_TOKEN is set"}},
     "headers": {"ETag": {"description": "The keyword list version, quoted", "schema": {"type": "string"}}},
     "responses": {
       "Error": {"description": "Error", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
     },
     "schemas": {
+\#(QueueOpenAPI.schemas)
       "Name": {
         "type": "string", "minLength": 1, "maxLength": \#(limits.maxNameCharacters + limits.maxPaddingCharacters), "pattern": "^[\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\x00]([^\\x00]{0,998}[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\x00])?[\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*$",
         "description": "A product name: 1-1000 Unicode code points after trimming white space (Unicode White_Space), no NUL (rejected on purpose: C tools and log lines cut strings there). The pattern states exactly that; white space around the name does not count towards the 1000; with it the name is at most 1100 code points (maxLength), so the schema bounds every body."

@@ -121,13 +121,10 @@ enum QueueDecoding {
         return name
     }
 
-    /// A required item id: 1 to 200 characters, no control characters and no noncharacters.
+    /// A required item id: 1 to 200 characters, no control characters.
     static func id(_ value: JSONValue?, field: String) throws(APIError) -> String {
         guard let id = try FeedbackDecoding.label(value, field: field, code: .invalidId) else {
             throw .badRequest(.invalidId, "'\(field)' is required: the product's id")
-        }
-        guard !id.unicodeScalars.contains(where: { $0.properties.isNoncharacterCodePoint }) else {
-            throw .badRequest(.invalidId, "'\(field)' contains a noncharacter code point")
         }
         return id
     }
@@ -169,7 +166,7 @@ extension ErrorCode {
     public static let nothingToUndo = ErrorCode("nothing_to_undo")
     public static let queueFailed = ErrorCode("queue_failed")
 
-    /// The queue routes' codes (part of `apiCodes`).
+    /// The queue routes' codes (part of `all`).
     static let queueCodes: [ErrorCode] = [
         .invalidN, .invalidOrder, .invalidLease, .invalidIds, .invalidKeywords, .unknownItem, .notLeased, .itemClosed,
         .nothingToUndo, .queueFailed,

@@ -24,6 +24,7 @@ extension Handlers {
     /// `POST /v1/queue/items` → 200 `{"queued", "auto_accepted", "duplicates"}`. Each item is suggested first,
     /// outside the store's lock.
     func enqueue(_ request: HTTPRequest, valueCap: Int) throws(APIError) -> HTTPResponse {
+        try RequestDecoding.authorize(request, token: configuration.adminToken)
         let products = try QueueDecoding.products(try RequestDecoding.object(request, maxValues: valueCap),
                                                   limits: configuration.limits)
         guard let engine = state.engine else { throw APIError.notReady }
@@ -40,6 +41,7 @@ extension Handlers {
 
     /// `POST /v1/queue/lease` → 200 `{"lease", "expires_at", "items": [{"id", "name", "suggestions"}]}`.
     func lease(_ request: HTTPRequest, valueCap: Int) throws(APIError) -> HTTPResponse {
+        try RequestDecoding.authorize(request, token: configuration.adminToken)
         let lease = try QueueDecoding.lease(try RequestDecoding.object(request, maxValues: valueCap), limits: configuration.limits)
         let granted = try run { (queue: AnnotationQueue) throws(QueueError) in try queue.lease(lease) }
         queueCounters.countLease(granted.items.count)
@@ -75,6 +77,7 @@ extension Handlers {
 
     /// `POST /v1/queue/decisions` → 200 `{"decided", "feedback"}`: how many items, and the feedback ids written.
     func decide(_ request: HTTPRequest, valueCap: Int) throws(APIError) -> HTTPResponse {
+        try RequestDecoding.authorize(request, token: configuration.adminToken)
         let decision = try QueueDecoding.decision(try RequestDecoding.object(request, maxValues: valueCap),
                                                   limits: configuration.limits)
         let decisions = try run { (queue: AnnotationQueue) throws(QueueError) in try queue.decide(decision) }
@@ -91,6 +94,7 @@ extension Handlers {
 
     /// `POST /v1/queue/undo` → 200 `{"id", "lease"}`: the item is back in that lease.
     func undo(_ request: HTTPRequest, valueCap: Int) throws(APIError) -> HTTPResponse {
+        try RequestDecoding.authorize(request, token: configuration.adminToken)
         let annotator = try QueueDecoding.undo(try RequestDecoding.object(request, maxValues: valueCap))
         let decision = try run { (queue: AnnotationQueue) throws(QueueError) in try queue.undo(annotator: annotator) }
         queueCounters.countUndo()
@@ -103,7 +107,8 @@ extension Handlers {
     }
 
     /// `GET /v1/queue/stats`.
-    func queueStats() throws(APIError) -> HTTPResponse {
+    func queueStats(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+        try RequestDecoding.authorize(request, token: configuration.adminToken)
         let stats = try run { (queue: AnnotationQueue) throws(QueueError) in try queue.stats() }
         var json = JSONWriter()
         json.object { json in
@@ -151,6 +156,7 @@ extension Handlers {
     /// `GET /v1/labels/export[?since=…]`: one JSON line per labelled item with its current label, in the order
     /// labels were made, streamed page by page from the store.
     func exportLabels(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+        try RequestDecoding.authorize(request, token: configuration.adminToken)
         let query = try RequestDecoding.query(request.query, allowed: ["since"])
         let since = try QueueDecoding.since(query)
         let pages = LabelPages(store: try queue().store)
@@ -160,7 +166,7 @@ extension Handlers {
         let cursor = Locked<LabelCursor??>(.some(LabelPages.start(since: since)))
         response.stream = ResponseStream {
             guard let after = cursor.withLock({ $0 }) else { return .end }
-            do {
+            do throws(QueueError) {
                 guard let page = try pages.page(after: after) else {
                     cursor.withLock { $0 = .none }
                     return .end

@@ -77,13 +77,14 @@ public final class FileQueueStore: QueueStore {
 
     public func labels(after cursor: LabelCursor?, limit: Int) throws(QueueError) -> [QueueLabel] {
         try read { book in
+            // The first `limit` labels after the cursor, found in one pass.
             var page: [QueueLabel] = []
+            let before = { (a: QueueLabel, b: QueueLabel) in (a.at, a.id) < (b.at, b.id) }
             for item in book.items.values {
                 guard let label = item.label else { continue }
-                let place = LabelCursor(at: label.at, id: label.id)
-                if let cursor, place <= cursor { continue }
-                if page.count == limit, let last = page.last, LabelCursor(at: last.at, id: last.id) < place { continue }
-                let index = page.partitioningIndex { LabelCursor(at: $0.at, id: $0.id) > place }
+                if let cursor, !cursor.precedes(at: label.at, id: label.id) { continue }
+                if page.count == limit, let last = page.last, !before(label, last) { continue }
+                let index = page.partitioningIndex { before(label, $0) }
                 page.insert(label, at: index)
                 if page.count > limit { page.removeLast() }
             }

@@ -30,7 +30,7 @@ public struct LabelPages: Sendable {
 
     /// The cursor that starts an export at labels made at or after `since` (all labels without it).
     public static func start(since: QueueTime?) -> LabelCursor? {
-        since.map { LabelCursor(at: $0 - 1, id: "\u{10FFFF}") }
+        since.map { LabelCursor(at: $0, id: nil) }
     }
 
     /// The next page after `cursor` as export lines, and where it ended; nil once there is nothing more.

@@ -104,9 +104,10 @@ public final class PostgresQueueStore: QueueStore, @unchecked Sendable {
         try transaction { (workspace: inout RowWorkspace) throws(QueueError) in
             let rows = try workspace.run("""
                 SELECT doc::text FROM kwsuggest_queue_items
-                WHERE label_at IS NOT NULL AND (label_at, id COLLATE "C") > ($1::bigint, $2 COLLATE "C")
+                WHERE label_at IS NOT NULL
+                  AND (label_at > $1::bigint OR (label_at = $1::bigint AND ($2::text IS NULL OR id COLLATE "C" > $2 COLLATE "C")))
                 ORDER BY label_at, id COLLATE "C" LIMIT $3
-                """, [String(cursor?.at ?? .min), cursor?.id ?? "", String(max(0, limit))])
+                """, [String(cursor?.at ?? .min), cursor?.id, String(max(0, limit))])
             var labels: [QueueLabel] = []
             for row in rows {
                 if let label = try workspace.decodeItem(row.first ?? nil).label { labels.append(label) }

@@ -158,15 +158,20 @@ public struct QueueLabel: Sendable, Equatable {
     public var at: QueueTime
 }
 
-/// Where a labels export page ends; the next page starts after it.
-public struct LabelCursor: Sendable, Equatable, Comparable {
+/// A place in the labels' (time, id) order: after the label `id` made at `at`, or with no id, before every
+/// label made at `at`. An export page starts after one and ends at its last label.
+public struct LabelCursor: Sendable, Equatable {
     public var at: QueueTime
-    public var id: String
-    public init(at: QueueTime, id: String) {
+    public var id: String?
+    public init(at: QueueTime, id: String?) {
         self.at = at
         self.id = id
     }
-    public static func < (a: LabelCursor, b: LabelCursor) -> Bool { (a.at, a.id) < (b.at, b.id) }
+
+    /// Whether the label made at `at` with `id` comes after this place.
+    public func precedes(at: QueueTime, id: String) -> Bool {
+        at > self.at || (at == self.at && self.id.map { id > $0 } ?? true)
+    }
 }
 
 /// The queue's figures, as `GET /v1/queue/stats` reports them.
