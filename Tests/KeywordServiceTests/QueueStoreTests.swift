@@ -31,13 +31,16 @@ final class FileQueueStoreTests: XCTestCase {
     func testDecisionsFeedbackAndUndo() throws { try contract.decisionsFeedbackAndUndo() }
     func testOverlapAgreementAndAudit() throws { try contract.overlapAgreementAndAudit() }
 
-    /// A last line cut short by a crash was never acknowledged: it is not read, and the next append replaces it.
-    func testTornLastLineIsIgnoredAndCutOff() throws {
+    /// An operation cut short by a crash (whole lines without their commit line, then a torn one) was never
+    /// acknowledged: none of it is read, and the next append replaces it.
+    func testUncommittedLinesAreIgnoredAndCutOff() throws {
         let store = FileQueueStore(overlayPath: overlayPath, feedbackStore: FileKeywordStore(overlayPath: overlayPath),
                                    policy: QueuePolicy(overlapShare: 0, auditShare: 0))
         _ = try store.enqueue([QueueContract.submission("a")], at: QueueContract.t0)
         let handle = try XCTUnwrap(FileHandle(forWritingAtPath: store.path))
         handle.seekToEndOfFile()
+        let uncommitted = QueueItem(QueueContract.submission("x"), at: QueueContract.t0, policy: store.policy)
+        handle.write(Data(QueueLine.item(uncommitted).encoded()))
         handle.write(Data(#"{"item":{"id":"b","na"#.utf8))
         handle.closeFile()
         let reader = FileQueueStore(overlayPath: overlayPath, feedbackStore: FileKeywordStore(overlayPath: overlayPath),
@@ -45,8 +48,9 @@ final class FileQueueStoreTests: XCTestCase {
         XCTAssertEqual(try reader.stats(at: QueueContract.t0).items.queued, 1)
         _ = try reader.enqueue([QueueContract.submission("c")], at: QueueContract.t0)
         let lines = try String(contentsOfFile: store.path, encoding: .utf8).split(separator: "\n")
-        XCTAssertEqual(lines.count, 2)
+        XCTAssertEqual(lines.count, 4, "a, commit, c, commit")
         XCTAssertEqual(try store.stats(at: QueueContract.t0).items.queued, 2)
+        XCTAssertFalse(lines.contains { $0.contains(#""id":"x""#) })
     }
 
     /// A damaged line is reported with the file and line number, and nothing is written after it.
@@ -61,7 +65,7 @@ final class FileQueueStoreTests: XCTestCase {
         let reader = FileQueueStore(overlayPath: overlayPath, feedbackStore: FileKeywordStore(overlayPath: overlayPath),
                                     policy: store.policy)
         XCTAssertThrowsError(try reader.lease(LeaseRequest(annotator: "a"), at: QueueContract.t0)) { error in
-            XCTAssertTrue("\(error)".hasPrefix(store.path + ":2: not a queue record"), "\(error)")
+            XCTAssertTrue("\(error)".hasPrefix(store.path + ":3: not a queue record"), "\(error)")
         }
     }
 }

@@ -100,7 +100,8 @@ public final class FileQueueStore: QueueStore {
 
     /// Runs `body` on the up-to-date book under the lock.
     private func read<T>(_ body: (QueueBook) -> T) throws(QueueError) -> T {
-        try QueueLogFile.withLock(lockPath) { () throws(QueueError) -> T in
+        try catchUp()
+        return try QueueLogFile.withLock(lockPath) { () throws(QueueError) -> T in
             try book.withLock { (book: inout QueueBook) throws(QueueError) -> T in
                 try refresh(&book)
                 return body(book)
@@ -110,7 +111,8 @@ public final class FileQueueStore: QueueStore {
 
     /// Runs an operation under the lock, then appends and fsyncs the lines it changed and applies them.
     private func write<T>(_ body: (inout BookWorkspace) throws(QueueError) -> T) throws(QueueError) -> T {
-        try QueueLogFile.withLock(lockPath) { () throws(QueueError) -> T in
+        try catchUp()
+        return try QueueLogFile.withLock(lockPath) { () throws(QueueError) -> T in
             try book.withLock { (book: inout QueueBook) throws(QueueError) -> T in
                 try refresh(&book)
                 // The workspace shares the book's storage: it must be gone before the book changes, or the
@@ -121,7 +123,7 @@ public final class FileQueueStore: QueueStore {
                     return (result, workspace.lines)
                 }()
                 guard !lines.isEmpty else { return result }
-                let bytes = lines.flatMap { $0.encoded() }
+                let bytes = lines.flatMap { $0.encoded() } + QueueLine.commit.encoded()
                 do throws(KeywordStoreError) {
                     try QueueLogFile.append(bytes, to: path, keepingFirst: book.scanned)
                 } catch {
@@ -129,10 +131,17 @@ public final class FileQueueStore: QueueStore {
                 }
                 for line in lines { book.apply(line) }
                 book.scanned += bytes.count
-                book.lines += lines.count
+                book.lines += lines.count + 1
                 return result
             }
         }
+    }
+
+    /// Reads what other processes committed since, without the file lock: committed lines never change and the
+    /// log is only cut back to a commit, so this is safe, and a process reading a large log for the first time
+    /// does not hold up the others. Under the lock only the last few lines are then left to read.
+    private func catchUp() throws(QueueError) {
+        try book.withLock { (book: inout QueueBook) throws(QueueError) in try refresh(&book) }
     }
 
     private func refresh(_ book: inout QueueBook) throws(QueueError) {
@@ -147,8 +156,8 @@ public final class FileQueueStore: QueueStore {
 /// The queue as the log holds it, kept between operations: re-read only from where the last read stopped.
 struct QueueBook: Sendable {
     var items: [String: QueueItem] = [:]
-    /// Ids of items whose state is open: the only ones a lease looks at.
-    var openIDs: Set<String> = []
+    /// The items whose state is open: the only ones a lease looks at (sharing their storage with `items`).
+    var openItems: [String: QueueItem] = [:]
     var decisions: [Int64: QueueDecision] = [:]
     /// Each annotator's decision ids, oldest first.
     var byAnnotator: [String: [Int64]] = [:]
@@ -157,15 +166,17 @@ struct QueueBook: Sendable {
     var withdrawn: Set<Int64> = []
     var device: UInt64 = 0
     var inode: UInt64 = 0
-    /// Bytes of whole lines read so far.
+    /// Bytes read and applied so far: always the end of a commit line.
     var scanned = 0
     var lines = 0
 
     mutating func apply(_ line: QueueLine) {
         switch line {
+        case .commit:
+            break
         case .item(let item):
             items[item.id] = item
-            if item.state == .open { openIDs.insert(item.id) } else { openIDs.remove(item.id) }
+            if item.state == .open { openItems[item.id] = item } else { openItems[item.id] = nil }
         case .decision(let decision):
             if decisions.updateValue(decision, forKey: decision.id) == nil {
                 byAnnotator[decision.annotator, default: []].append(decision.id)
@@ -178,7 +189,7 @@ struct QueueBook: Sendable {
 
     static func attemptKey(_ annotator: String, _ item: String) -> String { annotator + "\u{0}" + item }
 
-    /// Reads lines appended since the last read; starts over when the file was replaced or cut shorter.
+    /// Reads the operations committed since the last read; starts over when the file was replaced or cut shorter.
     mutating func refresh(path: String) throws(KeywordStoreError) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
@@ -196,19 +207,26 @@ struct QueueBook: Sendable {
         }
         guard size > scanned else { return }
         let bytes = try QueueLogFile.read(fd, from: scanned, count: size - scanned, path: path)
-        var start = 0
+        var start = 0, committed = 0
+        var pending: [QueueLine] = []
         while let end = bytes[start...].firstIndex(of: 0x0A) {
             let line: QueueLine
             do {
                 line = try QueueLine.decode(bytes[start..<end])
             } catch {
-                throw .failed("\(path):\(lines + 1): \(error)")
+                throw .failed("\(path):\(lines + pending.count + 1): \(error)")
             }
-            apply(line)
-            lines += 1
             start = end + 1
+            guard case .commit = line else {
+                pending.append(line)
+                continue
+            }
+            for line in pending { apply(line) }
+            lines += pending.count + 1
+            pending.removeAll(keepingCapacity: true)
+            committed = start
         }
-        scanned += start
+        scanned += committed
     }
 }
 
@@ -232,11 +250,12 @@ struct BookWorkspace: QueueWorkspace {
         // The best `count` eligible items, found in one pass over the open ones.
         var best: [QueueItem] = []
         let order = request.order
-        for id in book.openIDs {
-            guard let item = changedItems[id] ?? book.items[id] else { continue }
+        for stored in book.openItems.values {
+            let item = changedItems.isEmpty ? stored : changedItems[stored.id] ?? stored
             if let keyword = request.keyword, item.topKeyword != keyword { continue }
-            guard item.canLease(to: request.annotator, at: now) else { continue }
+            // The order first: once `best` is full, most items fail this cheap comparison.
             if best.count == request.count, let last = best.last, !order.precedes(item, last) { continue }
+            guard item.canLease(to: request.annotator, at: now) else { continue }
             let index = best.partitioningIndex { order.precedes(item, $0) }
             best.insert(item, at: index)
             if best.count > request.count { best.removeLast() }

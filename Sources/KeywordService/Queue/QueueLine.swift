@@ -2,10 +2,13 @@
 // PostgreSQL store keeps per item. Written with JSONWriter, read with the strict reader.
 import StrictJSON
 
-/// One line of the queue log: the latest state of an item, or a decision (a later line for the same id wins).
+/// One line of the queue log: the latest state of an item, or a decision (a later line for the same id wins), or
+/// the end of one operation's lines. Lines count only once their operation's commit line follows them, so an
+/// operation cut short by a crash leaves nothing half done.
 enum QueueLine: Equatable {
     case item(QueueItem)
     case decision(QueueDecision)
+    case commit
 
     /// The line, newline included.
     func encoded() -> [UInt8] {
@@ -14,6 +17,7 @@ enum QueueLine: Equatable {
             switch self {
             case .item(let item): json.field("item") { Self.write(item, into: &$0) }
             case .decision(let decision): json.field("decision") { Self.write(decision, into: &$0) }
+            case .commit: json.field("commit", bool: true)
             }
         }
         return json.bytes + [0x0A]
@@ -27,10 +31,11 @@ enum QueueLine: Equatable {
         } catch {
             throw .failed("not a queue record: \(error)")
         }
-        switch (wire.item, wire.decision) {
-        case (let item?, nil): return .item(try item.value())
-        case (nil, let decision?): return .decision(try decision.value())
-        default: throw .failed("not a queue record: it must hold exactly one of 'item' and 'decision'")
+        switch (wire.item, wire.decision, wire.commit) {
+        case (let item?, nil, nil): return .item(try item.value())
+        case (nil, let decision?, nil): return .decision(try decision.value())
+        case (nil, nil, true?): return .commit
+        default: throw .failed("not a queue record: it must hold exactly one of 'item', 'decision' and 'commit' (true)")
         }
     }
 
@@ -126,6 +131,7 @@ enum QueueLine: Equatable {
     private struct Wire: Decodable {
         var item: WireItem?
         var decision: WireDecision?
+        var commit: Bool?
     }
 
     private struct WireSuggestion: Decodable {
