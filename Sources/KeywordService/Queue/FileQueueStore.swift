@@ -67,12 +67,7 @@ public final class FileQueueStore: QueueStore {
     }
 
     public func stats(at now: QueueTime) throws(QueueError) -> QueueStats {
-        try read { book in
-            var tally = QueueTally()
-            for item in book.items.values { tally.add(item, at: now) }
-            for decision in book.decisions.values { tally.add(decision) }
-            return tally.result
-        }
+        try read { $0.stats(at: now) }
     }
 
     public func labels(after cursor: LabelCursor?, limit: Int) throws(QueueError) -> [QueueLabel] {
@@ -153,83 +148,6 @@ public final class FileQueueStore: QueueStore {
     }
 }
 
-/// The queue as the log holds it, kept between operations: re-read only from where the last read stopped.
-struct QueueBook: Sendable {
-    var items: [String: QueueItem] = [:]
-    /// The items whose state is open: the only ones a lease looks at (sharing their storage with `items`).
-    var openItems: [String: QueueItem] = [:]
-    var decisions: [Int64: QueueDecision] = [:]
-    /// Each annotator's decision ids, oldest first.
-    var byAnnotator: [String: [Int64]] = [:]
-    var attempts: [String: Int] = [:]
-    var lastDecisionID: Int64 = 0
-    var withdrawn: Set<Int64> = []
-    var device: UInt64 = 0
-    var inode: UInt64 = 0
-    /// Bytes read and applied so far: always the end of a commit line.
-    var scanned = 0
-    var lines = 0
-
-    mutating func apply(_ line: QueueLine) {
-        switch line {
-        case .commit:
-            break
-        case .item(let item):
-            items[item.id] = item
-            if item.state == .open { openItems[item.id] = item } else { openItems[item.id] = nil }
-        case .decision(let decision):
-            if decisions.updateValue(decision, forKey: decision.id) == nil {
-                byAnnotator[decision.annotator, default: []].append(decision.id)
-                attempts[Self.attemptKey(decision.annotator, decision.item), default: 0] += 1
-            }
-            lastDecisionID = max(lastDecisionID, decision.id)
-            if decision.undone { withdrawn.formUnion(decision.feedback) }
-        }
-    }
-
-    static func attemptKey(_ annotator: String, _ item: String) -> String { annotator + "\u{0}" + item }
-
-    /// Reads the operations committed since the last read; starts over when the file was replaced or cut shorter.
-    mutating func refresh(path: String) throws(KeywordStoreError) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else {
-            if errno == ENOENT { self = QueueBook(); return }
-            throw QueueLogFile.failure("open", path)
-        }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw QueueLogFile.failure("fstat", path) }
-        let size = Int(info.st_size)
-        if UInt64(info.st_dev) != device || UInt64(info.st_ino) != inode || size < scanned {
-            self = QueueBook()
-            device = UInt64(info.st_dev)
-            inode = UInt64(info.st_ino)
-        }
-        guard size > scanned else { return }
-        let bytes = try QueueLogFile.read(fd, from: scanned, count: size - scanned, path: path)
-        var start = 0, committed = 0
-        var pending: [QueueLine] = []
-        while let end = bytes[start...].firstIndex(of: 0x0A) {
-            let line: QueueLine
-            do {
-                line = try QueueLine.decode(bytes[start..<end])
-            } catch {
-                throw .failed("\(path):\(lines + pending.count + 1): \(error)")
-            }
-            start = end + 1
-            guard case .commit = line else {
-                pending.append(line)
-                continue
-            }
-            for line in pending { apply(line) }
-            lines += pending.count + 1
-            pending.removeAll(keepingCapacity: true)
-            committed = start
-        }
-        scanned += committed
-    }
-}
-
 /// A book seen through one operation: reads see the operation's own changes; nothing reaches the book until
 /// its lines are on disk.
 struct BookWorkspace: QueueWorkspace {
@@ -247,16 +165,17 @@ struct BookWorkspace: QueueWorkspace {
     mutating func item(_ id: String) -> QueueItem? { changedItems[id] ?? book.items[id] }
 
     mutating func candidates(for request: LeaseRequest, at now: QueueTime, _ take: (QueueItem) -> Bool) {
-        // The best `count` eligible items, found in one pass over the open ones.
+        // The best `count` eligible items, found in one pass over the compact index of the open ones: an entry
+        // is looked at whole only when it would make the best so far.
         var best: [QueueItem] = []
         let order = request.order
-        for stored in book.openItems.values {
-            let item = changedItems.isEmpty ? stored : changedItems[stored.id] ?? stored
-            if let keyword = request.keyword, item.topKeyword != keyword { continue }
-            // The order first: once `best` is full, most items fail this cheap comparison.
-            if best.count == request.count, let last = best.last, !order.precedes(item, last) { continue }
-            guard item.canLease(to: request.annotator, at: now) else { continue }
-            let index = best.partitioningIndex { order.precedes(item, $0) }
+        for entry in book.openEntries.values {
+            if let keyword = request.keyword, entry.top != keyword { continue }
+            if entry.leasableFrom > now { continue }
+            if best.count == request.count, let last = best.last, !order.precedes(entry.key, last.orderKey) { continue }
+            guard let item = changedItems[entry.key.id] ?? book.items[entry.key.id],
+                  item.canLease(to: request.annotator, at: now) else { continue }
+            let index = best.partitioningIndex { order.precedes(entry.key, $0.orderKey) }
             best.insert(item, at: index)
             if best.count > request.count { best.removeLast() }
         }

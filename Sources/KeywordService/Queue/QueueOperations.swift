@@ -115,42 +115,8 @@ struct QueueOperations {
     }
 }
 
-/// Tallies the queue's figures from items and decisions (a store that keeps them in memory uses it whole; a
-/// database computes the same sums with SQL over columns derived by the same item rules).
-struct QueueTally {
-    var stats = QueueStats()
-    private var seconds: [String: [Double]] = [:]
-
-    mutating func add(_ item: QueueItem, at now: QueueTime) {
-        switch item.state {
-        case .open: if item.isLeased(at: now) { stats.items.leased += 1 } else { stats.items.queued += 1 }
-        case .labelled: stats.items.labelled += 1
-        case .flagged: stats.items.flagged += 1
-        }
-        if item.modelKeyword != nil { stats.autoAccepted += 1 }
-        if let outcome = item.auditOutcome {
-            stats.audited += 1
-            if outcome { stats.auditAgreed += 1 }
-        }
-        if let outcome = item.overlapOutcome {
-            stats.overlapItems += 1
-            if outcome { stats.agreed += 1 }
-        }
-    }
-
-    mutating func add(_ decision: QueueDecision) {
-        guard !decision.undone else { return }
-        seconds[decision.annotator, default: []].append(decision.seconds)
-    }
-
-    var result: QueueStats {
-        var stats = self.stats
-        for (annotator, values) in seconds {
-            stats.annotators[annotator] = QueueStats.Annotator(decisions: values.count, medianSeconds: Self.median(values))
-        }
-        return stats
-    }
-
+extension QueueStats {
+    /// The median of `values` (the mean of the middle two for an even count); nil for none.
     static func median(_ values: [Double]) -> Double? {
         guard !values.isEmpty else { return nil }
         let sorted = values.sorted()

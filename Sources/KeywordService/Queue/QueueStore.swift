@@ -22,9 +22,20 @@ public protocol QueueStore: AnyObject, Sendable {
     func withdrawnFeedback() throws(QueueError) -> Set<Int64>
 }
 
+/// What the lease orders compare: the top confidence, the arrival, the id.
+struct QueueOrderKey: Sendable, Equatable {
+    var confidence: Double
+    var enqueuedAt: QueueTime
+    var id: String
+}
+
+extension QueueItem {
+    var orderKey: QueueOrderKey { QueueOrderKey(confidence: confidence, enqueuedAt: enqueuedAt, id: id) }
+}
+
 extension QueueOrder {
     /// Whether `a` goes before `b` in this order; ties fall to arrival, then id, so the order is total.
-    func precedes(_ a: QueueItem, _ b: QueueItem) -> Bool {
+    func precedes(_ a: QueueOrderKey, _ b: QueueOrderKey) -> Bool {
         switch self {
         case .uncertain where a.confidence != b.confidence: return a.confidence < b.confidence
         case .confident where a.confidence != b.confidence: return a.confidence > b.confidence
