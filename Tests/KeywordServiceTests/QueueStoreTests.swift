@@ -53,6 +53,29 @@ final class FileQueueStoreTests: XCTestCase {
         XCTAssertFalse(lines.contains { $0.contains(#""id":"x""#) })
     }
 
+    /// A log grown past four lines per item and decision is rewritten with one each; another instance reading the
+    /// new file sees the same queue.
+    func testTheLogIsCompacted() throws {
+        let policy = QueuePolicy(overlapShare: 0, auditShare: 0)
+        let store = FileQueueStore(overlayPath: overlayPath, feedbackStore: FileKeywordStore(overlayPath: overlayPath),
+                                   policy: policy, compactionLines: 50)
+        let other = FileQueueStore(overlayPath: overlayPath, feedbackStore: FileKeywordStore(overlayPath: overlayPath), policy: policy)
+        _ = try store.enqueue((0..<5).map { QueueContract.submission("c\($0)") }, at: QueueContract.t0)
+        XCTAssertEqual(try other.stats(at: QueueContract.t0).items.queued, 5)
+        // Leases that expire at once: every one writes five item lines and a commit.
+        for round in 0..<12 {
+            let lease = try store.lease(LeaseRequest(annotator: "a\(round)", count: 5), at: QueueContract.t0 + QueueTime(round) * 700_000)
+            XCTAssertEqual(lease.items.count, 5)
+        }
+        let lines = try String(contentsOfFile: store.path, encoding: .utf8).split(separator: "\n")
+        XCTAssertLessThan(lines.count, 50, "compacted")
+        let lease = try other.lease(LeaseRequest(annotator: "b", count: 10), at: QueueContract.t0 + 12 * 700_000)
+        XCTAssertEqual(lease.items.count, 5)
+        _ = try store.decide(DecisionRequest(lease: lease.id, annotator: "b", ids: ["c1"], kind: .label, keywords: ["x"]),
+                             at: QueueContract.t0 + 12 * 700_000)
+        XCTAssertEqual(try other.labels(after: nil, limit: 10).map(\.id), ["c1"])
+    }
+
     /// A damaged line is reported with the file and line number, and nothing is written after it.
     func testDamagedLineNamesFileAndLine() throws {
         let store = FileQueueStore(overlayPath: overlayPath, feedbackStore: FileKeywordStore(overlayPath: overlayPath),

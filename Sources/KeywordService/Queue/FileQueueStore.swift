@@ -22,8 +22,11 @@ public final class FileQueueStore: QueueStore {
     public let policy: QueuePolicy
     private let feedbackStore: any KeywordStore
     private let book = Locked(QueueBook())
+    /// The log is compacted only past this many lines (see `compactIfLarge`).
+    let compactionLines: Int
 
-    public init(overlayPath: String, feedbackStore: any KeywordStore, policy: QueuePolicy) {
+    public init(overlayPath: String, feedbackStore: any KeywordStore, policy: QueuePolicy, compactionLines: Int = 10_000) {
+        self.compactionLines = compactionLines
         let stem = overlayPath.hasSuffix(".json") ? String(overlayPath.dropLast(5)) : overlayPath
         path = stem + ".queue.jsonl"
         lockPath = stem + ".queue.lock"
@@ -127,8 +130,30 @@ public final class FileQueueStore: QueueStore {
                 for line in lines { book.apply(line) }
                 book.scanned += bytes.count
                 book.lines += lines.count + 1
+                try compactIfLarge(&book)
                 return result
             }
+        }
+    }
+
+    /// Rewrites the log as one line per item and decision once it has grown past four times that (and past
+    /// `compactionLines`): a new file beside it, fsynced, renamed over it. Other processes see another file and read
+    /// it whole. Runs under the lock, after an operation.
+    private func compactIfLarge(_ book: inout QueueBook) throws(QueueError) {
+        let live = book.items.count + book.decisions.count
+        guard book.lines > compactionLines, book.lines > 4 * (live + 1) else { return }
+        var bytes: [UInt8] = []
+        for item in book.items.values { bytes += QueueLine.item(item).encoded() }
+        for decision in book.decisions.values.sorted(by: { $0.id < $1.id }) { bytes += QueueLine.decision(decision).encoded() }
+        bytes += QueueLine.commit.encoded()
+        do throws(KeywordStoreError) {
+            let file = try QueueLogFile.replace(path, with: bytes)
+            book.device = file.device
+            book.inode = file.inode
+            book.scanned = bytes.count
+            book.lines = live + 1
+        } catch {
+            throw .store(error)
         }
     }
 

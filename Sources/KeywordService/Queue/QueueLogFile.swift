@@ -50,6 +50,42 @@ enum QueueLogFile {
         }
     }
 
+    /// Replaces the file at `path` with `bytes` atomically: a temporary file beside it, fsynced, renamed over it,
+    /// and the directory fsynced. Returns the new file's device and inode.
+    static func replace(_ path: String, with bytes: [UInt8]) throws(KeywordStoreError) -> (device: UInt64, inode: UInt64) {
+        let temporary = path + ".compacting"
+        let fd = open(temporary, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw failure("open", temporary) }
+        defer { close(fd) }
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { raw -> Int in
+                guard let base = raw.baseAddress else { return 0 }
+                return write(fd, base + offset, raw.count - offset)
+            }
+            if written < 0 {
+                if errno == EINTR { continue }
+                let failed = failure("write", temporary)
+                unlink(temporary)
+                throw failed
+            }
+            offset += written
+        }
+        var info = stat()
+        guard fsync(fd) == 0, fstat(fd, &info) == 0 else {
+            let failed = failure("fsync", temporary)
+            unlink(temporary)
+            throw failed
+        }
+        guard rename(temporary, path) == 0 else {
+            let failed = failure("rename", temporary)
+            unlink(temporary)
+            throw failed
+        }
+        try syncDirectory(of: path)
+        return (UInt64(info.st_dev), UInt64(info.st_ino))
+    }
+
     /// `count` bytes from `offset` (fewer when the file ends first).
     static func read(_ fd: Int32, from offset: Int, count: Int, path: String) throws(KeywordStoreError) -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: count)
