@@ -92,9 +92,11 @@ struct QueueContract {
         XCTAssertEqual(try ids(.confident, keyword: "にんじん", annotator: "a"), ["high", "low", "late"])
         XCTAssertEqual(try ids(.uncertain, annotator: "b"), ["mid"])
         let other = try make(QueuePolicy(overlapShare: 0, auditShare: 0))
-        _ = try other.enqueue([Self.submission("p", confidence: 0.3), Self.submission("q", confidence: 0.2)], at: Self.t0 + 20)
+        // Confidences compare as numbers, never as text ("1e-05" sorts after "0.9" as text).
+        _ = try other.enqueue([Self.submission("p", confidence: 0.3), Self.submission("q", confidence: 0.00001),
+                               Self.submission("r", confidence: 0.2)], at: Self.t0 + 20)
         XCTAssertEqual(try other.lease(LeaseRequest(annotator: "c", count: 1, order: .oldest), at: Self.t0 + 30).items.map(\.id), ["p"])
-        XCTAssertEqual(try other.lease(LeaseRequest(annotator: "c", count: 1, order: .uncertain), at: Self.t0 + 30).items.map(\.id), ["q"])
+        XCTAssertEqual(try other.lease(LeaseRequest(annotator: "c", count: 2, order: .uncertain), at: Self.t0 + 30).items.map(\.id), ["q", "r"])
     }
 
     /// Labels (one and many) write feedback, skip cools down, flag sets aside, undo walks back and withdraws.

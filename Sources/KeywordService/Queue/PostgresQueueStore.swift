@@ -214,22 +214,24 @@ struct RowWorkspace: QueueWorkspace {
         let batch = request.count * 2 + 16
         // The key of the last row read: the next batch starts after it in the lease's order.
         var after: (confidence: String, enqueuedAt: String, id: String)?
+        // Columns are qualified: a bare name in ORDER BY would mean the output column of that name (the text).
         let (order, keyset): (String, String)
         switch request.order {
         case .uncertain:
-            order = "confidence, enqueued_at, id COLLATE \"C\""
-            keyset = "(confidence, enqueued_at, id COLLATE \"C\") > ($4::float8, $5::bigint, $6 COLLATE \"C\")"
+            order = "i.confidence, i.enqueued_at, i.id COLLATE \"C\""
+            keyset = "(i.confidence, i.enqueued_at, i.id COLLATE \"C\") > ($4::float8, $5::bigint, $6 COLLATE \"C\")"
         case .confident:
-            order = "confidence DESC, enqueued_at, id COLLATE \"C\""
-            keyset = "(confidence < $4::float8 OR (confidence = $4::float8 AND (enqueued_at, id COLLATE \"C\") > ($5::bigint, $6 COLLATE \"C\")))"
+            order = "i.confidence DESC, i.enqueued_at, i.id COLLATE \"C\""
+            keyset = "(i.confidence < $4::float8 OR (i.confidence = $4::float8 AND (i.enqueued_at, i.id COLLATE \"C\") > ($5::bigint, $6 COLLATE \"C\")))"
         case .oldest:
-            order = "enqueued_at, id COLLATE \"C\""
-            keyset = "($4::float8 IS NOT NULL AND (enqueued_at, id COLLATE \"C\") > ($5::bigint, $6 COLLATE \"C\"))"
+            order = "i.enqueued_at, i.id COLLATE \"C\""
+            keyset = "($4::float8 IS NOT NULL AND (i.enqueued_at, i.id COLLATE \"C\") > ($5::bigint, $6 COLLATE \"C\"))"
         }
         while true {
             let rows = try run("""
-                SELECT doc::text, confidence::text, enqueued_at::text, id FROM kwsuggest_queue_items
-                WHERE state = 'open' AND available_at <= $1 AND ($2::text IS NULL OR top_keyword = $2)
+                SELECT i.doc::text, i.confidence::text AS confidence_text, i.enqueued_at::text AS enqueued_text, i.id
+                FROM kwsuggest_queue_items i
+                WHERE i.state = 'open' AND i.available_at <= $1 AND ($2::text IS NULL OR i.top_keyword = $2)
                   AND ($4::float8 IS NULL OR \(keyset))
                 ORDER BY \(order) LIMIT $3 FOR UPDATE SKIP LOCKED
                 """, [String(now), request.keyword, String(batch), after?.confidence, after?.enqueuedAt, after?.id])
