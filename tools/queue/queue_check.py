@@ -223,7 +223,7 @@ def main():
                              "keys_per_item": round((1 + exceptions) / grouped, 3) if grouped else None,
                              "api_decisions_per_minute": round(grouped / seconds * 60) if seconds else None}
 
-        print("3. Two annotators at once, one per process, one undo", flush=True)
+        print(f"3. {len(clients)} annotators at once, one per process, one undo", flush=True)
         held = collections.defaultdict(set)
         results = {}
         threads = [threading.Thread(target=work_queue, args=(clients[i], f"annotator-{i}", gold_label, held, i == 0, results))
