@@ -5,13 +5,13 @@ import StrictJSON
 /// One line of the queue log: the latest state of an item, or a decision (a later line for the same id wins), or
 /// the end of one operation's lines. Lines count only once their operation's commit line follows them, so an
 /// operation cut short by a crash leaves nothing half done.
-enum QueueLine: Equatable {
+package enum QueueLine: Equatable {
     case item(QueueItem)
     case decision(QueueDecision)
     case commit
 
     /// The line, newline included.
-    func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var json = JSONWriter()
         json.object { json in
             switch self {
@@ -24,7 +24,7 @@ enum QueueLine: Equatable {
     }
 
     /// Reads one line; the error says what is wrong (the caller adds the file and line number).
-    static func decode(_ line: some Collection<UInt8>) throws(KeywordStoreError) -> QueueLine {
+    package static func decode(_ line: some Collection<UInt8>) throws(KeywordStoreError) -> QueueLine {
         let wire: Wire
         do {
             wire = try JSONDecoding.decode(Wire.self, from: Array(line))
@@ -40,13 +40,13 @@ enum QueueLine: Equatable {
     }
 
     /// An item alone (the PostgreSQL document).
-    static func itemDocument(_ item: QueueItem) -> String {
+    package static func itemDocument(_ item: QueueItem) -> String {
         var json = JSONWriter()
         write(item, into: &json)
         return String(decoding: json.bytes, as: UTF8.self)
     }
 
-    static func item(fromDocument text: String) throws(KeywordStoreError) -> QueueItem {
+    package static func item(fromDocument text: String) throws(KeywordStoreError) -> QueueItem {
         do {
             return try JSONDecoding.decode(WireItem.self, from: Array(text.utf8)).value()
         } catch let error as KeywordStoreError {

@@ -3,7 +3,7 @@
 
 /// What an operation reads and writes, inside its store's critical section. Items a workspace returns are
 /// held for the rest of the operation: no other process changes them until it ends.
-protocol QueueWorkspace {
+package protocol QueueWorkspace {
     /// The item with `id`, or nil.
     mutating func item(_ id: String) throws(QueueError) -> QueueItem?
     /// Items a lease for `request` may take, best first by its order; the operation takes at most `request.count`
@@ -21,13 +21,18 @@ protocol QueueWorkspace {
 }
 
 /// The operations. `feedback` stores a label's feedback records and returns their ids.
-struct QueueOperations {
-    var policy: QueuePolicy
-    var feedback: ([FeedbackItem]) throws(KeywordStoreError) -> [FeedbackReceipt]
+package struct QueueOperations {
+    package var policy: QueuePolicy
+    package var feedback: ([FeedbackItem]) throws(KeywordStoreError) -> [FeedbackReceipt]
+
+    package init(policy: QueuePolicy, feedback: @escaping ([FeedbackItem]) throws(KeywordStoreError) -> [FeedbackReceipt]) {
+        self.policy = policy
+        self.feedback = feedback
+    }
 
     /// New ids are queued or labelled by the model; the same id with the same name is a duplicate; the same id
     /// with a new name starts over under the new name. The first time an id appears wins within one call.
-    func enqueue(_ submissions: [QueueSubmission], at now: QueueTime,
+    package func enqueue(_ submissions: [QueueSubmission], at now: QueueTime,
                  in workspace: inout some QueueWorkspace) throws(QueueError) -> EnqueueSummary {
         var summary = EnqueueSummary()
         var seen: [String: String] = [:]
@@ -49,7 +54,7 @@ struct QueueOperations {
     }
 
     /// Holds up to `request.count` items for the annotator under a new lease.
-    func lease(_ request: LeaseRequest, id: String, at now: QueueTime,
+    package func lease(_ request: LeaseRequest, id: String, at now: QueueTime,
                in workspace: inout some QueueWorkspace) throws(QueueError) -> QueueLease {
         let until = now + policy.leaseMillis
         var taken: [QueueItem] = []
@@ -66,7 +71,7 @@ struct QueueOperations {
     }
 
     /// Applies a label (to one item or many), a skip or a flag, all or none; writes a label's feedback first.
-    func decide(_ request: DecisionRequest, at now: QueueTime,
+    package func decide(_ request: DecisionRequest, at now: QueueTime,
                 in workspace: inout some QueueWorkspace) throws(QueueError) -> [QueueDecision] {
         var items: [QueueItem] = []
         for id in request.ids where !items.contains(where: { $0.id == id }) {
@@ -103,7 +108,7 @@ struct QueueOperations {
     }
 
     /// Reverts the annotator's latest decision within reach; the item returns to their lease.
-    func undo(annotator: String, at now: QueueTime, in workspace: inout some QueueWorkspace) throws(QueueError) -> QueueDecision {
+    package func undo(annotator: String, at now: QueueTime, in workspace: inout some QueueWorkspace) throws(QueueError) -> QueueDecision {
         let latest = try workspace.latestDecisions(of: annotator, limit: policy.undoDepth)
         guard var decision = policy.undoTarget(latest) else { throw .nothingToUndo }
         guard var item = try workspace.item(decision.item) else { throw .unknownItem(decision.item) }
@@ -117,7 +122,7 @@ struct QueueOperations {
 
 extension QueueStats {
     /// The median of `values` (the mean of the middle two for an even count); nil for none.
-    static func median(_ values: [Double]) -> Double? {
+    package static func median(_ values: [Double]) -> Double? {
         guard !values.isEmpty else { return nil }
         let sorted = values.sorted()
         let middle = sorted.count / 2

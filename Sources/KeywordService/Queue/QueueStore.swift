@@ -23,19 +23,19 @@ public protocol QueueStore: AnyObject, Sendable {
 }
 
 /// What the lease orders compare: the top confidence, the arrival, the id.
-struct QueueOrderKey: Sendable, Equatable {
-    var confidence: Double
-    var enqueuedAt: QueueTime
-    var id: String
+package struct QueueOrderKey: Sendable, Equatable {
+    package var confidence: Double
+    package var enqueuedAt: QueueTime
+    package var id: String
 }
 
 extension QueueItem {
-    var orderKey: QueueOrderKey { QueueOrderKey(confidence: confidence, enqueuedAt: enqueuedAt, id: id) }
+    package var orderKey: QueueOrderKey { QueueOrderKey(confidence: confidence, enqueuedAt: enqueuedAt, id: id) }
 }
 
 extension QueueOrder {
     /// Whether `a` goes before `b` in this order; ties fall to arrival, then id, so the order is total.
-    func precedes(_ a: QueueOrderKey, _ b: QueueOrderKey) -> Bool {
+    package func precedes(_ a: QueueOrderKey, _ b: QueueOrderKey) -> Bool {
         switch self {
         case .uncertain where a.confidence != b.confidence: return a.confidence < b.confidence
         case .confident where a.confidence != b.confidence: return a.confidence > b.confidence
@@ -45,8 +45,8 @@ extension QueueOrder {
 }
 
 /// Lease ids: 128 random bits in hex.
-enum LeaseID {
-    static func make() -> String {
+package enum LeaseID {
+    package static func make() -> String {
         var generator = SystemRandomNumberGenerator()
         let parts = [generator.next(), generator.next()] as [UInt64]
         return parts.map { part in
