@@ -263,6 +263,50 @@ final class CLIServeTests: XCTestCase {
         XCTAssertEqual(stored.count, Set(stored).count, "a client id stored twice")
     }
 
+    /// Two processes on one file store lease at once: no item is handed to both (no overlap share); the labels made
+    /// through either process come out of `store export --format labels`, each id once.
+    func testTwoProcessesOnOneFileStoreNeverLeaseTheSameItem() throws {
+        let store = "file:" + directory + "/queue.overlay.json"
+        let arguments = ["--model", directory, "--store", store, "--no-verify", "--queue-overlap", "0", "--queue-audit", "0"]
+        let servers = try (0..<2).map { _ in try Server(arguments: arguments, keepLog: false) }
+        defer { for server in servers { _ = server.stop() } }
+        for server in servers { try waitUntilReady(server.port) }
+        // Names the model is unsure about with this short keyword list, so they are queued, not auto-accepted.
+        let names = ["季節の野菜 詰め合わせ", "業務用 食材セット", "おまかせ 産直便", "ご当地 お取り寄せ", "訳あり 箱売り", "朝採れ 直送"]
+        let items = (0..<60).map { "{\"id\":\"q-\($0)\",\"name\":\"\(names[$0 % names.count]) \($0)\"}" }.joined(separator: ",")
+        let (status, body) = try request(servers[0].port, "POST", "/v1/queue/items", body: "{\"items\":[\(items)]}")
+        XCTAssertEqual(status, 200, body)
+        let summary = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Int])
+        let queued = summary["queued"] ?? 0
+        let held = HeldItems()
+        let ports = servers.map(\.port)
+        DispatchQueue.concurrentPerform(iterations: 2) { index in
+            while let (status, text) = try? Self.request(ports[index], "POST", "/v1/queue/lease", body: "{\"annotator\":\"a\(index)\",\"n\":3}"),
+                  status == 200,
+                  let lease = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any],
+                  let leased = lease["items"] as? [[String: Any]], !leased.isEmpty, let id = lease["lease"] as? String {
+                for item in leased {
+                    guard let itemID = item["id"] as? String else { continue }
+                    held.add(index, itemID)
+                    _ = try? Self.request(ports[index], "POST", "/v1/queue/decisions",
+                                          body: "{\"lease\":\"\(id)\",\"annotator\":\"a\(index)\",\"id\":\"\(itemID)\",\"keywords\":[\"にんじん\"]}")
+                }
+            }
+        }
+        let byProcess = [0, 1].map { index in Set(held.all.filter { $0.0 == index }.map(\.1)) }
+        XCTAssertGreaterThan(queued, 20, body)
+        XCTAssertFalse(byProcess[0].isEmpty || byProcess[1].isEmpty, "both processes leased: \(byProcess)")
+        XCTAssertEqual(byProcess[0].intersection(byProcess[1]), [], "items leased through both processes")
+        XCTAssertEqual(byProcess[0].count + byProcess[1].count, queued)
+        let export = try CLITests.run(["store", "export", "--store", store, "--format", "labels"])
+        XCTAssertEqual(export.status, 0, export.stderr)
+        let ids = export.stdout.split(separator: "\n").compactMap { line in
+            ((try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any])?["id"] as? String
+        }
+        XCTAssertEqual(ids.count, 60, export.stdout)
+        XCTAssertEqual(Set(ids).count, 60)
+    }
+
     func testPostgresStoreWithoutLibpqIsOneClearLine() throws {
         let outcome = try CLITests.run(["serve", "--port", "0", "--model", directory, "--store", "postgres://kw:secret@127.0.0.1:1/db"],
                                        environment: ProcessInfo.processInfo.environment.merging(["KWSUGGEST_LIBPQ": "/nonexistent/libpq.so.5"]) { $1 })
@@ -317,6 +361,22 @@ final class CLIServeTests: XCTestCase {
 }
 
 /// (writer, status) pairs collected from many threads.
+/// (process, item id) pairs collected from many threads.
+final class HeldItems: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [(Int, String)] = []
+    func add(_ process: Int, _ id: String) {
+        lock.lock()
+        items.append((process, id))
+        lock.unlock()
+    }
+    var all: [(Int, String)] {
+        lock.lock()
+        defer { lock.unlock() }
+        return items
+    }
+}
+
 final class StatusList: @unchecked Sendable {
     private let lock = NSLock()
     private var items: [(Int, Int)] = []
