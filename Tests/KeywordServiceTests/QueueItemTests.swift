@@ -139,5 +139,11 @@ final class QueueItemTests: XCTestCase {
         XCTAssertEqual(try QueueLine.decode(QueueLine.decision(decision).encoded().dropLast()), .decision(decision))
         XCTAssertEqual(try QueueLine.item(fromDocument: QueueLine.itemDocument(item)), item)
         XCTAssertThrowsError(try QueueLine.decode(Array(#"{"item":{"id":"x"},"decision":null}"#.utf8)))
+        var damaged = String(decoding: QueueLine.item(item).encoded().dropLast(), as: UTF8.self)
+        damaged = damaged.replacingOccurrences(of: #""until":7"#, with: #""until":"soon""#)
+        XCTAssertThrowsError(try QueueLine.decode(Array(damaged.utf8))) { error in
+            XCTAssertEqual("\(error)", "not a queue record: 'item.skips[0].until' must be an integer")
+        }
+        XCTAssertThrowsError(try QueueLine.decode(Array(#"{"commit":true,"commit":true}"#.utf8)), "a repeated key")
     }
 }

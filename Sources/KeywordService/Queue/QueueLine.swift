@@ -23,18 +23,21 @@ package enum QueueLine: Equatable {
         return json.bytes + [0x0A]
     }
 
-    /// Reads one line; the error says what is wrong (the caller adds the file and line number).
+    /// Reads one line; the error says what is wrong (the caller adds the file and line number). Fields are read
+    /// straight from the parsed value (a log holds one line per change, so a process reading a large log reads
+    /// hundreds of thousands); a field of the wrong type is an error naming it, fields it does not name are ignored.
     package static func decode(_ line: some Collection<UInt8>) throws(KeywordStoreError) -> QueueLine {
-        let wire: Wire
+        let value: JSONValue
         do {
-            wire = try JSONDecoding.decode(Wire.self, from: Array(line))
+            value = try JSONParser.parse(Array(line))
         } catch {
             throw .failed("not a queue record: \(error)")
         }
-        switch (wire.item, wire.decision, wire.commit) {
-        case (let item?, nil, nil): return .item(try item.value())
-        case (nil, let decision?, nil): return .decision(try decision.value())
-        case (nil, nil, true?): return .commit
+        let fields = try QueueFields(value, "")
+        switch (fields.values["item"], fields.values["decision"], fields.values["commit"]) {
+        case (let item?, nil, nil): return .item(try Self.item(QueueFields(item, "item.")))
+        case (nil, let decision?, nil): return .decision(try Self.decision(QueueFields(decision, "decision.")))
+        case (nil, nil, .bool(true)?): return .commit
         default: throw .failed("not a queue record: it must hold exactly one of 'item', 'decision' and 'commit' (true)")
         }
     }
@@ -48,7 +51,7 @@ package enum QueueLine: Equatable {
 
     package static func item(fromDocument text: String) throws(KeywordStoreError) -> QueueItem {
         do {
-            return try JSONDecoding.decode(WireItem.self, from: Array(text.utf8)).value()
+            return try item(QueueFields(JSONParser.parse(Array(text.utf8)), ""))
         } catch let error as KeywordStoreError {
             throw error
         } catch {
@@ -126,84 +129,121 @@ package enum QueueLine: Equatable {
         }
     }
 
-    // MARK: Wire shapes (strictly decoded)
+    // MARK: Reading
 
-    private struct Wire: Decodable {
-        var item: WireItem?
-        var decision: WireDecision?
-        var commit: Bool?
-    }
-
-    private struct WireSuggestion: Decodable {
-        var keyword: String
-        var confidence: Double?
-    }
-
-    private struct WireVote: Decodable {
-        var annotator: String
-        var keywords: [String]
-        var decision: Int64
-        var at: Int64
-        var value: QueueVote { QueueVote(annotator: annotator, keywords: keywords, decision: decision, at: at) }
-    }
-
-    private struct WireHold: Decodable {
-        var annotator: String
-        var lease: String
-        var since: Int64
-        var until: Int64
-    }
-
-    private struct WireSkip: Decodable {
-        var annotator: String
-        var until: Int64
-    }
-
-    private struct WireItem: Decodable {
-        var id: String
-        var name: String
-        var model: String?
-        var suggestions: [WireSuggestion]
-        var enqueued_at: Int64
-        var overlap: Bool
-        var model_keyword: String?
-        var audit: Bool
-        var votes: [WireVote]
-        var holds: [WireHold]
-        var skips: [WireSkip]
-        var flag: WireVote?
-
-        func value() throws(KeywordStoreError) -> QueueItem {
-            guard !id.isEmpty else { throw .failed("not a queue item: 'id' is empty") }
-            var item = QueueItem(id: id, name: name, model: model,
-                                 suggestions: suggestions.map { QueueSuggestion(keyword: $0.keyword, confidence: $0.confidence) },
-                                 enqueuedAt: enqueued_at, overlap: overlap, modelKeyword: model_keyword, audit: audit)
-            item.votes = votes.map(\.value)
-            item.holds = holds.map { QueueHold(annotator: $0.annotator, lease: $0.lease, since: $0.since, until: $0.until) }
-            item.skips = skips.map { QueueSkip(annotator: $0.annotator, until: $0.until) }
-            item.flag = flag?.value
-            return item
+    private static func item(_ fields: QueueFields) throws(KeywordStoreError) -> QueueItem {
+        let id = try fields.string("id")
+        guard !id.isEmpty else { throw .failed("not a queue item: 'id' is empty") }
+        var suggestions: [QueueSuggestion] = []
+        for (index, value) in try fields.array("suggestions").enumerated() {
+            let suggestion = try QueueFields(value, fields.path + "suggestions[\(index)].")
+            suggestions.append(QueueSuggestion(keyword: try suggestion.string("keyword"), confidence: try suggestion.optionalDouble("confidence")))
         }
+        var item = QueueItem(id: id, name: try fields.string("name"), model: try fields.optionalString("model"),
+                             suggestions: suggestions, enqueuedAt: try fields.int("enqueued_at"), overlap: try fields.bool("overlap"),
+                             modelKeyword: try fields.optionalString("model_keyword"), audit: try fields.bool("audit"))
+        for (index, value) in try fields.array("votes").enumerated() {
+            item.votes.append(try vote(QueueFields(value, fields.path + "votes[\(index)].")))
+        }
+        for (index, value) in try fields.array("holds").enumerated() {
+            let hold = try QueueFields(value, fields.path + "holds[\(index)].")
+            item.holds.append(QueueHold(annotator: try hold.string("annotator"), lease: try hold.string("lease"),
+                                        since: try hold.int("since"), until: try hold.int("until")))
+        }
+        for (index, value) in try fields.array("skips").enumerated() {
+            let skip = try QueueFields(value, fields.path + "skips[\(index)].")
+            item.skips.append(QueueSkip(annotator: try skip.string("annotator"), until: try skip.int("until")))
+        }
+        if let flag = fields.values["flag"], flag != .null { item.flag = try vote(QueueFields(flag, fields.path + "flag.")) }
+        return item
     }
 
-    private struct WireDecision: Decodable {
-        var id: Int64
-        var annotator: String
-        var item: String
-        var kind: String
-        var lease: String
-        var keywords: [String]
-        var feedback: [Int64]
-        var at: Int64
-        var seconds: Double
-        var undone: Bool
+    private static func vote(_ fields: QueueFields) throws(KeywordStoreError) -> QueueVote {
+        QueueVote(annotator: try fields.string("annotator"), keywords: try fields.strings("keywords"),
+                  decision: try fields.int("decision"), at: try fields.int("at"))
+    }
 
-        func value() throws(KeywordStoreError) -> QueueDecision {
-            guard let kind = QueueDecisionKind(rawValue: kind) else {
-                throw .failed("not a queue decision: 'kind' must be 'label', 'skip' or 'flag'")
+    private static func decision(_ fields: QueueFields) throws(KeywordStoreError) -> QueueDecision {
+        guard let kind = QueueDecisionKind(rawValue: try fields.string("kind")) else {
+            throw .failed("not a queue decision: '\(fields.path)kind' must be 'label', 'skip' or 'flag'")
+        }
+        var feedback: [Int64] = []
+        for (index, value) in try fields.array("feedback").enumerated() {
+            guard case .number(let number) = value, let id = number.integer(as: Int64.self) else {
+                throw .failed("not a queue record: '\(fields.path)feedback[\(index)]' must be an integer")
             }
-            return QueueDecision(id: id, annotator: annotator, item: item, kind: kind, lease: lease, keywords: keywords,
-                                 feedback: feedback, at: at, seconds: seconds, undone: undone)
+            feedback.append(id)
         }
+        return QueueDecision(id: try fields.int("id"), annotator: try fields.string("annotator"), item: try fields.string("item"),
+                             kind: kind, lease: try fields.string("lease"), keywords: try fields.strings("keywords"),
+                             feedback: feedback, at: try fields.int("at"), seconds: try fields.double("seconds"),
+                             undone: try fields.bool("undone"))
+    }
+}
+
+/// The fields of one parsed object, read by type; an absent required field or one of another type is an error
+/// that names it (`item.holds[2].until`).
+private struct QueueFields {
+    let values: [String: JSONValue]
+    let path: String
+
+    init(_ value: JSONValue, _ path: String) throws(KeywordStoreError) {
+        guard case .object(let values) = value else {
+            throw .failed("not a queue record: '\(path.isEmpty ? "the line" : String(path.dropLast()))' must be an object")
+        }
+        self.values = values
+        self.path = path
+    }
+
+    private func wrong(_ key: String, _ expected: String) -> KeywordStoreError {
+        .failed("not a queue record: '\(path)\(key)' must be \(expected)")
+    }
+
+    func string(_ key: String) throws(KeywordStoreError) -> String {
+        guard case .string(let text) = values[key] ?? .null else { throw wrong(key, "a string") }
+        return text
+    }
+
+    func optionalString(_ key: String) throws(KeywordStoreError) -> String? {
+        guard let value = values[key], value != .null else { return nil }
+        guard case .string(let text) = value else { throw wrong(key, "a string") }
+        return text
+    }
+
+    func int(_ key: String) throws(KeywordStoreError) -> Int64 {
+        guard case .number(let number) = values[key] ?? .null, let value = number.integer(as: Int64.self) else {
+            throw wrong(key, "an integer")
+        }
+        return value
+    }
+
+    func double(_ key: String) throws(KeywordStoreError) -> Double {
+        guard case .number(let number) = values[key] ?? .null else { throw wrong(key, "a number") }
+        return number.value
+    }
+
+    func optionalDouble(_ key: String) throws(KeywordStoreError) -> Double? {
+        guard let value = values[key], value != .null else { return nil }
+        guard case .number(let number) = value else { throw wrong(key, "a number") }
+        return number.value
+    }
+
+    func bool(_ key: String) throws(KeywordStoreError) -> Bool {
+        guard case .bool(let flag) = values[key] ?? .null else { throw wrong(key, "true or false") }
+        return flag
+    }
+
+    func array(_ key: String) throws(KeywordStoreError) -> [JSONValue] {
+        guard case .array(let items) = values[key] ?? .null else { throw wrong(key, "an array") }
+        return items
+    }
+
+    func strings(_ key: String) throws(KeywordStoreError) -> [String] {
+        var strings: [String] = []
+        for (index, value) in try array(key).enumerated() {
+            guard case .string(let text) = value else { throw wrong("\(key)[\(index)]", "a string") }
+            strings.append(text)
+        }
+        return strings
     }
 }
