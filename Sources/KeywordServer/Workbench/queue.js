@@ -161,6 +161,8 @@
       return li;
     }));
     setStatus($("q-status"), "");
+    // Keys act on the item at once, wherever focus was (a tab, a button), unless someone is typing.
+    if (!inTextField(document.activeElement)) $("q-suggestions").focus();
   }
 
   // Sends one decision on the item on screen and moves on; a decision the server cannot take now is buffered.
@@ -360,7 +362,10 @@
     const view = currentView();
     if (view === "annotate" && !inTextField(event.target)) {
       const item = q.item;
-      if (event.key === "Enter" && item && item.suggestions.length && !(event.target && event.target.tagName === "BUTTON")) {
+      const onChoice = event.target && event.target.closest && event.target.closest("#q-suggestions button, #view-annotate .row button");
+      if (event.key === "Enter" && onChoice) {
+        return;  // the focused button's own action
+      } else if (event.key === "Enter" && item && item.suggestions.length) {
         event.preventDefault(); label([item.suggestions[0].keyword]);
       } else if (/^[1-5]$/.test(event.key) && item && item.suggestions[Number(event.key) - 1]) {
         event.preventDefault(); label([item.suggestions[Number(event.key) - 1].keyword]);
