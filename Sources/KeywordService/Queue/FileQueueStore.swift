@@ -192,19 +192,19 @@ struct BookWorkspace: QueueWorkspace {
     mutating func candidates(for request: LeaseRequest, at now: QueueTime, _ take: (QueueItem) -> Bool) {
         // The best `count` eligible items, found in one pass over the compact index of the open ones: an entry
         // is looked at whole only when it would make the best so far.
-        var best: [QueueItem] = []
+        var best: [(key: QueueOrderKey, item: QueueItem)] = []
         let order = request.order
         for entry in book.openEntries.values {
             if let keyword = request.keyword, entry.top != keyword { continue }
             if entry.leasableFrom > now { continue }
-            if best.count == request.count, let last = best.last, !order.precedes(entry.key, last.orderKey) { continue }
+            if best.count == request.count, let last = best.last, !order.precedes(entry.key, last.key) { continue }
             guard let item = changedItems[entry.key.id] ?? book.items[entry.key.id],
                   item.canLease(to: request.annotator, at: now) else { continue }
-            let index = best.partitioningIndex { order.precedes(entry.key, $0.orderKey) }
-            best.insert(item, at: index)
+            let index = best.partitioningIndex { order.precedes(entry.key, $0.key) }
+            best.insert((entry.key, item), at: index)
             if best.count > request.count { best.removeLast() }
         }
-        for item in best where !take(item) { break }
+        for (_, item) in best where !take(item) { break }
     }
 
     mutating func save(_ item: QueueItem) {
