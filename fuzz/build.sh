@@ -19,12 +19,12 @@ sources=(
   Sources/HTTPCore/HTTP/ServerConfiguration.swift Sources/HTTPCore/HTTP/Responder.swift
   Sources/HTTPCore/HTTP/ErrorCode.swift Sources/HTTPCore/HTTP/ResponseStream.swift Sources/HTTPCore/Socket/Syscalls.swift
   Sources/KeywordServer/API/RequestDecoding.swift Sources/KeywordServer/API/APIError.swift
-  Sources/KeywordServer/API/APIErrorCode.swift Sources/KeywordService/KeywordRules.swift
+  Sources/KeywordServer/API/APIErrorCode.swift Sources/StoreInterface/KeywordRules.swift
 )
 copies=()
 for source in "${sources[@]}"; do
   copy="$work/$(basename "$(dirname "$source")")-$(basename "$source")"
-  sed -E '/^import (StrictJSON|HTTPCore|Locking|KeywordService)$/d' "$source" > "$copy"
+  sed -E '/^import (StrictJSON|HTTPCore|Locking|StoreInterface)$/d' "$source" > "$copy"
   copies+=("$copy")
 done
 # The C shim the system-call wrappers use, as a module of its own.

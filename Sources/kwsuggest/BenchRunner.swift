@@ -2,10 +2,13 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import FileStore
 import Foundation
 import KeywordIndex
-import KeywordService
 import KeywordVectors
+import ModelStorage
+import Platform
+import Serving
 
 struct BenchSettings {
     var model: String
@@ -95,7 +98,7 @@ struct BenchRunner {
             components.keywords += extras
             let start = BenchClock.wall()
             do {
-                engine = try ModelEngine(components: components, options: engine.options, applyOverlay: false)
+                engine = try ModelEngine(components: components, store: engine.store, options: engine.options, applyOverlay: false)
             } catch let error as ModelDirectoryError {
                 throw CommandError.failure(error.description)
             }
@@ -154,7 +157,9 @@ struct BenchRunner {
         var options = ScoringOptions()
         options.kernel = kernel
         do {
-            return try ModelEngine(components: try ModelDirectory.load(path: model), options: options, applyOverlay: false)
+            let components = try ModelDirectory.load(path: model)
+            let store = FileKeywordStore(overlayPath: KeywordOverlayFile.defaultPath(modelDirectory: model))
+            return try ModelEngine(components: components, store: store, options: options, applyOverlay: false)
         } catch let error as ModelDirectoryError {
             throw CommandError.failure(error.description)
         }
@@ -245,17 +250,11 @@ enum BenchStatistics {
 }
 
 enum BenchClock {
-    static func wall() -> Double { seconds(CLOCK_MONOTONIC) }
+    static func wall() -> Double { MonotonicClock.seconds() }
     /// CPU time of the calling thread: steadier than wall time on a shared machine.
-    static func threadCPU() -> Double { seconds(CLOCK_THREAD_CPUTIME_ID) }
+    static func threadCPU() -> Double { MonotonicClock.threadCPUSeconds() }
     /// CPU time of the whole process (all threads).
-    static func processCPU() -> Double { seconds(CLOCK_PROCESS_CPUTIME_ID) }
-
-    private static func seconds(_ clock: clockid_t) -> Double {
-        var now = timespec()
-        clock_gettime(clock, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-    }
+    static func processCPU() -> Double { MonotonicClock.processCPUSeconds() }
 
     /// VmHWM from /proc/self/status in MiB; 0 where the file is missing (not Linux).
     static func peakResidentMegabytes() -> Double {

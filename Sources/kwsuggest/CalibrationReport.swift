@@ -1,5 +1,5 @@
 import Foundation
-import KeywordService
+import Training
 
 /// Text and JSON renderings of calibration metrics, for `eval`.
 enum CalibrationReport {

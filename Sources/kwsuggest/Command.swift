@@ -1,4 +1,5 @@
-import KeywordService
+import FileStore
+import StoreInterface
 
 /// A subcommand: declares its options, checks them in `validate()`, does the work in `run()`.
 protocol Command {
@@ -18,25 +19,18 @@ extension Command {
 /// Options several commands share, declared once.
 enum SharedOptions {
     static let model = Option<String>("--model", value: "dir", help: "Model directory.",
-                                      defaultText: "$KWSUGGEST_MODEL or models/default")
+                                      defaultText: ModelSearch.defaultText)
     static let store = Option<String>("--store", value: "store", help: "file:PATH or postgres://user@host:5432/db.",
                                       defaultText: "$KWSUGGEST_STORE or file:<model dir>/keywords.overlay.json")
     static let noVerify = Flag("--no-verify",
                                help: "Skip checking the model files against the SHA-256 checksums in manifest.json.")
 }
 
-/// Where the default model lives: `--model`, else `KWSUGGEST_MODEL`, else `models/default`.
-func resolveModelDirectory(_ option: String?) -> String {
-    if let option { return option }
-    if let fromEnvironment = Environment.value("KWSUGGEST_MODEL"), !fromEnvironment.isEmpty { return fromEnvironment }
-    return "models/default"
-}
-
 /// `--store`, else `--overlay` (as `file:`), else `KWSUGGEST_STORE`, else the overlay file beside the model.
 func resolveStore(store: String?, overlay: String?, modelDirectory: String) throws -> StoreLocation {
     if store != nil && overlay != nil { throw CommandError.usage("Give --store or --overlay, not both") }
     let text = store ?? overlay.map { "file:" + $0 } ?? Environment.value("KWSUGGEST_STORE").flatMap { $0.isEmpty ? nil : $0 }
-    guard let text else { return .file(KeywordOverlayStore.defaultPath(modelDirectory: modelDirectory)) }
+    guard let text else { return .file(KeywordOverlayFile.defaultPath(modelDirectory: modelDirectory)) }
     do {
         return try StoreLocation(parsing: text)
     } catch {

@@ -1,6 +1,7 @@
 // `kwsuggest bench --queue N`: what one lease, decision and stats call costs with N items in the annotation queue.
 import Foundation
-import KeywordService
+import KeywordServer
+import StoreInterface
 
 /// Fills a fresh queue (a file store in a temporary directory, or the given PostgreSQL) with N items whose
 /// suggestions are synthetic (top keyword one of 200, confidence spread over 0–1: a lease's cost does not depend

@@ -1,8 +1,11 @@
 // `kwsuggest bench --updates`: what one keyword change costs, split into the store's write and the in-memory side.
+import FileStore
 import Foundation
 import KeywordIndex
-import KeywordService
 import Locking
+import ModelStorage
+import Serving
+import StoreInterface
 
 /// A file store that records how long each `apply` took (lock, read, check, atomic write, unlock).
 final class TimedStore: KeywordStore {
@@ -24,7 +27,10 @@ final class TimedStore: KeywordStore {
         defer { let took = BenchClock.wall() - start; lastApply.withLock { $0 = took } }
         return try inner.apply(change, check: check)
     }
-    func replaceOverlay(_ overlay: KeywordOverlay) throws(KeywordStoreError) { try inner.replaceOverlay(overlay) }
+    func replaceOverlay(_ overlay: KeywordOverlay,
+                        check: (KeywordOverlay) throws(KeywordStoreError) -> Void) throws(KeywordStoreError) {
+        try inner.replaceOverlay(overlay, check: check)
+    }
     func appendFeedback(_ items: [FeedbackItem]) throws(KeywordStoreError) -> [FeedbackReceipt] { try inner.appendFeedback(items) }
     func importFeedback(_ records: [FeedbackRecord]) throws(KeywordStoreError) -> Int { try inner.importFeedback(records) }
     func feedback(after: Int64, limit: Int) throws(KeywordStoreError) -> [FeedbackRecord] {
@@ -66,7 +72,7 @@ struct UpdateBench {
     func run() throws -> [UpdateSizeReport] {
         var options = ScoringOptions()
         options.kernel = settings.kernel
-        let components: ModelComponents
+        let components: LoadedModel
         do {
             components = try ModelDirectory.load(path: settings.model)
         } catch let error as ModelDirectoryError {
@@ -92,7 +98,7 @@ struct UpdateBench {
         return reports
     }
 
-    private func measure(_ components: ModelComponents, options: ScoringOptions, added: [String],
+    private func measure(_ components: LoadedModel, options: ScoringOptions, added: [String],
                          probes: [String]) throws -> UpdateSizeReport {
         let directory = NSTemporaryDirectory() + "kwsuggest-update-bench-\(getpid())-\(added.count)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

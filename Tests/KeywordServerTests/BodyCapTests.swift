@@ -1,5 +1,5 @@
+import FileStore
 import Foundation
-import KeywordService
 @testable import HTTPCore
 @testable import KeywordServer
 import XCTest

@@ -6,9 +6,7 @@ import XCTest
 /// The served keyword list: a total cap, and pages for large lists.
 final class KeywordListTests: XCTestCase {
     private func makeLimitedAPI(_ keywords: [String], maxKeywords: Int) -> KeywordAPI {
-        var configuration = APIConfiguration()
-        configuration.limits.maxKeywords = maxKeywords
-        return KeywordAPI(configuration: configuration, state: EngineState(engine: FakeEngine(keywords: keywords)),
+        KeywordAPI(configuration: APIConfiguration(), state: EngineState(engine: FakeEngine(keywords: keywords, maxKeywords: maxKeywords)),
                           metrics: KeywordAPI.makeMetrics())
     }
 

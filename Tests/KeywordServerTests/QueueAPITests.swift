@@ -1,8 +1,10 @@
+import FileStore
 import Foundation
-import KeywordService
-import Locking
 @testable import HTTPCore
 @testable import KeywordServer
+import Locking
+import Serving
+import StoreInterface
 import XCTest
 
 /// An engine whose answer for a name containing "auto" is auto-accepted; otherwise the FakeEngine's ranking

@@ -1,8 +1,9 @@
 import Foundation
-import KeywordService
-import Locking
 @testable import HTTPCore
 @testable import KeywordServer
+import Locking
+import Serving
+import StoreInterface
 import StrictJSON
 import Synchronization
 import XCTest
@@ -12,6 +13,8 @@ final class FakeEngine: SuggestionEngine {
     let modelVersion: String
     private let keywords: Locked<[String]>
     private let failUpdates: Bool
+    /// The list's size rule, as the real engine applies it.
+    private let maxKeywords: Int
     let reloads = Atomic<Int>(0)
     /// Every change applied, as the store received it.
     let changes = Locked<[KeywordChange]>([])
@@ -21,8 +24,10 @@ final class FakeEngine: SuggestionEngine {
     let entered = DispatchSemaphore(value: 0)
 
     init(keywords: [String] = ["にんじん", "たまねぎ", "じゃがいも", "豚肉", "牛肉", "キャベツ", "トマト"],
-         version: String = "fake-1", failUpdates: Bool = false, gated: Bool = false) {
+         version: String = "fake-1", failUpdates: Bool = false, gated: Bool = false,
+         maxKeywords: Int = KeywordRules.maxKeywords) {
         self.keywords = Locked(keywords)
+        self.maxKeywords = maxKeywords
         modelVersion = version
         self.failUpdates = failUpdates
         gate = gated ? DispatchSemaphore(value: 0) : nil
@@ -57,8 +62,10 @@ final class FakeEngine: SuggestionEngine {
             if let expected = change.expectedVersion, expected != "v\(list.count)" {
                 throw KeywordStoreError.versionMismatch(current: "v\(list.count)")
             }
-            list.removeAll { change.remove.contains($0) }
-            for keyword in change.add where !list.contains(keyword) { list.append(keyword) }
+            var next = list.filter { !change.remove.contains($0) }
+            for keyword in change.add where !next.contains(keyword) { next.append(keyword) }
+            try KeywordRules.checkListSize(next.count, previous: list.count, limit: maxKeywords)
+            list = next
         }
         return keywordList()
     }

@@ -1,6 +1,6 @@
+import FileStore
 import Foundation
 import HTTPCore
-import KeywordService
 @testable import KeywordServer
 import StrictJSON
 import XCTest

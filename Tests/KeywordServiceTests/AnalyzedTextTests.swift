@@ -1,5 +1,5 @@
 import KeywordModel
-import KeywordService
+import ModelStorage
 import XCTest
 
 final class AnalyzedTextTests: XCTestCase {

@@ -1,6 +1,6 @@
 import Foundation
 import KeywordModel
-@testable import KeywordService
+@testable import ModelStorage
 import XCTest
 
 /// Brand and product-line rows of varieties.tsv give the variety evidence the model's dev-chosen brand scale

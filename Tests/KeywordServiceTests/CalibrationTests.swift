@@ -1,7 +1,10 @@
 import Foundation
 import KeywordIndex
 import KeywordModel
-@testable import KeywordService
+@testable import ModelStorage
+@testable import StoreInterface
+@testable import Training
+import TrainingData
 import XCTest
 
 /// The confidence calibrator: fitting, the precision curve, the file and its checks, and the metrics.

@@ -1,5 +1,7 @@
+@testable import FileStore
 import Foundation
-@testable import KeywordService
+@testable import PostgresStore
+@testable import StoreInterface
 import XCTest
 
 final class FileKeywordStoreTests: XCTestCase {
@@ -50,19 +52,19 @@ final class FileKeywordStoreTests: XCTestCase {
         }
         // The store that wrote the file knows its ids increase from writing it.
         XCTAssertEqual(try export(), (1...20_000).map(Int64.init))
-        XCTAssertLessThanOrEqual(writer.scannedBytes.load(ordering: .relaxed), size + 40 * 65_536, "bytes read by the writer's export")
+        XCTAssertLessThanOrEqual(writer.feedbackLog.scannedBytes.load(ordering: .relaxed), size + 40 * 65_536, "bytes read by the writer's export")
         // Another process learns it on its first scan.
         store = FileKeywordStore(overlayPath: overlayPath)
         XCTAssertEqual(try export(), (1...20_000).map(Int64.init))
-        let first = store.scannedBytes.load(ordering: .relaxed)
+        let first = store.feedbackLog.scannedBytes.load(ordering: .relaxed)
         // One read to learn the order, then each of 40 pages reads its own bytes and at most one block more.
         XCTAssertLessThanOrEqual(first, 2 * size + 40 * 65_536, "bytes read by the first export of a \(size)-byte file")
         XCTAssertEqual(try export(), (1...20_000).map(Int64.init))
-        let second = store.scannedBytes.load(ordering: .relaxed) - first
+        let second = store.feedbackLog.scannedBytes.load(ordering: .relaxed) - first
         XCTAssertLessThanOrEqual(second, size + 40 * 65_536, "bytes read by a later export of a \(size)-byte file")
         XCTAssertEqual(try store.lastFeedbackID(after: 0, limit: nil), 20_000)
         XCTAssertEqual(try store.lastFeedbackID(after: 100, limit: 1000), 1100)
-        XCTAssertLessThan(store.scannedBytes.load(ordering: .relaxed) - first - second, size / 4, "the largest id and the 1,000th after 100")
+        XCTAssertLessThan(store.feedbackLog.scannedBytes.load(ordering: .relaxed) - first - second, size / 4, "the largest id and the 1,000th after 100")
     }
 
     /// Paging skips the part of a multi-megabyte file an earlier scan showed to hold no larger id, and still sees
@@ -97,14 +99,34 @@ final class FileKeywordStoreTests: XCTestCase {
         XCTAssertEqual(try store.feedback(after: 2, limit: 10).map(\.id), [3, 4, 5])
     }
 
+    /// A keyword change takes only the overlay's lock: while another thread or process holds the feedback lock
+    /// (a long append), the change still completes.
+    func testKeywordChangeDoesNotWaitForTheFeedbackLock() throws {
+        let store = FileKeywordStore(overlayPath: overlayPath)
+        let fd = open(store.feedbackLockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        defer { close(fd) }
+        XCTAssertEqual(flock(fd, LOCK_EX), 0)
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            _ = try? store.apply(KeywordChange(add: ["にんじん"]))
+            done.signal()
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 20), .success, "the keyword change waited for the feedback lock")
+        flock(fd, LOCK_UN)
+        XCTAssertEqual(try store.loadOverlay().added, ["にんじん"])
+    }
+
     func testFilesLiveBesideTheOverlay() throws {
         let store = FileKeywordStore(overlayPath: overlayPath)
         XCTAssertEqual(store.lockPath, directory + "/keywords.overlay.lock")
         XCTAssertEqual(store.feedbackPath, directory + "/keywords.overlay.feedback.jsonl")
+        XCTAssertEqual(store.feedbackLockPath, directory + "/keywords.overlay.feedback.lock")
         _ = try store.apply(KeywordChange(add: ["a"]))
         _ = try store.appendFeedback([FeedbackItem(name: "n", keyword: "a", action: .accept)])
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory).sorted(),
-                       ["keywords.overlay.feedback.jsonl", "keywords.overlay.json", "keywords.overlay.lock"])
+                       ["keywords.overlay.feedback.jsonl", "keywords.overlay.feedback.lock", "keywords.overlay.json",
+                        "keywords.overlay.lock"])
     }
 
     /// A line cut short by a crash was never acknowledged: it is skipped on read and cut off before the next append.

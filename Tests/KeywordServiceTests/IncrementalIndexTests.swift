@@ -1,7 +1,7 @@
 import Foundation
 import KeywordIndex
 import KeywordModel
-@testable import KeywordService
+@testable import ModelStorage
 import Synchronization
 import XCTest
 
@@ -23,7 +23,7 @@ final class IncrementalIndexTests: XCTestCase {
         for i in 0..<30 { table["w\(i)"] = Int32(i) }
         let analyzer = CountingAnalyzer(TableAnalyzer(rows: table))
         let config = ModelConfig(inputDimension: 16, hiddenDimension: 8)
-        let components = ModelComponents(directory: NSTemporaryDirectory(), analyzer: analyzer,
+        let components = LoadedModel(directory: NSTemporaryDirectory(), analyzer: analyzer,
                                          vectors: InputVectors.random(rows: 30, dimension: 16, seed: 4),
                                          weights: ModelWeights(config: config, seed: 3), keywords: [], varieties: [],
                                          manifest: ModelManifest(modelVersion: "test-1"))

@@ -1,7 +1,10 @@
+@testable import FileStore
 import Foundation
 import KeywordIndex
 import KeywordModel
-@testable import KeywordService
+@testable import ModelStorage
+@testable import Serving
+@testable import StoreInterface
 import XCTest
 
 /// Keyword changes applied to the served index as edits serve exactly what a from-scratch build of the same
@@ -20,13 +23,13 @@ final class IncrementalUpdateTests: XCTestCase {
     }
 
     /// Words w0 … w29 have rows 0 … 29 (x-words have none); varieties target keywords that come and go.
-    private func components(base: [String]) -> ModelComponents {
+    private func components(base: [String]) -> LoadedModel {
         let config = ModelConfig(inputDimension: 16, hiddenDimension: 8)
         var weights = ModelWeights(config: config, seed: 7)
         for feature in LexicalFeature.allCases { weights.values[weights.layout.features + feature.rawValue] = Double(feature.rawValue + 1) }
         var table: [String: Int32] = [:]
         for i in 0..<30 { table["w\(i)"] = Int32(i) }
-        return ModelComponents(directory: directory, analyzer: TableAnalyzer(rows: table),
+        return LoadedModel(directory: directory, analyzer: TableAnalyzer(rows: table),
                                vectors: InputVectors.random(rows: 30, dimension: 16, seed: 8), weights: weights,
                                keywords: base, varieties: [("v1", "w5"), ("v2", "w26 w27"), ("v3", "w28"), ("v3", "x2")],
                                manifest: ModelManifest(modelVersion: "test-1"))
@@ -126,7 +129,7 @@ final class OverlayEncodingTests: XCTestCase {
                         KeywordOverlay(added: [], removed: ["x"]), KeywordOverlay(added: ["a", "b"], removed: ["c", tricky])] {
             var expected = try encoder.encode(overlay)
             expected.append(0x0A)
-            XCTAssertEqual(KeywordOverlayStore.encode(overlay), [UInt8](expected))
+            XCTAssertEqual(KeywordOverlayFile.encode(overlay), [UInt8](expected))
         }
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import KeywordModel
-@testable import KeywordService
+@testable import ModelStorage
 import XCTest
 
 /// Keywords and names must tokenize alike: every spelling of every shipped keyword that the lexicon and the

@@ -1,7 +1,10 @@
+@testable import FileStore
 import Foundation
 import KeywordIndex
 import KeywordModel
-@testable import KeywordService
+@testable import ModelStorage
+@testable import Serving
+@testable import StoreInterface
 import XCTest
 
 /// Random changes to a list of about 600 keywords (several 256-slot chunks of single-token keywords and of longer
@@ -44,7 +47,7 @@ final class LargeIncrementalUpdateTests: XCTestCase {
         for i in 0..<60 { table["w\(i)"] = Int32(i) }
         var manifest = ModelManifest(modelVersion: "test-1")
         manifest.brandEvidenceScale = 2.5
-        let components = ModelComponents(directory: directory, analyzer: TableAnalyzer(rows: table),
+        let components = LoadedModel(directory: directory, analyzer: TableAnalyzer(rows: table),
                                          vectors: InputVectors.random(rows: 60, dimension: 16, seed: 10), weights: weights,
                                          keywords: base, varieties: varieties, varietySources: sources, manifest: manifest)
         XCTAssertEqual(Set(components.varietyEntries().map(\.weight)), [1, 2.5])

@@ -1,7 +1,12 @@
+@testable import FileStore
 import Foundation
 import KeywordIndex
 import KeywordModel
-@testable import KeywordService
+@testable import ModelStorage
+@testable import Serving
+@testable import StoreInterface
+@testable import Training
+import TrainingData
 import XCTest
 
 /// A whitespace tokenizer over a fixed word → row table: enough text pipeline for engine tests.
@@ -29,14 +34,14 @@ final class ModelEngineTests: XCTestCase {
 
     /// Words w0 … w29 have rows 0 … 29; keywords are some of them; the encoder is random but the exact-match
     /// and variety evidence weights are large, so a name containing a keyword (or a variety of it) ranks it first.
-    func makeComponents(keywords: [String] = ["w1", "w2", "w3 w4", "w5"]) -> ModelComponents {
+    func makeComponents(keywords: [String] = ["w1", "w2", "w3 w4", "w5"]) -> LoadedModel {
         let config = ModelConfig(inputDimension: 16, hiddenDimension: 8)
         var weights = ModelWeights(config: config, seed: 3)
         weights.values[weights.layout.features + LexicalFeature.rows.rawValue] = 40
         weights.values[weights.layout.features + LexicalFeature.variety.rawValue] = 40
         var table: [String: Int32] = [:]
         for i in 0..<30 { table["w\(i)"] = Int32(i) }
-        return ModelComponents(directory: directory, analyzer: TableAnalyzer(rows: table),
+        return LoadedModel(directory: directory, analyzer: TableAnalyzer(rows: table),
                                vectors: InputVectors.random(rows: 30, dimension: 16, seed: 4), weights: weights,
                                keywords: keywords, varieties: [("v9", "w5")], manifest: ModelManifest(modelVersion: "test-1"))
     }
@@ -95,7 +100,7 @@ final class ModelEngineTests: XCTestCase {
     func testInvalidOverlayOnReloadKeepsThePreviousList() throws {
         let engine = try ModelEngine(components: makeComponents())
         let served = try engine.updateKeywords(add: ["w12"], remove: [])
-        let overlay = KeywordOverlayStore.defaultPath(modelDirectory: directory)
+        let overlay = KeywordOverlayFile.defaultPath(modelDirectory: directory)
         try Data(#"{"added": ["w12", "bad\u0007"], "removed": []}"#.utf8).write(to: URL(fileURLWithPath: overlay))
         XCTAssertThrowsError(try engine.reloadKeywords()) { error in
             XCTAssertTrue("\(error)".contains("'added[1]' contains a control character"), "\(error)")

@@ -1,6 +1,6 @@
 import Foundation
 import KeywordModel
-@testable import KeywordService
+@testable import ModelStorage
 import XCTest
 
 /// A damaged model directory is a clear load error, never silently wrong answers.

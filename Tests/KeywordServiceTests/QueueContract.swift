@@ -1,5 +1,7 @@
 import Foundation
-@testable import KeywordService
+@testable import FileStore
+@testable import PostgresStore
+@testable import StoreInterface
 import XCTest
 
 /// Checks every QueueStore must pass, run against the file store and against a real PostgreSQL.

@@ -1,4 +1,6 @@
-@testable import KeywordService
+@testable import FileStore
+@testable import PostgresStore
+@testable import StoreInterface
 import XCTest
 
 /// The item rules alone, with times given: no store, no clock.

@@ -1,5 +1,7 @@
 import Foundation
-@testable import KeywordService
+@testable import FileStore
+@testable import PostgresStore
+@testable import StoreInterface
 import XCTest
 
 final class FileQueueStoreTests: XCTestCase {

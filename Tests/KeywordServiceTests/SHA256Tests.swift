@@ -1,6 +1,6 @@
 import CDigest
 import Foundation
-@testable import KeywordService
+@testable import ModelStorage
 import XCTest
 
 /// The streaming SHA-256: known answers, any split of the input, and both compression paths.

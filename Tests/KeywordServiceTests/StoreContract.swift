@@ -1,6 +1,6 @@
 import Foundation
-@testable import KeywordService
 import Locking
+@testable import StoreInterface
 import XCTest
 
 /// Checks every KeywordStore must pass, run against the file store and against a real PostgreSQL.

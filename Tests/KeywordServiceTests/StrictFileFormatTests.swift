@@ -1,5 +1,8 @@
+@testable import FileStore
 import Foundation
-@testable import KeywordService
+@testable import ModelStorage
+@testable import StoreInterface
+import TrainingData
 import XCTest
 
 /// The service's JSON files go through the strict reader: a repeated key (which another reader would resolve by
@@ -133,16 +136,16 @@ final class StrictFileFormatTests: XCTestCase {
             {"type":"feedback","id":3,"id":4,"received_at":"2026-01-02T03:04:05.000Z","name":"n","keyword":"k","action":"accept","shown":[]}
 
             """
-        XCTAssertThrowsError(try StoreArchive.importArchive(Data(archive.utf8), source: "a.jsonl", into: store)) { error in
+        XCTAssertThrowsError(try StoreArchive.importArchive(Data(archive.utf8), source: "a.jsonl", into: store, base: [])) { error in
             XCTAssertEqual("\(error)", "a.jsonl:2: not valid JSON: the key 'id' appears twice at byte 31")
         }
         XCTAssertEqual(try store.loadOverlay(), KeywordOverlay(), "nothing is written when a line is bad")
         let doubledType = #"{"type":"keywords","added":[],"removed":[],"type":"feedback"}"#
-        XCTAssertThrowsError(try StoreArchive.importArchive(Data(doubledType.utf8), source: "b.jsonl", into: store)) { error in
+        XCTAssertThrowsError(try StoreArchive.importArchive(Data(doubledType.utf8), source: "b.jsonl", into: store, base: [])) { error in
             XCTAssertTrue("\(error)".hasPrefix("b.jsonl:1: not valid JSON: the key 'type' appears twice"), "\(error)")
         }
         let wrongType = #"{"type":"feedback","id":"3","received_at":"t","name":"n","keyword":"k","action":"accept","shown":[]}"#
-        XCTAssertThrowsError(try StoreArchive.importArchive(Data(wrongType.utf8), source: "c.jsonl", into: store)) { error in
+        XCTAssertThrowsError(try StoreArchive.importArchive(Data(wrongType.utf8), source: "c.jsonl", into: store, base: [])) { error in
             XCTAssertEqual("\(error)", "c.jsonl:1: not a feedback record: 'id': expected an integer, found a string")
         }
     }

@@ -73,4 +73,40 @@ final class PackageGraphTests: XCTestCase {
             XCTAssertEqual(unused.sorted(), [], "\(name) declares dependencies it never imports")
         }
     }
+
+    /// The service layers point one way: the store contract and the stores know nothing of models, serving or
+    /// training; the model files nothing of stores; serving no store implementation, no HTTP and no training;
+    /// training (the CLI's) no HTTP and no store implementation; the server no training. Checked on the whole
+    /// dependency closure, so no edge sneaks in through another module.
+    func testServiceLayersKeepTheirDirection() throws {
+        let targets = try declaredTargets()
+        func closure(_ name: String) -> Set<String> {
+            var seen: Set<String> = [], stack = [name]
+            while let next = stack.popLast() {
+                for dependency in targets[next]?.dependencies ?? [] where seen.insert(dependency).inserted {
+                    stack.append(dependency)
+                }
+            }
+            return seen
+        }
+        let forbidden: [String: Set<String>] = [
+            "StoreInterface": ["ModelStorage", "Serving", "Training", "TrainingData", "KeywordIndex", "KeywordModel", "HTTPCore"],
+            "FileStore": ["ModelStorage", "Serving", "Training", "TrainingData", "KeywordIndex", "HTTPCore", "PostgresStore"],
+            "PostgresStore": ["ModelStorage", "Serving", "Training", "TrainingData", "KeywordIndex", "HTTPCore", "FileStore"],
+            "ModelStorage": ["StoreInterface", "FileStore", "PostgresStore", "Serving", "Training", "HTTPCore"],
+            "Serving": ["FileStore", "PostgresStore", "Training", "TrainingData", "HTTPCore", "KeywordServer"],
+            "Training": ["FileStore", "PostgresStore", "HTTPCore", "KeywordServer"],
+            "KeywordServer": ["Training"],
+        ]
+        for (module, banned) in forbidden.sorted(by: { $0.key < $1.key }) {
+            XCTAssertNotNil(targets[module], "no target \(module)")
+            XCTAssertEqual(closure(module).intersection(banned).sorted(), [], "\(module) reaches modules it must not")
+        }
+        // The offline `suggest` command runs without the HTTP modules.
+        let suggest = try String(contentsOf: root.appendingPathComponent("Sources/kwsuggest/Commands/SuggestCommand.swift"),
+                                 encoding: .utf8)
+        for module in ["HTTPCore", "KeywordServer"] {
+            XCTAssertFalse(suggest.contains("import \(module)\n"), "SuggestCommand.swift imports \(module)")
+        }
+    }
 }

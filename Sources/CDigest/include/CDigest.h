@@ -2,7 +2,7 @@
 #define KWSUGGEST_CDIGEST_H
 // The SHA-256 compression function (FIPS 180-4 §6.2.2) for the model files' checksums: the x86 SHA
 // extensions when the CPU has them (chosen at run time), else portable C. Swift keeps the padding and the
-// streaming (Sources/KeywordService/SHA256.swift); only the per-block work is here, because a Swift debug
+// streaming (Sources/ModelStorage/SHA256.swift); only the per-block work is here, because a Swift debug
 // build hashes the 29 MB model at a few MB/s, and Swift cannot target the SHA instructions per function.
 #include <stddef.h>
 #include <stdint.h>

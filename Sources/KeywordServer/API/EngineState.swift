@@ -1,10 +1,12 @@
-// Holds the engine while it loads in the background, so the server can listen before the model is ready.
-import HTTPCore
-import KeywordService
+// The application's runtime state: the store and the engine, held while the model loads in the background.
 import Locking
-import StrictJSON
+import Serving
+import StoreInterface
 
-/// Loading → ready (with an engine) or failed (with a reason). Thread-safe.
+/// The application's runtime state, owned in one place: the store of keyword changes and feedback (once
+/// opened) and the engine (once loaded), or why loading failed. Handlers, the model loader and the store watcher
+/// all reach the store and the engine through it. Loading → ready (with an engine) or failed (with a reason).
+/// Thread-safe.
 public final class EngineState: Sendable {
     public enum Phase: Sendable {
         case loading
@@ -12,54 +14,70 @@ public final class EngineState: Sendable {
         case failed(String)
     }
 
-    private let phase: Locked<Phase>
-    private let loadSeconds = Locked<Double?>(nil)
-    private let openStore = Locked<(any KeywordStore)?>(nil)
-    private let openQueue = Locked<AnnotationQueue?>(nil)
+    private struct Contents {
+        var phase: Phase
+        var store: (any KeywordStore)?
+        var queue: AnnotationQueue?
+        var loadSeconds: Double?
+        var lastWriteFailure: String?
+    }
+    private let contents: Locked<Contents>
 
     public init() {
-        phase = Locked(.loading)
+        contents = Locked(Contents(phase: .loading))
     }
 
     /// An already-ready state (for tests and in-process use).
     public init(engine: any SuggestionEngine, store: (any KeywordStore)? = nil) {
-        phase = Locked(.ready(engine))
-        openStore.withLock { $0 = store }
+        contents = Locked(Contents(phase: .ready(engine), store: store))
     }
 
     /// The store of keyword changes and feedback, once opened.
-    public var store: (any KeywordStore)? { openStore.withLock { $0 } }
+    public var store: (any KeywordStore)? { contents.withLock { $0.store } }
 
     public func setStore(_ store: any KeywordStore) {
-        openStore.withLock { $0 = store }
+        contents.withLock { $0.store = store }
     }
 
     /// The annotation queue on the store, once opened.
-    public var queue: AnnotationQueue? { openQueue.withLock { $0 } }
+    public var queue: AnnotationQueue? { contents.withLock { $0.queue } }
 
     public func setQueue(_ queue: AnnotationQueue) {
-        openQueue.withLock { $0 = queue }
+        contents.withLock { $0.queue = queue }
     }
 
-    public var current: Phase { phase.withLock { $0 } }
+    public var current: Phase { contents.withLock { $0.phase } }
 
     /// The engine once ready, else nil.
     public var engine: (any SuggestionEngine)? {
-        phase.withLock { phase in
-            if case .ready(let engine) = phase { return engine }
+        contents.withLock { contents in
+            if case .ready(let engine) = contents.phase { return engine }
             return nil
         }
     }
 
     public func setReady(_ engine: any SuggestionEngine, loadSeconds seconds: Double? = nil) {
-        phase.withLock { $0 = .ready(engine) }
-        loadSeconds.withLock { $0 = seconds }
+        contents.withLock { contents in
+            contents.phase = .ready(engine)
+            contents.loadSeconds = seconds
+        }
     }
 
+    /// Records why loading failed (the one record of it: /readyz and the runner's exit both read it here).
     public func setFailed(_ reason: String) {
-        phase.withLock { $0 = .failed(reason) }
+        contents.withLock { $0.phase = .failed(reason) }
     }
 
     /// Seconds the model took to load, if known.
-    public var modelLoadSeconds: Double? { loadSeconds.withLock { $0 } }
+    public var modelLoadSeconds: Double? { contents.withLock { $0.loadSeconds } }
+
+    /// Why the last write to the store failed (what the client was told, and the log event with the detail), or
+    /// nil when the last write succeeded: /readyz reports it, since a store that is reachable but refuses every
+    /// write (a full disk, a read-only mount) is not "ok".
+    public var lastWriteFailure: String? { contents.withLock { $0.lastWriteFailure } }
+
+    /// Records the outcome of a write: nil for success, else what failed.
+    public func noteWrite(failure: String?) {
+        contents.withLock { $0.lastWriteFailure = failure }
+    }
 }

@@ -1,10 +1,11 @@
 // POST /v1/feedback and GET /v1/feedback/export: annotator decisions in, training data out.
 import HTTPCore
-import KeywordService
 import Locking
+import StoreInterface
 import StrictJSON
+import TrainingData
 
-extension Handlers {
+extension KeywordAPIHandlers {
     /// The store once opened; 503 while the service is still starting.
     private func store() throws(APIError) -> any KeywordStore {
         guard let store = state.store else { throw APIError.notReady }
@@ -13,9 +14,8 @@ extension Handlers {
 
     /// One item (`{"name", "keyword", "action", …}`) → 201 `{"id", "duplicate"}`; `{"items": [...]}` →
     /// 201 `{"ids", "stored", "duplicates"}`. All items are checked before any is stored, and stored all or none.
-    func postFeedback(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        try RequestDecoding.authorize(request, token: configuration.adminToken)
-        let fields = try RequestDecoding.object(request, maxValues: valueCaps.feedback)
+    func postFeedback(_ request: HTTPRequest, valueCap: Int) throws(APIError) -> HTTPResponse {
+        let fields = try RequestDecoding.object(request, maxValues: valueCap)
         var items: [FeedbackItem] = []
         let single = fields["items"] == nil
         if single {
@@ -40,10 +40,12 @@ extension Handlers {
         let receipts: [FeedbackReceipt]
         do {
             receipts = try store.appendFeedback(items)
+            state.noteWrite(failure: nil)
         } catch .unavailable {
             throw APIError.storeUnavailable
         } catch {
             Syscall.writeAll(2, Array("{\"event\":\"feedback_failed\",\"error\":\(Self.quoted("\(error)"))}\n".utf8))
+            state.noteWrite(failure: "feedback could not be saved (log event feedback_failed)")
             throw APIError(.internalServerError, .feedbackFailed, "the feedback could not be saved")
         }
         let fallbackModel = state.engine?.modelVersion ?? "unknown"
@@ -73,7 +75,6 @@ extension Handlers {
     /// `Feedback-Last-Id` names the last record the answer covers (fixed before the first line is sent), for the
     /// next `since`.
     func exportFeedback(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        try RequestDecoding.authorize(request, token: configuration.adminToken)
         let query = try RequestDecoding.query(request.query, allowed: ["since", "format", "limit"])
         let since = Int64(try RequestDecoding.integer(query, "since", default: 0, range: 0...(1 << 53), code: .invalidSince,
                                                       message: "'since' must be a record id (an integer ≥ 0)"))
@@ -153,7 +154,7 @@ final class FeedbackExport: Sendable {
         do {
             records = try store.feedback(after: after, limit: pageRecords)
         } catch {
-            Handlers.logExportFailure(error)
+            KeywordAPIHandlers.logExportFailure(error)
             cursor.withLock { $0 = nil }
             return .failed("the feedback could not be read: \(error)")
         }
@@ -162,25 +163,19 @@ final class FeedbackExport: Sendable {
         var reached = after
         for record in records where record.id <= through {
             reached = record.id
-            if !raw, withdrawn.contains(record.id) { continue }
-            body += Self.line(record, raw: raw)
+            body += Self.line(record, raw: raw, withdrawn: withdrawn)
         }
         let done = records.count < pageRecords || reached >= through || records.last.map({ $0.id > through }) == true
         cursor.withLock { $0 = done ? nil : reached }
         return .bytes(body)
     }
 
-    static func line(_ record: FeedbackRecord, raw: Bool) -> [UInt8] {
+    static func line(_ record: FeedbackRecord, raw: Bool, withdrawn: Set<Int64> = []) -> [UInt8] {
         var json = JSONWriter()
         if raw {
             FeedbackDecoding.writeRecord(record, into: &json)
         } else {
-            guard record.item.action != .reject else { return [] }
-            json.object { json in
-                json.field("name", string: record.item.name)
-                json.field("keywords") { json in json.array { json in json.string(record.item.keyword) } }
-                json.field("source", string: "feedback")
-            }
+            return LabelledData.example(record, withdrawn: withdrawn).map(LabelledData.line) ?? []
         }
         return json.bytes + [0x0A]
     }
@@ -220,19 +215,19 @@ enum FeedbackDecoding {
                             clientID: try label(fields["id"], field: prefix + "id", code: .invalidId))
     }
 
-    /// A keyword: a string of 1…maxKeywordCharacters characters after trimming, no control characters.
+    /// A keyword: `KeywordRules.canonical` of a string, which `KeywordRules.problem(with:)` accepts.
     static func keywordText(_ value: JSONValue?, field: String, limits: APILimits, required: Bool) throws(APIError) -> String? {
         guard let value, value != .null else {
             if required { throw .badRequest(.invalidKeyword, "'\(field)' is required") }
             return nil
         }
         guard case .string(let raw) = value else { throw .badRequest(.invalidKeyword, "'\(field)' must be a string") }
-        try RequestDecoding.keywordLength(raw, field: field, limits: limits)
-        let text = RequestDecoding.trimWhitespace(raw)
-        if let problem = KeywordRules.problem(with: text, maxCodePoints: limits.maxKeywordCharacters) {
-            throw .badRequest(.invalidKeyword, "'\(field)' \(problem)")
+        do {
+            return try KeywordRules.cleaned(raw, field: field, maxCodePoints: limits.maxKeywordCharacters,
+                                            maxPadding: limits.maxPaddingCharacters)
+        } catch {
+            throw .badRequest(.invalidKeyword, "\(error)")
         }
-        return text
     }
 
     /// An optional short string (client id, model, annotator, a keyword change's actor): 1…200 characters, no
@@ -283,20 +278,17 @@ final class FeedbackCounters: Sendable {
         accepted.withLock { $0[key, default: 0] += 1 }
     }
 
-    func render() -> String {
-        var text = "# HELP kwsuggest_feedback_total Feedback records stored by this process, by action.\n"
-        text += "# TYPE kwsuggest_feedback_total counter\n"
+    func render(into text: inout PrometheusText) {
+        text.family("kwsuggest_feedback_total", .counter, help: "Feedback records stored by this process, by action.")
         let actionCounts = actions.withLock { $0 }
         for action in FeedbackAction.allCases {
-            text += "kwsuggest_feedback_total{action=\"\(action.rawValue)\"} \(actionCounts[action.rawValue] ?? 0)\n"
+            text.sample("kwsuggest_feedback_total", labels: ["action": action.rawValue], actionCounts[action.rawValue] ?? 0)
         }
-        text += "# HELP kwsuggest_feedback_accepted_total Accepted or corrected keywords by the rank they were shown at "
-            + "(1-5, none: not among the first five), per model version.\n"
-        text += "# TYPE kwsuggest_feedback_accepted_total counter\n"
+        text.family("kwsuggest_feedback_accepted_total", .counter,
+                    help: "Accepted or corrected keywords by the rank they were shown at (1-5, none: not among the first five), per model version.")
         let counts = accepted.withLock { $0 }
         for (key, count) in counts.sorted(by: { ($0.key.model, $0.key.rank) < ($1.key.model, $1.key.rank) }) {
-            text += "kwsuggest_feedback_accepted_total{model=\"\(ServerMetrics.label(key.model))\",rank=\"\(key.rank)\"} \(count)\n"
+            text.sample("kwsuggest_feedback_accepted_total", labels: ["model": key.model, "rank": key.rank], count)
         }
-        return text
     }
 }

@@ -1,6 +1,6 @@
 // The queue routes' request bodies, checked field by field; each error names the field.
 import HTTPCore
-import KeywordService
+import StoreInterface
 import StrictJSON
 
 enum QueueDecoding {
@@ -148,7 +148,7 @@ enum QueueDecoding {
         case .nothingToUndo: return APIError(.conflict, .nothingToUndo, "this annotator has no decision to undo (at most 10 back)")
         case .store(.unavailable): return .storeUnavailable
         case .store(let failure):
-            Syscall.writeAll(2, Array("{\"event\":\"queue_failed\",\"error\":\(Handlers.quoted("\(failure)"))}\n".utf8))
+            Syscall.writeAll(2, Array("{\"event\":\"queue_failed\",\"error\":\(JSONWriter.quoted("\(failure)"))}\n".utf8))
             return APIError(.internalServerError, .queueFailed, "the queue could not be read or written")
         }
     }

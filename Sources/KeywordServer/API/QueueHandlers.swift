@@ -1,15 +1,17 @@
 // The annotation queue's routes: items in, leases out, decisions and undo back, figures and labels out.
 import HTTPCore
-import KeywordService
 import Locking
+import StoreInterface
 import StrictJSON
 
-extension Handlers {
+extension KeywordAPIHandlers {
     /// The queue once the store is open; 503 while the service is still starting.
     private func queue() throws(APIError) -> AnnotationQueue {
         guard let queue = state.queue else { throw APIError.notReady }
         return queue
     }
+
+    // Every queue route needs the token when one is set (see `KeywordAPI.routes`): the middleware checks it.
 
     /// Runs a queue operation, mapping its failure to the API's answer.
     private func run<T>(_ body: (AnnotationQueue) throws(QueueError) -> T) throws(APIError) -> T {
@@ -24,7 +26,6 @@ extension Handlers {
     /// `POST /v1/queue/items` → 200 `{"queued", "auto_accepted", "duplicates"}`. Each item is suggested first,
     /// outside the store's lock.
     func enqueue(_ request: HTTPRequest, valueCap: Int) throws(APIError) -> HTTPResponse {
-        try RequestDecoding.authorize(request, token: configuration.adminToken)
         let products = try QueueDecoding.products(try RequestDecoding.object(request, maxValues: valueCap),
                                                   limits: configuration.limits)
         guard let engine = state.engine else { throw APIError.notReady }
@@ -41,7 +42,6 @@ extension Handlers {
 
     /// `POST /v1/queue/lease` → 200 `{"lease", "expires_at", "items": [{"id", "name", "suggestions"}]}`.
     func lease(_ request: HTTPRequest, valueCap: Int) throws(APIError) -> HTTPResponse {
-        try RequestDecoding.authorize(request, token: configuration.adminToken)
         let lease = try QueueDecoding.lease(try RequestDecoding.object(request, maxValues: valueCap), limits: configuration.limits)
         let granted = try run { (queue: AnnotationQueue) throws(QueueError) in try queue.lease(lease) }
         queueCounters.countLease(granted.items.count)
@@ -77,7 +77,6 @@ extension Handlers {
 
     /// `POST /v1/queue/decisions` → 200 `{"decided", "feedback"}`: how many items, and the feedback ids written.
     func decide(_ request: HTTPRequest, valueCap: Int) throws(APIError) -> HTTPResponse {
-        try RequestDecoding.authorize(request, token: configuration.adminToken)
         let decision = try QueueDecoding.decision(try RequestDecoding.object(request, maxValues: valueCap),
                                                   limits: configuration.limits)
         let decisions = try run { (queue: AnnotationQueue) throws(QueueError) in try queue.decide(decision) }
@@ -94,7 +93,6 @@ extension Handlers {
 
     /// `POST /v1/queue/undo` → 200 `{"id", "lease"}`: the item is back in that lease.
     func undo(_ request: HTTPRequest, valueCap: Int) throws(APIError) -> HTTPResponse {
-        try RequestDecoding.authorize(request, token: configuration.adminToken)
         let annotator = try QueueDecoding.undo(try RequestDecoding.object(request, maxValues: valueCap))
         let decision = try run { (queue: AnnotationQueue) throws(QueueError) in try queue.undo(annotator: annotator) }
         queueCounters.countUndo()
@@ -107,8 +105,7 @@ extension Handlers {
     }
 
     /// `GET /v1/queue/stats`.
-    func queueStats(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        try RequestDecoding.authorize(request, token: configuration.adminToken)
+    func queueStats() throws(APIError) -> HTTPResponse {
         let stats = try run { (queue: AnnotationQueue) throws(QueueError) in try queue.stats() }
         var json = JSONWriter()
         json.object { json in
@@ -156,7 +153,6 @@ extension Handlers {
     /// `GET /v1/labels/export[?since=…]`: one JSON line per labelled item with its current label, in the order
     /// labels were made, streamed page by page from the store.
     func exportLabels(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        try RequestDecoding.authorize(request, token: configuration.adminToken)
         let query = try RequestDecoding.query(request.query, allowed: ["since"])
         let since = try QueueDecoding.since(query)
         let pages = LabelPages(store: try queue().store)

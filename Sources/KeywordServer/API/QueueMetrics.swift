@@ -1,7 +1,8 @@
 // The queue's figures as Prometheus metrics. Labels are bounded: states, decision kinds and outcomes, never
 // annotator names or item ids.
-import KeywordService
+import HTTPCore
 import Locking
+import StoreInterface
 
 /// What this process did with the queue, counted as it happens.
 final class QueueCounters: Sendable {
@@ -26,49 +27,42 @@ final class QueueCounters: Sendable {
     func countUndo() { counts.withLock { $0.undos += 1 } }
 
     /// This process's counters, then the queue's figures as the store holds them (shared by every replica).
-    func render(_ stats: QueueStats?) -> String {
+    func render(_ stats: QueueStats?, into text: inout PrometheusText) {
         let counts = self.counts.withLock { $0 }
-        var text = "# HELP kwsuggest_queue_enqueued_total Items posted to the queue by this process, by outcome.\n"
-            + "# TYPE kwsuggest_queue_enqueued_total counter\n"
+        text.family("kwsuggest_queue_enqueued_total", .counter, help: "Items posted to the queue by this process, by outcome.")
         for outcome in ["queued", "auto_accepted", "duplicate"] {
-            text += "kwsuggest_queue_enqueued_total{outcome=\"\(outcome)\"} \(counts.enqueued[outcome] ?? 0)\n"
+            text.sample("kwsuggest_queue_enqueued_total", labels: ["outcome": outcome], counts.enqueued[outcome] ?? 0)
         }
-        text += "# HELP kwsuggest_queue_leased_items_total Items handed out in leases by this process.\n"
-            + "# TYPE kwsuggest_queue_leased_items_total counter\nkwsuggest_queue_leased_items_total \(counts.leasedItems)\n"
-        text += "# HELP kwsuggest_queue_decisions_total Decisions recorded by this process, by kind (one per item).\n"
-            + "# TYPE kwsuggest_queue_decisions_total counter\n"
+        text.single("kwsuggest_queue_leased_items_total", .counter, help: "Items handed out in leases by this process.",
+                    counts.leasedItems)
+        text.family("kwsuggest_queue_decisions_total", .counter, help: "Decisions recorded by this process, by kind (one per item).")
         for kind in QueueDecisionKind.allCases {
-            text += "kwsuggest_queue_decisions_total{kind=\"\(kind.rawValue)\"} \(counts.decisions[kind.rawValue] ?? 0)\n"
+            text.sample("kwsuggest_queue_decisions_total", labels: ["kind": kind.rawValue], counts.decisions[kind.rawValue] ?? 0)
         }
-        text += "# HELP kwsuggest_queue_undo_total Decisions undone through this process.\n"
-            + "# TYPE kwsuggest_queue_undo_total counter\nkwsuggest_queue_undo_total \(counts.undos)\n"
-        guard let stats else { return text }
-        text += "# HELP kwsuggest_queue_items Items in the queue's store, by state.\n# TYPE kwsuggest_queue_items gauge\n"
+        text.single("kwsuggest_queue_undo_total", .counter, help: "Decisions undone through this process.", counts.undos)
+        guard let stats else { return }
+        text.family("kwsuggest_queue_items", .gauge, help: "Items in the queue's store, by state.")
         for (state, count) in [("queued", stats.items.queued), ("leased", stats.items.leased),
                                ("labelled", stats.items.labelled), ("flagged", stats.items.flagged)] {
-            text += "kwsuggest_queue_items{state=\"\(state)\"} \(count)\n"
+            text.sample("kwsuggest_queue_items", labels: ["state": state], count)
         }
-        let decisions = stats.annotators.values.reduce(0) { $0 + $1.decisions }
+        text.single("kwsuggest_queue_annotators", .gauge, help: "Annotators with at least one standing decision.",
+                    stats.annotators.count)
+        text.single("kwsuggest_queue_annotator_decisions", .gauge, help: "Standing (not undone) decisions of all annotators.",
+                    stats.annotators.values.reduce(0) { $0 + $1.decisions })
         let medians = stats.annotators.values.compactMap(\.medianSeconds).sorted()
-        text += "# HELP kwsuggest_queue_annotators Annotators with at least one standing decision.\n"
-            + "# TYPE kwsuggest_queue_annotators gauge\nkwsuggest_queue_annotators \(stats.annotators.count)\n"
-        text += "# HELP kwsuggest_queue_annotator_decisions Standing (not undone) decisions of all annotators.\n"
-            + "# TYPE kwsuggest_queue_annotator_decisions gauge\nkwsuggest_queue_annotator_decisions \(decisions)\n"
         if !medians.isEmpty {
-            text += "# HELP kwsuggest_queue_median_seconds_per_decision The middle annotator's median seconds per decision.\n"
-                + "# TYPE kwsuggest_queue_median_seconds_per_decision gauge\n"
-                + "kwsuggest_queue_median_seconds_per_decision \(medians[medians.count / 2])\n"
+            text.family("kwsuggest_queue_median_seconds_per_decision", .gauge,
+                        help: "The middle annotator's median seconds per decision.")
+            text.sample("kwsuggest_queue_median_seconds_per_decision", medians[medians.count / 2])
         }
-        text += "# HELP kwsuggest_queue_auto_accepted Items the model labelled.\n"
-            + "# TYPE kwsuggest_queue_auto_accepted gauge\nkwsuggest_queue_auto_accepted \(stats.autoAccepted)\n"
-        text += "# HELP kwsuggest_queue_audited Auto-accepted items a person checked, by whether they kept the model's keyword.\n"
-            + "# TYPE kwsuggest_queue_audited gauge\n"
-            + "kwsuggest_queue_audited{outcome=\"agreed\"} \(stats.auditAgreed)\n"
-            + "kwsuggest_queue_audited{outcome=\"changed\"} \(stats.audited - stats.auditAgreed)\n"
-        text += "# HELP kwsuggest_queue_overlap_items Items labelled by two annotators, by whether they agreed.\n"
-            + "# TYPE kwsuggest_queue_overlap_items gauge\n"
-            + "kwsuggest_queue_overlap_items{outcome=\"agreed\"} \(stats.agreed)\n"
-            + "kwsuggest_queue_overlap_items{outcome=\"disagreed\"} \(stats.overlapItems - stats.agreed)\n"
-        return text
+        text.single("kwsuggest_queue_auto_accepted", .gauge, help: "Items the model labelled.", stats.autoAccepted)
+        text.family("kwsuggest_queue_audited", .gauge,
+                    help: "Auto-accepted items a person checked, by whether they kept the model's keyword.")
+        text.sample("kwsuggest_queue_audited", labels: ["outcome": "agreed"], stats.auditAgreed)
+        text.sample("kwsuggest_queue_audited", labels: ["outcome": "changed"], stats.audited - stats.auditAgreed)
+        text.family("kwsuggest_queue_overlap_items", .gauge, help: "Items labelled by two annotators, by whether they agreed.")
+        text.sample("kwsuggest_queue_overlap_items", labels: ["outcome": "agreed"], stats.agreed)
+        text.sample("kwsuggest_queue_overlap_items", labels: ["outcome": "disagreed"], stats.overlapItems - stats.agreed)
     }
 }

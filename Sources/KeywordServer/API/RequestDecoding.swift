@@ -1,7 +1,7 @@
 // Turning request bodies and query strings into validated inputs, or into the right 4xx.
 import Foundation
 import HTTPCore
-import KeywordService
+import StoreInterface
 import StrictJSON
 
 
@@ -16,11 +16,11 @@ public struct SuggestInput: Equatable, Sendable {
 public struct APILimits: Sendable, Equatable {
     /// Unicode code points in a name after trimming (what JSON Schema's `maxLength` counts), so at most four
     /// times as many UTF-8 bytes. Grapheme clusters would let combining marks through unbounded. Default 1000.
-    public var maxNameCharacters = 1000
+    public var maxNameCharacters = NameRules.maxCodePoints
     /// Unicode code points of white space around a name or a keyword, beyond its own limit: a name is at most
     /// `maxNameCharacters + maxPaddingCharacters` code points as sent (JSON Schema's `maxLength`), so the schema
     /// bounds every string and with it every body (`BodyCaps`). Default 100.
-    public var maxPaddingCharacters = 100
+    public var maxPaddingCharacters = NameRules.maxPaddingCodePoints
     /// Largest `k`. Default 50.
     public var maxK = 50
     /// `k` when not given. Default 5.
@@ -39,27 +39,20 @@ public struct APILimits: Sendable, Equatable {
     public var maxBatchResponseBytes = 8 * 1024 * 1024
     /// Keywords added plus removed in one `POST /v1/keywords`. Default 10,000.
     public var maxKeywordChanges = 10_000
-    /// Keywords in the served list (the model's list with the overlay applied). A change that would make the
-    /// list longer is refused with 400 `keyword_list_full`. Default 50,000.
-    public var maxKeywords = 50_000
-    /// Keywords in one page of `GET /v1/keywords?limit=` (default page size 1,000). Default 10,000.
+    /// Keywords in the served list (the model's list with the overlay applied). The engine enforces it under the
+    /// store's lock (`serve` builds it with this number); a change that would make the list longer is answered
+    /// 400 `keyword_list_full`. Default 50,000.
+    public var maxKeywords = KeywordRules.maxKeywords
+    /// Keywords in one page of `GET /v1/keywords?limit=`. Default 10,000.
     public var maxKeywordPage = 10_000
+    /// Keywords in a page of `GET /v1/keywords` that names no `limit` (at most `maxKeywordPage`). Default 1,000.
+    public var defaultKeywordPage = 1000
     /// Unicode code points in one keyword. Default 100.
-    public var maxKeywordCharacters = 100
+    public var maxKeywordCharacters = KeywordRules.maxCodePoints
     /// Feedback objects in one `POST /v1/feedback` (`{"items": [...]}`). Default 1000.
     public var maxFeedbackItems = 1000
 
     public init() {}
-
-    /// A product name as the API accepts it (trimmed; not empty, no NUL, at most `maxNameCharacters` code
-    /// points), or the API's error, so other front ends (the CLI) apply exactly the server's rules.
-    public func checkedName(_ raw: String) -> Result<String, APIError> {
-        do throws(APIError) {
-            return .success(try RequestDecoding.name(raw, limits: self))
-        } catch {
-            return .failure(error)
-        }
-    }
 }
 
 enum RequestDecoding {
@@ -149,44 +142,24 @@ enum RequestDecoding {
         return try name(raw, field: field, limits: limits)
     }
 
-    /// 1…maxNameCharacters characters after trimming whitespace; no NUL.
+    /// A name by `NameRules`, with the API's limits; each problem has its error code.
     static func name(_ raw: String, field: String = "name", limits: APILimits) throws(APIError) -> String {
-        let most = limits.maxNameCharacters + limits.maxPaddingCharacters
-        guard fitsCodePoints(raw, most) else {
-            throw .badRequest(.nameTooLong, "'\(field)' is longer than \(most) characters (Unicode code points) with the white space around it")
-        }
-        let trimmed = trimWhitespace(raw)
-        guard !trimmed.isEmpty else { throw .badRequest(.emptyName, "'\(field)' is empty") }
-        guard !trimmed.utf8.contains(0) else {
-            throw .badRequest(.invalidName, "'\(field)' contains a NUL character")
-        }
-        guard fitsCodePoints(trimmed, limits.maxNameCharacters) else {
-            throw .badRequest(.nameTooLong, "'\(field)' is longer than \(limits.maxNameCharacters) characters (Unicode code points)")
-        }
-        return trimmed
-    }
-
-    /// A keyword as sent is at most `maxKeywordCharacters + maxPaddingCharacters` code points (its `maxLength`).
-    static func keywordLength(_ raw: String, field: String, limits: APILimits) throws(APIError) {
-        let most = limits.maxKeywordCharacters + limits.maxPaddingCharacters
-        guard fitsCodePoints(raw, most) else {
-            throw .badRequest(.invalidKeyword, "'\(field)' is longer than \(most) characters (Unicode code points) with the white space around it")
+        do {
+            return try NameRules.checked(raw, maxCodePoints: limits.maxNameCharacters, maxPadding: limits.maxPaddingCharacters)
+        } catch {
+            let code: ErrorCode
+            switch error {
+            case .tooLongAsSent, .tooLong: code = .nameTooLong
+            case .empty: code = .emptyName
+            case .containsNUL: code = .invalidName
+            }
+            throw .badRequest(code, error.message(field: field))
         }
     }
 
     /// Whether `text` has at most `limit` Unicode code points (the service's one implementation).
     static func fitsCodePoints(_ text: String, _ limit: Int) -> Bool {
         KeywordRules.fitsCodePoints(text, limit)
-    }
-
-    /// Without leading and trailing white space (Unicode White_Space, which includes U+3000 and newlines).
-    /// - Complexity: O(length of the trimmed ends), no copy when nothing is trimmed.
-    static func trimWhitespace(_ text: String) -> String {
-        let scalars = text.unicodeScalars
-        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
-              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
-        if first == scalars.startIndex && scalars.index(after: last) == scalars.endIndex { return text }
-        return String(scalars[first...last])
     }
 
     static func k(_ value: JSONValue?, limits: APILimits) throws(APIError) -> Int {

@@ -1,5 +1,6 @@
 import Foundation
-import KeywordService
+import ModelStorage
+import Training
 
 /// `kwsuggest calibrate`: (re)fits the confidence calibration of an existing model directory.
 struct CalibrateCommand: Command {

@@ -1,6 +1,9 @@
 import Foundation
 import KeywordIndex
-import KeywordService
+import ModelStorage
+import StoreInterface
+import Training
+import TrainingData
 
 /// `kwsuggest eval`: Accuracy@1, Accuracy@5, MRR and primary Accuracy@1 / MRR of a model on labelled names.
 struct EvalCommand: Command {
@@ -118,7 +121,7 @@ struct EvalCommand: Command {
     }
 
     /// The worst-ranked names with their keywords and the model's top 5.
-    private func failureReport(_ labelled: [LabelledName], ranks: [Int?], index: KeywordIndex, components: ModelComponents) -> String {
+    private func failureReport(_ labelled: [LabelledName], ranks: [Int?], index: KeywordIndex, components: LoadedModel) -> String {
         let order = labelled.indices.filter { (ranks[$0] ?? Int.max) > 1 }
             .sorted { (ranks[$0] ?? Int.max, $0) > (ranks[$1] ?? Int.max, $1) }
         var out = ""

@@ -1,6 +1,9 @@
 import HTTPCore
 import KeywordServer
-import KeywordService
+import ModelStorage
+import PostgresStore
+import Serving
+import StoreInterface
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -9,14 +12,15 @@ import Glibc
 struct ServeCommand: Command {
     /// Builds the engine for a model directory on an opened store; `verify` checks the model files against
     /// their manifest checksums, and the auto-accept threshold is read from the calibration curve for the given
-    /// precision. Runs on a background thread after the server listens; until it returns, /readyz answers 503.
+    /// precision; the list holds at most `maxKeywords`. Runs on a background thread after the server listens;
+    /// until it returns, /readyz answers 503.
     typealias EngineFactory = @Sendable (_ modelDirectory: String, _ store: any KeywordStore, _ verify: Bool,
-                                         _ autoAcceptPrecision: Double) throws -> any SuggestionEngine
+                                         _ autoAcceptPrecision: Double, _ maxKeywords: Int) throws -> any SuggestionEngine
 
     /// The engine `serve` uses: the trained model of the model directory, with the store's keyword changes applied.
-    static let engineFactory: EngineFactory = { directory, store, verify, precision in
+    static let engineFactory: EngineFactory = { directory, store, verify, precision, maxKeywords in
         let engine = try ModelEngine(components: ModelDirectory.load(path: directory, verify: verify), store: store,
-                                     autoAcceptPrecision: precision)
+                                     autoAcceptPrecision: precision, maxKeywords: maxKeywords)
         if engine.autoAcceptThreshold == nil, let warning = engine.components.calibration?.unreachedPrecisionWarning(precision) {
             ServiceRunner.event(["event": "warning", "message": warning])
         }
@@ -60,9 +64,9 @@ struct ServeCommand: Command {
                   allowOpenWrites.spec],
         discussion: """
             Listens first and prints 'listening on http://HOST:PORT', then opens the store and loads the model in
-            the background; /readyz answers 503 until both are done (a model file whose SHA-256 differs from
-            manifest.json stops it with exit 1). Keyword changes (POST /v1/keywords) and
-            feedback (POST /v1/feedback) are durable in the store before they are acknowledged. The file store
+            the background, logging the model directory it chose; /readyz answers 503 until both are done (a
+            model file whose SHA-256 differs from manifest.json stops it with exit 1). Keyword changes
+            (POST /v1/keywords) and feedback (POST /v1/feedback) are durable in the store before they are acknowledged. The file store
             locks a file beside the overlay, so processes on one machine may share it; changes by other
             processes are picked up within 1 s (SIGHUP reloads at once). For replicas on several machines use
             postgres://user@host:5432/db (needs libpq5; password from the URL, PGPASSWORD or PGPASSFILE).
@@ -84,6 +88,7 @@ struct ServeCommand: Command {
     var host: String
     var port: Int
     var modelDirectory: String
+    var modelSource: ModelSearch.Source
     var threads: Int?
     var corsOrigins: [String]
     var storeLocation: StoreLocation
@@ -103,7 +108,8 @@ struct ServeCommand: Command {
         } else {
             port = 8080
         }
-        modelDirectory = resolveModelDirectory(try arguments.get(Self.model))
+        let search = ModelSearch.current(option: try arguments.get(Self.model))
+        (modelDirectory, modelSource) = (search.path, search.source)
         threads = try arguments.get(Self.threads)
         var origins = try arguments.all(Self.corsOrigin)
         if origins.isEmpty, let text = Environment.value("KWSUGGEST_CORS_ORIGINS") {
@@ -139,9 +145,13 @@ struct ServeCommand: Command {
             throw CommandError.failure(error.message)
         }
         let factory = Self.engineFactory
-        let (directory, verify, precision) = (modelDirectory, verify, autoAcceptPrecision)
-        let runner = ServiceRunner(options: options, loader: { store in try factory(directory, store, verify, precision) },
-                                   announce: { line in
+        let (directory, source, verify, precision) = (modelDirectory, modelSource, verify, autoAcceptPrecision)
+        let maxKeywords = options.api.limits.maxKeywords
+        let loader: @Sendable (any KeywordStore) throws -> any SuggestionEngine = { store in
+            ServiceRunner.event(["event": "model_directory", "path": directory, "source": source.rawValue])
+            return try factory(directory, store, verify, precision, maxKeywords)
+        }
+        let runner = ServiceRunner(options: options, loader: loader, announce: { line in
             // Unbuffered, so a supervisor reading stdout sees the address at once.
             writeStandardOutput(Array((line + "\n").utf8))
         })

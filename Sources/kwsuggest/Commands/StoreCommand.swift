@@ -1,5 +1,8 @@
 import Foundation
-import KeywordService
+import KeywordServer
+import ModelStorage
+import StoreInterface
+import TrainingData
 
 /// `kwsuggest store export|import`: moves keyword changes and feedback between stores, and backs them up.
 struct StoreCommand: Command {
@@ -8,20 +11,22 @@ struct StoreCommand: Command {
         case `import`
     }
 
-    static let model = SharedOptions.model
-    static let store = SharedOptions.store
-    static let file = Option<String>("--file", value: "file", help: "Archive to write or read.", defaultText: "standard output or input")
-    static let format = Option<ExportFormat>("--format", value: "format",
-                                             help: "What export writes: archive (keywords and feedback) or labels.",
-                                             default: .archive)
-
-    /// What `store export` writes.
-    enum ExportFormat: String, CaseIterable, ArgumentChoice {
-        /// The whole store, for `store import`.
+    /// What `export` writes.
+    enum Format: String, CaseIterable, ArgumentChoice {
+        /// Everything the store holds, for `import`.
         case archive
+        /// Labelled names from the accepted and corrected feedback, for `train --data`.
+        case training
         /// The annotation queue's current label of every labelled item (the lines of GET /v1/labels/export).
         case labels
     }
+
+    static let model = SharedOptions.model
+    static let store = SharedOptions.store
+    static let file = Option<String>("--file", value: "file", help: "Archive to write or read.", defaultText: "standard output or input")
+    static let format = Option<Format>("--format", value: "format",
+                                       help: "What export writes: archive (the whole store, for import), training (labelled names, for train --data) or labels (the queue's labels).",
+                                       default: .archive)
 
     static let configuration = CommandConfiguration(
         name: "store",
@@ -32,19 +37,25 @@ struct StoreCommand: Command {
             The archive is JSON lines: {"type":"keywords","added":[...],"removed":[...]}, then one
             {"type":"feedback",...} line per feedback record, with its id and time. Import replaces the store's
             keyword changes and adds the feedback records whose ids (and client ids) it does not hold yet; a bad
-            line is reported with its number and nothing is written. To move to PostgreSQL:
+            line (longer than 64 MiB, not valid JSON, a bad field) is reported with its number and nothing is
+            written; so is an archive whose keyword changes would make the model's list (--model) longer than 50000
+            keywords. To move to PostgreSQL:
               kwsuggest store export --store file:models/default/keywords.overlay.json --file backup.jsonl
               kwsuggest store import --store postgres://user@host:5432/db --file backup.jsonl
-            With --format labels, export writes instead one line per labelled item of the annotation queue, with
-            its current label: {"id","name","keywords","decided_by","annotator","model","at"}, in the order the
-            labels were made (what GET /v1/labels/export streams).
+            With --format training, export writes training data instead: one {"name","keywords","source"} line per
+            accepted or corrected feedback record, oldest first, the lines train --data and eval --data read
+            (records of annotation-queue decisions that were undone are left out). With --format labels, one line
+            per labelled item of the annotation queue with its current label:
+            {"id","name","keywords","decided_by","annotator","model","at"}, in the order the labels were made (what
+            GET /v1/labels/export streams).
             """
     )
 
     var action: Action
     var location: StoreLocation
+    var modelDirectory: String
     var file: String?
-    var format: ExportFormat
+    var format: Format
 
     init(arguments: ParsedArguments) throws {
         guard let first = arguments.positionals.first else { throw CommandError.usage("Missing expected argument '<action>'") }
@@ -53,12 +64,12 @@ struct StoreCommand: Command {
             throw CommandError.usage("The value '\(first)' is invalid for '<action>': expected export or import.")
         }
         self.action = action
-        location = try resolveStore(store: arguments.get(Self.store), overlay: nil,
-                                    modelDirectory: resolveModelDirectory(try arguments.get(Self.model)))
+        modelDirectory = resolveModelDirectory(try arguments.get(Self.model))
+        location = try resolveStore(store: arguments.get(Self.store), overlay: nil, modelDirectory: modelDirectory)
         file = try arguments.get(Self.file)
         format = try arguments.require(Self.format)
-        if action == .import, format != .archive {
-            throw CommandError.usage("--format \(format.rawValue) is for export; import reads an archive")
+        if format != .archive && action != .export {
+            throw CommandError.usage("--format applies to export only")
         }
     }
 
@@ -72,7 +83,6 @@ struct StoreCommand: Command {
         defer { store.close() }
         do {
             switch action {
-            case .export where format == .labels: try exportLabels(store)
             case .export: try export(store)
             case .import: try importArchive(store)
             }
@@ -82,38 +92,26 @@ struct StoreCommand: Command {
     }
 
     private func export(_ store: any KeywordStore) throws {
-        guard let file else {
-            try StoreArchive.export(store) { writeStandardOutput($0) }
-            return
-        }
-        var data = Data()
-        try StoreArchive.export(store) { data.append(contentsOf: $0) }
+        let queue: any QueueStore
         do {
-            try data.write(to: URL(fileURLWithPath: file), options: .atomic)
-        } catch {
-            throw CommandError.failure("\(file): cannot write: \(error.localizedDescription)")
-        }
-    }
-
-    /// The queue's labels, page by page.
-    private func exportLabels(_ store: any KeywordStore) throws {
-        let pages: LabelPages
-        do {
-            pages = LabelPages(store: try location.openQueue(feedbackStore: store, policy: QueuePolicy()))
+            // Routing does not matter to an export: the default policy.
+            queue = try location.openQueue(feedbackStore: store, policy: QueuePolicy())
         } catch {
             throw CommandError.failure("cannot open the annotation queue in \(location.displayName): \(error)")
         }
-        var data = Data()
-        var cursor: LabelCursor?
-        do {
-            while let page = try pages.page(after: cursor) {
-                if file == nil { writeStandardOutput(page.lines) } else { data.append(contentsOf: page.lines) }
-                cursor = page.end
+        let export: (_ write: ([UInt8]) throws -> Void) throws -> Void = { write in
+            switch format {
+            case .archive: try StoreArchive.export(store, write: write)
+            case .training: try LabelledData.export(store, withdrawn: try queue.withdrawnFeedback(), write: write)
+            case .labels: try LabelPages(store: queue).export(write: write)
             }
-        } catch {
-            throw CommandError.failure("cannot read the labels: \(error)")
         }
-        guard let file else { return }
+        guard let file else {
+            try export { writeStandardOutput($0) }
+            return
+        }
+        var data = Data()
+        try export { data.append(contentsOf: $0) }
         do {
             try data.write(to: URL(fileURLWithPath: file), options: .atomic)
         } catch {
@@ -122,15 +120,22 @@ struct StoreCommand: Command {
     }
 
     private func importArchive(_ store: any KeywordStore) throws {
-        let data: Data
+        let handle: FileHandle
         if let file {
-            do { data = try Data(contentsOf: URL(fileURLWithPath: file)) } catch {
+            do { handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: file)) } catch {
                 throw CommandError.failure("\(file): cannot read: \(error.localizedDescription)")
             }
         } else {
-            data = FileHandle.standardInput.readDataToEndOfFile()
+            handle = FileHandle.standardInput
         }
-        let summary = try StoreArchive.importArchive(data, source: file ?? "<stdin>", into: store)
+        // The keyword changes must leave a list the model can serve: its own keywords are the base they apply to.
+        let base: [String]
+        do {
+            base = try ModelFiles.keywords(path: (modelDirectory as NSString).appendingPathComponent(ModelDirectory.keywordsName))
+        } catch {
+            throw CommandError.failure("\(error)")
+        }
+        let summary = try StoreArchive.importArchive(reading: handle, source: file ?? "<stdin>", into: store, base: base)
         printError("imported into \(store.displayName): \(summary.added) added and \(summary.removed) removed keywords; "
             + "\(summary.feedbackStored) of \(summary.feedbackRead) feedback records stored (the rest were there already)")
     }

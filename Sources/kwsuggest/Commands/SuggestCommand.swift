@@ -1,7 +1,9 @@
+import FileStore
 import Foundation
-import HTTPCore
-import KeywordServer
-import KeywordService
+import ModelStorage
+import Serving
+import StoreInterface
+import StrictJSON
 
 /// `kwsuggest suggest`: the top-k keywords for each product name (arguments, or stdin lines).
 struct SuggestCommand: Command {
@@ -44,9 +46,8 @@ struct SuggestCommand: Command {
         names = arguments.positionals
     }
 
-    /// The server's limits: a name as `POST /v1/suggest` accepts it, and a line no longer than its body limit.
-    static let limits = APILimits()
-    static let maxLineBytes = HTTPLimits().maxBodyBytes
+    /// A line longer than this is refused (a name is at most 1,100 code points; the bound keeps memory small).
+    static let maxLineBytes = 1024 * 1024
 
     func run() throws {
         let engine = try loadEngine(model: model, keywordsFile: keywordsFile, verify: verify)
@@ -54,17 +55,23 @@ struct SuggestCommand: Command {
         defer { output.flush() }
         func answer(_ name: String, _ place: String) throws {
             if name.allSatisfy({ $0.isWhitespace }) { return }
-            switch Self.limits.checkedName(name) {
-            case .success(let trimmed):
-                let result = engine.suggest(trimmed, k: k, explain: explain)
-                output.write(json ? SuggestionFormat.json(result) : SuggestionFormat.text(result))
-            case .failure(let error):
+            let result: SuggestionResult
+            do {
+                result = engine.suggest(try NameRules.checked(name), k: k, explain: explain)
+            } catch {
                 output.flush()
-                throw CommandError.failure("\(place): \(error.message)")
+                throw CommandError.failure("\(place): \(error.message(field: "name"))")
             }
+            do {
+                try SuggestionWire.check(result)
+            } catch {
+                output.flush()
+                throw CommandError.failure("\(place): \(error.description)")
+            }
+            output.write(json ? SuggestionFormat.json(result, explain: explain) : SuggestionFormat.text(result))
         }
         if names.isEmpty {
-            try forEachInputLine(maxLineBytes: Self.maxLineBytes) { number, line in
+            try forEachInputLine(maxLineBytes: Self.maxLineBytes, requireUTF8: true) { number, line in
                 try answer(line, "standard input line \(number)")
             }
         } else {
@@ -81,7 +88,8 @@ func loadEngine(model: String, keywordsFile: String?, verify: Bool = true) throw
             components.keywords = try ModelFiles.keywords(path: keywordsFile)
             guard !components.keywords.isEmpty else { throw CommandError.failure("\(keywordsFile): no keywords") }
         }
-        return try ModelEngine(components: components, applyOverlay: keywordsFile == nil)
+        let store = FileKeywordStore(overlayPath: KeywordOverlayFile.defaultPath(modelDirectory: components.directory))
+        return try ModelEngine(components: components, store: store, applyOverlay: keywordsFile == nil)
     } catch let error as ModelDirectoryError {
         throw CommandError.failure(error.description)
     } catch let error as KeywordOverlayError {
@@ -89,7 +97,7 @@ func loadEngine(model: String, keywordsFile: String?, verify: Bool = true) throw
     }
 }
 
-/// Text and JSON renderings of a suggestion result.
+/// Text and JSON renderings of a suggestion result (scores checked finite before either).
 enum SuggestionFormat {
     static func text(_ result: SuggestionResult) -> String {
         var out = terminalSafe(result.name) + (result.autoAccept ? "\t(auto-accept)" : "") + "\n"
@@ -105,25 +113,10 @@ enum SuggestionFormat {
         return out
     }
 
-    static func json(_ result: SuggestionResult) -> String {
-        var out = "{\"name\":" + jsonQuote(result.name)
-        if let tokens = result.tokens { out += ",\"tokens\":[" + tokens.map(jsonQuote).joined(separator: ",") + "]" }
-        out += ",\"suggestions\":["
-        out += result.suggestions.map { suggestion in
-            var item = "{\"keyword\":" + jsonQuote(suggestion.keyword) + ",\"score\":" + number(suggestion.score)
-            if let confidence = suggestion.confidence { item += ",\"confidence\":" + String(format: "%.6f", confidence) }
-            if let weights = suggestion.weights {
-                item += ",\"weights\":[" + weights.map { "{\"token\":" + jsonQuote($0.token) + ",\"weight\":" + number($0.weight) + "}" }
-                    .joined(separator: ",") + "]"
-            }
-            return item + "}"
-        }.joined(separator: ",")
-        out += "],\"auto_accept\":\(result.autoAccept)"
-        if let reason = result.reason { out += ",\"reason\":" + jsonQuote(reason.rawValue) }
-        return out + "}\n"
-    }
-
-    static func number(_ value: Float) -> String {
-        value.isFinite ? formatFloat(value, significantDigits: 6) : "0"
+    /// The result in the wire form the HTTP API answers with (see `SuggestionWire`), one line. Check it first.
+    static func json(_ result: SuggestionResult, explain: Bool) -> String {
+        var json = JSONWriter(capacity: 256 + result.name.utf8.count)
+        json.object { json in SuggestionWire.writeMembers(result, name: result.name, explain: explain, into: &json) }
+        return String(decoding: json.bytes, as: UTF8.self) + "\n"
     }
 }

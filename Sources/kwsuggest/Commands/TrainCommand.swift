@@ -1,6 +1,7 @@
 import Foundation
 import KeywordModel
-import KeywordService
+import ModelStorage
+import Training
 
 /// `kwsuggest train`: trains the encoder on labelled names and writes a complete model directory.
 struct TrainCommand: Command {

@@ -1,0 +1,306 @@
+// The feedback log of the file store: an append-only JSON-lines file beside the overlay, appended under a
+// lock file of its own and read in pages without holding it.
+import Foundation
+import Locking
+import StoreInterface
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Feedback records as JSON lines (`FeedbackLine`), one per record. Appends write whole lines and fsync before
+/// the lock is released; a last line cut short by a crash was never acknowledged, and is skipped by readers and
+/// cut off by the next append.
+final class FeedbackLog: Sendable {
+    let feedbackPath: String
+    private let lock: FileLock
+    private let index = Locked(FeedbackIndex())
+    /// What earlier scans of the feedback file learnt about it (see `scanFeedback`).
+    private let scanMap = Locked(FeedbackScanMap())
+    /// Bytes read from the feedback file by scans, for tests to check how much a page costs.
+    let scannedBytes = Atomic<Int>(0)
+
+    init(path: String, lock: FileLock) {
+        feedbackPath = path
+        self.lock = lock
+    }
+
+    func appendFeedback(_ items: [FeedbackItem]) throws(KeywordStoreError) -> [FeedbackReceipt] {
+        guard !items.isEmpty else { return [] }
+        return try withFeedbackFile { (fd, index) throws(KeywordStoreError) -> [FeedbackReceipt] in
+            var receipts: [FeedbackReceipt] = []
+            var bytes: [UInt8] = []
+            var records: [FeedbackRecord] = []
+            var pending: [String: Int64] = [:]
+            var nextID = index.lastID
+            let now = UTCTimestamp.now()
+            for item in items {
+                if let client = item.clientID, let earlier = index.byClientID[client] ?? pending[client] {
+                    receipts.append(FeedbackReceipt(id: earlier, duplicate: true))
+                    continue
+                }
+                nextID += 1
+                let record = FeedbackRecord(id: nextID, receivedAt: now, item: item)
+                if let client = item.clientID { pending[client] = nextID }
+                records.append(record)
+                bytes += FeedbackLine.encode(record)
+                receipts.append(FeedbackReceipt(id: nextID, duplicate: false))
+            }
+            try append(bytes, to: fd, index: &index)
+            for record in records { index.note(record) }
+            index.noteOrderedEnd()
+            return receipts
+        }
+    }
+
+    func importFeedback(_ records: [FeedbackRecord]) throws(KeywordStoreError) -> Int {
+        try withFeedbackFile { (fd, index) throws(KeywordStoreError) -> Int in
+            var bytes: [UInt8] = []
+            var fresh: [FeedbackRecord] = []
+            var seen = Set<Int64>()
+            for record in records.sorted(by: { $0.id < $1.id }) {
+                guard !index.ids.contains(record.id), seen.insert(record.id).inserted else { continue }
+                if let client = record.item.clientID, index.byClientID[client] != nil { continue }
+                fresh.append(record)
+                bytes += FeedbackLine.encode(record)
+            }
+            try append(bytes, to: fd, index: &index)
+            for record in fresh { index.note(record) }
+            index.noteOrderedEnd()
+            return fresh.count
+        }
+    }
+
+    /// Keeps at most about `limit` records: memory follows the page, not the file. Lines whose id is at most
+    /// `after` are skipped without decoding them (see `FeedbackLine.quickID`); the scan stops once the rest of the
+    /// file is known to hold only larger ids than the page's (see `scanFeedback`).
+    func feedback(after: Int64, limit: Int) throws(KeywordStoreError) -> [FeedbackRecord] {
+        let limit = max(0, limit)
+        guard limit > 0 else { return [] }
+        var records: [FeedbackRecord] = []
+        var inOrder = true
+        // Once `limit` records are kept, a line with a larger id than all of them cannot be in the page.
+        var cutoff = Int64.max
+        try scanFeedback(after: after) { (line, number) throws(KeywordStoreError) -> Int64 in
+            if let id = FeedbackLine.quickID(line), id <= after || id > cutoff { return cutoff }
+            let record: FeedbackRecord
+            do {
+                record = try FeedbackLine.decode(line)
+            } catch {
+                throw .failed("\(feedbackPath):\(number): \(error)")
+            }
+            guard record.id > after, record.id <= cutoff else { return cutoff }
+            if let last = records.last, last.id >= record.id { inOrder = false }
+            records.append(record)
+            if inOrder, records.count == limit {
+                cutoff = record.id
+            } else if records.count >= 2 * limit + 64 {
+                // Imported records may stand out of id order: keep the smallest ids seen so far.
+                records.sort { $0.id < $1.id }
+                records.removeLast(records.count - limit)
+                cutoff = records.last?.id ?? cutoff
+                inOrder = true
+            }
+            return cutoff
+        }
+        records.sort { $0.id < $1.id }
+        return Array(records.prefix(limit))
+    }
+
+    func lastFeedbackID(after: Int64, limit: Int?) throws(KeywordStoreError) -> Int64? {
+        var ids: [Int64] = []
+        var inOrder = true
+        var wanted = Int64.max
+        let end = try scanFeedback(after: after) { (line, number) throws(KeywordStoreError) -> Int64 in
+            let id: Int64
+            if let quick = FeedbackLine.quickID(line) {
+                id = quick
+            } else {
+                do {
+                    id = try FeedbackLine.decode(line).id
+                } catch {
+                    throw .failed("\(feedbackPath):\(number): \(error)")
+                }
+            }
+            // Without a limit only the largest id counts, and the scan's end position holds it.
+            guard let limit else { return Int64.min }
+            guard id > after, id <= wanted else { return wanted }
+            if let last = ids.last, last >= id { inOrder = false }
+            ids.append(id)
+            if inOrder, ids.count == max(1, limit) {
+                wanted = id
+            } else if ids.count >= limit + 4096 {
+                ids.sort()
+                ids.removeLast(ids.count - limit)
+                wanted = ids.last ?? wanted
+                inOrder = true
+            }
+            return wanted
+        }
+        guard limit != nil else { return end.largestID > after ? end.largestID : nil }
+        ids.sort()
+        return ids.prefix(max(1, limit ?? 1)).last
+    }
+
+    /// Calls `body` with each complete line of the feedback file (without its newline) and its 1-based number,
+    /// reading 64 KiB at a time, and returns where it stopped. A last line without its newline is a write cut
+    /// short by a crash: never acknowledged, skipped. A missing file has no lines.
+    ///
+    /// `body` answers the largest id it still wants. Scans learn two things about the file, kept while it is the
+    /// same file (device and inode) and only ever appended to, so a prefix never changes:
+    /// - checkpoints (`ScanCheckpoint`): the largest id up to a point; a scan with `after` starts at the furthest
+    ///   point whose prefix holds no id above `after`;
+    /// - how far the file's ids are known to increase line by line (`FeedbackScanMap.ordered`). Ids are assigned
+    ///   increasing under the file lock, so only records imported below the largest id break the order.
+    /// Inside that ordered prefix, once a line's id reaches what `body` still wants, the lines up to the end of the
+    /// prefix hold only larger ids: the scan notes where it is and goes on at the end of the ordered prefix,
+    /// reading only what was appended since. Paging through an export thus reads the file about once.
+    @discardableResult
+    private func scanFeedback(after: Int64? = nil,
+                              _ body: (ArraySlice<UInt8>, Int) throws(KeywordStoreError) -> Int64) throws(KeywordStoreError) -> ScanCheckpoint {
+        let fd = open(feedbackPath, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            if errno == ENOENT { return ScanCheckpoint(device: 0, inode: 0, offset: 0, lines: 0, largestID: 0) }
+            throw Self.failure("open", feedbackPath)
+        }
+        defer { Glibc.close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw Self.failure("fstat", feedbackPath) }
+        let file = (UInt64(info.st_dev), UInt64(info.st_ino))
+        let size = Int(info.st_size)
+        var position = ScanCheckpoint(device: file.0, inode: file.1, offset: 0, lines: 0, largestID: 0)
+        var ordered = position
+        scanMap.withLock { map in
+            map.adopt(device: file.0, inode: file.1, size: size)
+            ordered = map.ordered
+            if let after, let start = map.start(after: after) { position = start }
+        }
+        if position.offset > 0, lseek(fd, off_t(position.offset), SEEK_SET) < 0 { throw Self.failure("lseek", feedbackPath) }
+        // Whether every line up to `position` is known to have a larger id than the one before it.
+        var increasing = position.offset <= ordered.offset
+        var buffer: [UInt8] = []
+        var block = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = block.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw Self.failure("read", feedbackPath)
+            }
+            if count == 0 { return position }
+            scannedBytes.add(count, ordering: .relaxed)
+            buffer.append(contentsOf: block[0..<count])
+            var lineStart = 0
+            var jumped = false
+            while let end = buffer[lineStart...].firstIndex(of: 0x0A) {
+                let line = buffer[lineStart..<end]
+                position.lines += 1
+                let wanted = try body(line, position.lines)
+                let id = FeedbackLine.quickID(line) ?? (try? FeedbackLine.decode(line))?.id
+                if let id, id > position.largestID {
+                    position.largestID = id
+                } else {
+                    increasing = false
+                    position.largestID = max(position.largestID, id ?? Int64.max)
+                }
+                position.offset += end + 1 - lineStart
+                lineStart = end + 1
+                if increasing, let id, id >= wanted, ordered.offset > position.offset {
+                    // Every line up to the end of the ordered prefix has a larger id than this one.
+                    let furthest = noteOrdered(position)
+                    if furthest.offset > position.offset {
+                        note(position)
+                        guard lseek(fd, off_t(furthest.offset), SEEK_SET) >= 0 else { throw Self.failure("lseek", feedbackPath) }
+                        position = furthest
+                        jumped = true
+                        break
+                    }
+                }
+            }
+            if jumped {
+                buffer.removeAll(keepingCapacity: true)
+            } else {
+                buffer.removeFirst(lineStart)
+            }
+            note(position)
+            if increasing { ordered = noteOrdered(position) }
+        }
+    }
+
+    /// Hands what the append index read (every line, under the lock) to the scans: how far ids increase.
+    private func shareOrder(of index: FeedbackIndex) {
+        index.ordered.map(note)
+        scanMap.withLock { map in
+            map.adopt(device: index.device, inode: index.inode, size: index.fileSize)
+            if let point = index.ordered, point.device == map.device, point.inode == map.inode,
+               point.offset > map.ordered.offset {
+                map.ordered = point
+            }
+        }
+    }
+
+    /// Adds a checkpoint of the current file.
+    private func note(_ point: ScanCheckpoint) {
+        scanMap.withLock { $0.note(point) }
+    }
+
+    /// Records that the file's ids increase line by line up to `point`; returns the furthest such point known.
+    private func noteOrdered(_ point: ScanCheckpoint) -> ScanCheckpoint {
+        scanMap.withLock { map in
+            if map.device == point.device, map.inode == point.inode, point.offset > map.ordered.offset { map.ordered = point }
+            return map.device == point.device && map.inode == point.inode ? map.ordered : point
+        }
+    }
+
+    // MARK: Appending
+
+    /// Runs `body` under the feedback lock with the feedback file open and the index brought up to date.
+    private func withFeedbackFile<T>(_ body: (Int32, inout FeedbackIndex) throws(KeywordStoreError) -> T) throws(KeywordStoreError) -> T {
+        try lock.withLock { () throws(KeywordStoreError) -> T in
+            let existed = access(feedbackPath, F_OK) == 0
+            let fd = open(feedbackPath, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+            guard fd >= 0 else { throw Self.failure("open", feedbackPath) }
+            defer { Glibc.close(fd) }
+            if !existed { try Self.syncDirectory(of: feedbackPath) }
+            return try index.withLock { (index: inout FeedbackIndex) throws(KeywordStoreError) -> T in
+                try index.refresh(fd: fd, path: feedbackPath)
+                defer { shareOrder(of: index) }
+                return try body(fd, &index)
+            }
+        }
+    }
+
+    /// Writes whole lines and fsyncs. A torn last line left by a crash is cut off first.
+    private func append(_ bytes: [UInt8], to fd: Int32, index: inout FeedbackIndex) throws(KeywordStoreError) {
+        guard !bytes.isEmpty else { return }
+        if index.fileSize > index.scanned {
+            guard ftruncate(fd, off_t(index.scanned)) == 0 else { throw Self.failure("ftruncate", feedbackPath) }
+        }
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { raw in write(fd, raw.baseAddress! + offset, raw.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                let code = errno
+                _ = ftruncate(fd, off_t(index.scanned))
+                errno = code
+                throw Self.failure("write", feedbackPath)
+            }
+            offset += written
+        }
+        guard fsync(fd) == 0 else { throw Self.failure("fsync", feedbackPath) }
+        index.scanned += bytes.count
+        index.fileSize = index.scanned
+    }
+
+    private static func syncDirectory(of path: String) throws(KeywordStoreError) {
+        let directory = (path as NSString).deletingLastPathComponent
+        let fd = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard fd >= 0 else { throw failure("open directory", directory) }
+        defer { Glibc.close(fd) }
+        guard fsync(fd) == 0 else { throw failure("fsync directory", directory) }
+    }
+
+    private static func failure(_ call: String, _ path: String) -> KeywordStoreError {
+        FileLock.failure(call, path)
+    }
+}

@@ -1,0 +1,109 @@
+// Readers for the plain-text files of a model directory: the keyword list and the varieties table.
+import Foundation
+
+/// Plain-text model files: one keyword per line; `variety<TAB>keyword[<TAB>source]` lines.
+public enum ModelFiles {
+    /// The API's keyword limit, so a list file holds nothing `POST /v1/keywords` would refuse.
+    public static let maxKeywordCodePoints = 100
+
+    /// Reads a keyword list: one keyword per line, blank lines and `#` comments skipped, duplicates dropped
+    /// (first kept), surrounding spaces trimmed. Invalid UTF-8 is an error naming the file and line, and so
+    /// is a keyword over 100 code points or with a control character. At most 16 MiB are read.
+    public static func keywords(path: String) throws -> [String] {
+        var seen = Set<String>()
+        var result: [String] = []
+        try lines(path: path) { number, line in
+            let keyword = line.trimmingCharacters(in: .whitespaces)
+            if keyword.isEmpty || keyword.hasPrefix("#") { return }
+            guard keyword.unicodeScalars.count <= maxKeywordCodePoints else {
+                throw ModelDirectoryError(path: path, line: number,
+                                          message: "keyword longer than \(maxKeywordCodePoints) characters (Unicode code points)")
+            }
+            guard !keyword.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                throw ModelDirectoryError(path: path, line: number, message: "keyword contains a control character")
+            }
+            if seen.insert(keyword).inserted { result.append(keyword) }
+        }
+        return result
+    }
+
+    /// Reads a varieties table: `variety<TAB>keyword`, optionally more columns (source); `#` comments skipped.
+    public static func varieties(path: String) throws -> [(variety: String, keyword: String)] {
+        try varietyRows(path: path).map { ($0.variety, $0.keyword) }
+    }
+
+    /// Every row of a varieties file with its third column, the source (`brand`, `jmdict`, …; empty when absent),
+    /// read once for both the variety evidence and the brand words.
+    public static func varietyRows(path: String) throws -> [(variety: String, keyword: String, source: String)] {
+        var result: [(String, String, String)] = []
+        try lines(path: path) { number, line in
+            if line.isEmpty || line.hasPrefix("#") { return }
+            let columns = line.split(separator: "\t", omittingEmptySubsequences: false)
+            guard columns.count >= 2 else {
+                throw ModelDirectoryError(path: path, line: number, message: "expected 'variety<TAB>keyword'")
+            }
+            let variety = columns[0].trimmingCharacters(in: .whitespaces)
+            let keyword = columns[1].trimmingCharacters(in: .whitespaces)
+            if variety == "variety" || variety == "name" { return }    // a header line
+            guard !variety.isEmpty, !keyword.isEmpty else {
+                throw ModelDirectoryError(path: path, line: number, message: "empty variety or keyword")
+            }
+            let source = columns.count >= 3 ? columns[2].trimmingCharacters(in: .whitespaces) : ""
+            result.append((variety, keyword, source))
+        }
+        return result
+    }
+
+    /// Calls `body` with each line (1-based number, without the line break).
+    /// Largest list file read (keywords, varieties). The shipped lists are under 64 KB.
+    public static let maxListBytes = 16 * 1024 * 1024
+
+    package static func lines(path: String, _ body: (Int, String) throws -> Void) throws {
+        let data = try boundedContents(path: path, maxBytes: maxListBytes)
+        var number = 0
+        for raw in data.split(separator: 0x0A, omittingEmptySubsequences: false) {
+            number += 1
+            var bytes = raw
+            if bytes.last == 0x0D { bytes = bytes.dropLast() }
+            guard let line = String(data: Data(bytes), encoding: .utf8) else {
+                throw ModelDirectoryError(path: path, line: number, message: "invalid UTF-8")
+            }
+            try body(number, line)
+        }
+    }
+
+    /// The bytes of a regular file or a pipe (such as `/dev/fd/N` from bash process substitution), at most
+    /// `maxBytes` of them; devices (a symlink to `/dev/urandom`, say) and directories are errors.
+    static func boundedContents(path: String, maxBytes: Int) throws -> Data {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            throw ModelDirectoryError(path: path, message: "cannot read the file")
+        }
+        let kind = info.st_mode & S_IFMT
+        if kind == S_IFREG {
+            guard Int(info.st_size) <= maxBytes else {
+                throw ModelDirectoryError(path: path, message: "the file has \(info.st_size) bytes; at most \(maxBytes) are read")
+            }
+        } else if kind != S_IFIFO {
+            throw ModelDirectoryError(path: path, message: "not a regular file or a pipe")
+        }
+        guard let handle = FileHandle(forReadingAtPath: path) else {
+            throw ModelDirectoryError(path: path, message: "cannot read the file")
+        }
+        defer { try? handle.close() }
+        var data = Data()
+        while true {
+            let piece: Data
+            do {
+                piece = try handle.read(upToCount: 1 << 20) ?? Data()
+            } catch {
+                throw ModelDirectoryError(path: path, message: "cannot read the file (\(error.localizedDescription))")
+            }
+            if piece.isEmpty { return data }
+            data.append(piece)
+            guard data.count <= maxBytes else {
+                throw ModelDirectoryError(path: path, message: "more than \(maxBytes) bytes; at most \(maxBytes) are read")
+            }
+        }
+    }
+}

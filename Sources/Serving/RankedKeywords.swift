@@ -1,0 +1,18 @@
+// Ranking for serving: the best keywords for a name with the features the confidence calibrator reads.
+import KeywordIndex
+import KeywordModel
+import ModelStorage
+
+extension ConfidenceFeatures {
+    /// The best `k` keywords for `name` with each one's confidence features (one extra keyword is scored for
+    /// the last margin). Empty when the name has no content tokens.
+    /// - Complexity: as `KeywordIndex.search`.
+    public static func ranked(_ index: KeywordIndex, name: LexicalText, k: Int) -> [(keyword: ScoredKeyword, features: [Double])] {
+        guard !name.rows.isEmpty, k > 0 else { return [] }
+        let found = index.searchWithEvidence(name, k: k + 1)
+        let scores = found.map(\.keyword.score)
+        return found.prefix(k).enumerated().map { rank, item in
+            (item.keyword, vector(scores: scores, rank: rank, evidence: item.evidence))
+        }
+    }
+}

@@ -1,0 +1,110 @@
+// What makes a keyword acceptable: one rule set for the API and for every file the service reads keywords from.
+import Foundation
+
+/// The rules every served keyword follows, wherever it comes from (a request, feedback, or an overlay file edited
+/// by hand): each surface first takes `canonical(_:)` of what it was given, then refuses it when `problem(with:)`
+/// names one.
+public enum KeywordRules {
+    /// The longest keyword, in Unicode code points.
+    public static let maxCodePoints = 100
+
+    /// The most keywords a served list holds (the model's list with the overlay applied).
+    public static let maxKeywords = 50_000
+
+    /// Refuses a list of `count` keywords that would replace one of `previous` (nil when there is none yet) when
+    /// it holds more than `limit` and more than before: a list already past the limit may still shrink, or swap
+    /// one keyword for another.
+    public static func checkListSize(_ count: Int, previous: Int?, limit: Int = maxKeywords) throws(KeywordStoreError) {
+        guard count > limit, count > previous ?? 0 else { return }
+        throw .listFull(count: count, limit: limit)
+    }
+
+    /// The one trimming and folding rule: Unicode White_Space trimmed from both ends, then NFKC, so keywords that
+    /// differ only in compatibility forms are one keyword (ｷﾞｮｳｻﾞ皮 is ギョウザ皮, ＡＢＣ is ABC). Nothing else is
+    /// stripped: invisible characters stay, for `problem(with:)` to refuse.
+    public static func canonical(_ raw: String) -> String {
+        let folded = trimWhiteSpace(raw).precomposedStringWithCompatibilityMapping
+        return trimWhiteSpace(folded)
+    }
+
+    /// `text` without the Unicode White_Space code points at either end.
+    public static func trimWhiteSpace(_ text: String) -> String {
+        let scalars = text.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+        if first == scalars.startIndex && scalars.index(after: last) == scalars.endIndex { return text }
+        return String(scalars[first...last])
+    }
+
+    /// Why `keyword` (already in `canonical` form) cannot be served, or nil when it can. A keyword must be seen to
+    /// be chosen: one with no visible character, or with a character that changes how others display (bidi
+    /// controls, joiners, tags, every other format character), or one no font can show (unassigned, noncharacter,
+    /// private use), is refused rather than cleaned, so what is stored is exactly what was sent.
+    public static func problem(with keyword: String, maxCodePoints: Int = maxCodePoints) -> String? {
+        if keyword.isEmpty { return "is empty" }
+        if !fitsCodePoints(keyword, maxCodePoints) {
+            return "is longer than \(maxCodePoints) characters (Unicode code points)"
+        }
+        var visible = false
+        for scalar in keyword.unicodeScalars {
+            if scalar.isASCII {
+                if scalar.value < 0x20 || scalar.value == 0x7F { return "contains a control character" }
+                if scalar.value != 0x20 { visible = true }
+                continue
+            }
+            if let problem = problem(with: scalar) { return problem }
+            switch scalar.properties.generalCategory {
+            case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+                 .decimalNumber, .letterNumber, .otherNumber,
+                 .connectorPunctuation, .dashPunctuation, .openPunctuation, .closePunctuation,
+                 .initialPunctuation, .finalPunctuation, .otherPunctuation,
+                 .mathSymbol, .currencySymbol, .modifierSymbol, .otherSymbol:
+                visible = true
+            default:
+                break
+            }
+        }
+        return visible ? nil : "has no visible character (only white space, combining marks or invisible characters)"
+    }
+
+    /// Why one code point cannot appear in a keyword, or nil.
+    private static func problem(with scalar: Unicode.Scalar) -> String? {
+        // Formatted only for a refusal: this runs for every code point of every keyword of a change.
+        var code: String { String(format: "U+%04X", scalar.value) }
+        let properties = scalar.properties
+        switch properties.generalCategory {
+        case .control:
+            return "contains a control character"
+        case .format:
+            return "contains the invisible format character \(code) (bidi controls, joiners, tags and other format characters are refused)"
+        case .privateUse:
+            return "contains the private-use character \(code)"
+        case .unassigned:
+            return properties.isNoncharacterCodePoint
+                ? "contains the noncharacter \(code)" : "contains the unassigned code point \(code)"
+        case .lineSeparator, .paragraphSeparator:
+            return "contains the line or paragraph separator \(code)"
+        default:
+            break
+        }
+        if properties.isDefaultIgnorableCodePoint {
+            return "contains the invisible character \(code)"
+        }
+        return nil
+    }
+
+    /// Whether `text` has at most `limit` Unicode code points. A code point is one to four UTF-8 bytes, so only
+    /// long byte strings are counted, and counting stops at the limit: a huge input costs no more than the limit.
+    public static func fitsCodePoints(_ text: String, _ limit: Int) -> Bool {
+        let bytes = text.utf8.count
+        if bytes <= limit { return true }
+        if bytes > 4 * limit { return false }
+        var count = 0
+        for _ in text.unicodeScalars {
+            count += 1
+            if count > limit { return false }
+        }
+        return true
+    }
+}
+
