@@ -69,7 +69,7 @@ let package = Package(
             dependencies: ["FileStore", "HTTPCore", "Locking", "PostgresStore", "Serving", "StoreInterface", "StrictJSON",
                            "TrainingData"],
             resources: [.embedInCode("Workbench/workbench.html"), .embedInCode("Workbench/workbench.js"),
-                        .embedInCode("Workbench/workbench.css")],
+                        .embedInCode("Workbench/queue.js"), .embedInCode("Workbench/workbench.css")],
             swiftSettings: settings),
 
         // The CLI on top of both paths.
