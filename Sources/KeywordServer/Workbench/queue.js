@@ -240,6 +240,7 @@
       const button = document.createElement("button");
       button.type = "button";
       button.setAttribute("aria-pressed", String(review.marked.has(item.id)));
+      button.dataset.id = item.id;
       button.textContent = item.name;
       const top = item.suggestions[0];
       button.title = top ? top.keyword + (typeof top.confidence === "number" ? " " + Math.round(top.confidence * 100) + "%" : "") : "";
