@@ -498,6 +498,42 @@ def test_queue_views_at_360_px(driver):
     finally:
         driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
+
+def test_pace_of_a_simulated_annotator(driver):
+    """Items per minute through the page for an annotator who never hesitates: one key per item in Annotate, one
+    Enter per group in Review by keyword (the group's names all share the top keyword). Prints both; what it
+    measures is the page and the server, not a person."""
+    count = int(os.environ.get("QUEUE_PACE", "0"))
+    if not count:
+        return
+    drain_other_items("browser-drain")
+    queued = queue_items(40, "pace")
+    first, item = next(iter(queued.items()))
+    copies = [{"id": f"{first}-pace{k}", "name": item["name"]} for k in range(2 * count)]
+    status, body = api("POST", "/v1/queue/items", {"items": copies})
+    assert status == 200, (status, body)
+    open_view(driver, "annotate", "browser-pace")
+    wait(driver, lambda d: on_screen(d) != "", message="nothing to annotate")
+    started = time.time()
+    for _ in range(count):
+        current = on_screen(driver)
+        press(driver, "1")
+        wait(driver, lambda d: on_screen(d) != current, message="1 did not move on")
+    queue_rate = count / (time.time() - started) * 60
+    drain_other_items("browser-drain")
+    status, body = api("POST", "/v1/queue/items", {"items": [{"id": c["id"] + "-r", "name": c["name"]} for c in copies[:count]]})
+    assert status == 200, (status, body)
+    open_view(driver, "review", "browser-pace-review")
+    started = time.time()
+    driver.find_element(By.ID, "rv-keyword").send_keys(item["top"][0] + Keys.ENTER)
+    wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#rv-grid button")) >= count, message="group not shown")
+    driver.execute_script("document.activeElement.blur()")
+    press(driver, Keys.ENTER)
+    wait(driver, lambda d: d.find_element(By.ID, "rv-status").text.startswith("labelled"), message="group not accepted")
+    review_rate = count / (time.time() - started) * 60
+    print(f"      pace: {count} items; queue mode {queue_rate:.0f} items/min (one key each), "
+          f"review by keyword {review_rate:.0f} items/min (one Enter for the group)", flush=True)
+
 TESTS = [
     test_enter_takes_the_top_keyword_and_its_feedback_reaches_the_server,
     test_enter_never_takes_the_suggestions_of_an_older_text,
@@ -511,6 +547,7 @@ TESTS = [
     test_review_by_keyword_accepts_all_but_the_exceptions,
     test_stats_view,
     test_queue_views_at_360_px,
+    test_pace_of_a_simulated_annotator,
 ]
 
 
