@@ -128,8 +128,11 @@ final class CLIHelpTests: XCTestCase {
             the threshold the calibration curve gives for --auto-accept-precision (by the file's threshold_rule:
             the lowest threshold whose one-sided 95 % lower bound of top-1 precision on the calibration names
             reaches it); a precision the curve never reaches auto-accepts nothing.
+            The annotation queue (/v1/queue/…, /v1/labels/export) lives in the same store; every process sharing
+            it must run with the same --queue-overlap and --queue-audit, since an item's routing is decided from
+            its id with them.
 
-            USAGE: kwsuggest serve [--host <host>] [--port <port>] [--model <dir>] [--store <store>] [--threads <n>] [--cors-origin <origin> ...] [--overlay <file>] [--access-log <mode>] [--no-verify] [--auto-accept-precision <p>] [--allow-open-writes]
+            USAGE: kwsuggest serve [--host <host>] [--port <port>] [--model <dir>] [--store <store>] [--threads <n>] [--cors-origin <origin> ...] [--overlay <file>] [--access-log <mode>] [--no-verify] [--auto-accept-precision <p>] [--queue-overlap <share>] [--queue-audit <share>] [--allow-open-writes]
 
             OPTIONS:
               --host <host>           Address to bind; '::' for IPv4+IPv6 (default: 127.0.0.1).
@@ -143,6 +146,8 @@ final class CLIHelpTests: XCTestCase {
               --no-verify             Skip checking the model files against the SHA-256 checksums in manifest.json.
               --auto-accept-precision <p>
                                       Top-1 precision the auto-accept threshold is read for from the model's calibration curve (default: 0.98).
+              --queue-overlap <share> Share of queued items labelled by two annotators (a third when they disagree) (default: 0.05).
+              --queue-audit <share>   Share of auto-accepted queue items also queued for a person to check (default: 0.05).
               --allow-open-writes     Serve keyword writes without KWSUGGEST_ADMIN_TOKEN on a non-loopback address.
               -h, --help              Show help information.
 
