@@ -73,7 +73,7 @@ let package = Package(
             dependencies: ["FileStore", "HTTPCore", "Locking", "ModelStorage", "PostgresStore", "Serving", "Sockets",
                            "StoreInterface", "StrictJSON", "TrainingData"],
             resources: [.embedInCode("Workbench/workbench.html"), .embedInCode("Workbench/workbench.js"),
-                        .embedInCode("Workbench/workbench.css")],
+                        .embedInCode("Workbench/queue.js"), .embedInCode("Workbench/workbench.css")],
             swiftSettings: settings),
 
         // The CLI on top of both paths.

@@ -14,6 +14,8 @@ public struct ServiceOptions: Sendable {
     public var api = APIConfiguration()
     /// Where keyword changes and feedback live.
     public var store: StoreLocation = .file(KeywordOverlayFile.defaultPath(modelDirectory: "models/default"))
+    /// How the annotation queue shares work (`--queue-overlap`, `--queue-audit`).
+    public var queue = QueuePolicy()
     /// Serve keyword writes without a token on an address other hosts can reach (see `WritePolicy`).
     public var allowOpenWrites = false
     /// Follow the store's model registry: serve its live version, and this model directory while none is live,
@@ -76,7 +78,7 @@ public final class ServiceRunner: Sendable {
             load = { store in try registry.load(store: store, location: location) }
             follower = registry
         }
-        let loader = ModelLoader(location: options.store, state: state, loader: load,
+        let loader = ModelLoader(location: options.store, queuePolicy: options.queue, state: state, loader: load,
                                  loaded: { store in watcher.begin(store) })
         let group = ServiceGroup([
             .init(name: "store-watch", service: watcher, stopsGroup: false),

@@ -13,6 +13,15 @@ extension StoreLocation {
         case .postgres(let url): return try PostgresKeywordStore(url: url)
         }
     }
+
+    /// Opens the queue beside `feedbackStore` (the store this location opened): for files, the queue log beside the
+    /// overlay; for PostgreSQL, the queue tables, which the keyword store's migrations created.
+    public func openQueue(feedbackStore: any KeywordStore, policy: QueuePolicy) throws(KeywordStoreError) -> any QueueStore {
+        switch self {
+        case .file(let path): return FileQueueStore(overlayPath: path, feedbackStore: feedbackStore, policy: policy)
+        case .postgres(let url): return try PostgresQueueStore(url: url, feedbackStore: feedbackStore, policy: policy)
+        }
+    }
 }
 
 extension StoreLocation {

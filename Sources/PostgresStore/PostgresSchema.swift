@@ -78,6 +78,45 @@ enum PostgresSchema {
             )
             """,
         ]),
+        Migration(version: 3, description: "annotation queue: items and decisions", statements: [
+            // `doc` is the item (QueueLine); the other columns are derived from it by the item rules on every write.
+            """
+            CREATE TABLE kwsuggest_queue_items (
+                id text PRIMARY KEY,
+                doc jsonb NOT NULL,
+                state text NOT NULL CHECK (state IN ('open', 'labelled', 'flagged')),
+                top_keyword text,
+                confidence double precision NOT NULL,
+                enqueued_at bigint NOT NULL,
+                available_at bigint,
+                held_until bigint,
+                auto_accepted boolean NOT NULL,
+                audit_outcome boolean,
+                overlap_outcome boolean,
+                label_at bigint
+            )
+            """,
+            "CREATE INDEX kwsuggest_queue_items_uncertain ON kwsuggest_queue_items (confidence, enqueued_at, id COLLATE \"C\") WHERE state = 'open'",
+            "CREATE INDEX kwsuggest_queue_items_oldest ON kwsuggest_queue_items (enqueued_at, id COLLATE \"C\") WHERE state = 'open'",
+            "CREATE INDEX kwsuggest_queue_items_keyword ON kwsuggest_queue_items (top_keyword, confidence) WHERE state = 'open'",
+            "CREATE INDEX kwsuggest_queue_items_labels ON kwsuggest_queue_items (label_at, id COLLATE \"C\") WHERE label_at IS NOT NULL",
+            """
+            CREATE TABLE kwsuggest_queue_decisions (
+                id bigserial PRIMARY KEY,
+                annotator text NOT NULL,
+                item text NOT NULL,
+                kind text NOT NULL CHECK (kind IN ('label', 'skip', 'flag')),
+                lease text NOT NULL,
+                keywords jsonb NOT NULL,
+                feedback jsonb NOT NULL,
+                at bigint NOT NULL,
+                seconds double precision NOT NULL,
+                undone boolean NOT NULL DEFAULT false
+            )
+            """,
+            "CREATE INDEX kwsuggest_queue_decisions_annotator ON kwsuggest_queue_decisions (annotator, id)",
+            "CREATE INDEX kwsuggest_queue_decisions_undone ON kwsuggest_queue_decisions (id) WHERE undone",
+        ]),
     ]
 
     /// Brings the schema to the newest version this build knows. A schema newer than that (a replica of a
@@ -95,9 +134,11 @@ enum PostgresSchema {
                     applied_at timestamptz NOT NULL DEFAULT now()
                 )
                 """)
-            let current = Int(try connection.exec("SELECT coalesce(max(version), 0) FROM kwsuggest_schema_migrations")
-                .first?.first.flatMap { $0 } ?? "0") ?? 0
-            for migration in migrations where migration.version > current {
+            // Every migration not applied yet, by version rather than above the largest: migrations that add
+            // independent tables may be released in another order than they were numbered.
+            let applied = Set(try connection.exec("SELECT version FROM kwsuggest_schema_migrations")
+                .compactMap { $0.first.flatMap { $0 }.flatMap { Int($0) } })
+            for migration in migrations where !applied.contains(migration.version) {
                 for statement in migration.statements { try connection.exec(statement) }
                 try connection.exec("INSERT INTO kwsuggest_schema_migrations (version, description) VALUES ($1, $2)",
                                     [String(migration.version), migration.description])

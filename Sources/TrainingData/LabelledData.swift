@@ -75,16 +75,17 @@ public enum LabelledData {
     }
 
     /// The labelled name a feedback record teaches: the name with the keyword an annotator took or typed, source
-    /// `feedback`. A rejection teaches no keyword: nil.
-    public static func example(_ record: FeedbackRecord) -> LabelledName? {
-        guard record.item.action != .reject else { return nil }
+    /// `feedback`. A rejection teaches no keyword, nor does a record `withdrawn` (written by an annotation-queue
+    /// decision that was undone since): nil.
+    public static func example(_ record: FeedbackRecord, withdrawn: Set<Int64> = []) -> LabelledName? {
+        guard record.item.action != .reject, !withdrawn.contains(record.id) else { return nil }
         return LabelledName(name: record.item.name, keywords: [record.item.keyword], source: "feedback")
     }
 
     /// The training lines of the store's feedback records, oldest first, through `write` (called once per page of
     /// `pageRecords` records, so memory follows the page, not the store). Returns how many lines were written.
     @discardableResult
-    public static func export(_ store: any KeywordStore, pageRecords: Int = 10_000,
+    public static func export(_ store: any KeywordStore, withdrawn: Set<Int64> = [], pageRecords: Int = 10_000,
                               write: ([UInt8]) throws -> Void) throws -> Int {
         var after: Int64 = 0, written = 0
         while true {
@@ -92,7 +93,7 @@ public enum LabelledData {
             guard let last = page.last else { return written }
             var bytes: [UInt8] = []
             for record in page {
-                guard let example = example(record) else { continue }
+                guard let example = example(record, withdrawn: withdrawn) else { continue }
                 bytes += line(example)
                 written += 1
             }

@@ -305,6 +305,50 @@ final class CLIServeTests: XCTestCase {
         XCTAssertEqual(stored.count, Set(stored).count, "a client id stored twice")
     }
 
+    /// Two processes on one file store lease at once: no item is handed to both (no overlap share); the labels made
+    /// through either process come out of `store export --format labels`, each id once.
+    func testTwoProcessesOnOneFileStoreNeverLeaseTheSameItem() throws {
+        let store = "file:" + directory + "/queue.overlay.json"
+        let arguments = ["--model", directory, "--store", store, "--no-verify", "--queue-overlap", "0", "--queue-audit", "0"]
+        let servers = try (0..<2).map { _ in try Server(arguments: arguments, keepLog: false) }
+        defer { for server in servers { _ = server.stop() } }
+        for server in servers { try waitUntilReady(server.port) }
+        // Names the model is unsure about with this short keyword list, so they are queued, not auto-accepted.
+        let names = ["季節の野菜 詰め合わせ", "業務用 食材セット", "おまかせ 産直便", "ご当地 お取り寄せ", "訳あり 箱売り", "朝採れ 直送"]
+        let items = (0..<60).map { "{\"id\":\"q-\($0)\",\"name\":\"\(names[$0 % names.count]) \($0)\"}" }.joined(separator: ",")
+        let (status, body) = try request(servers[0].port, "POST", "/v1/queue/items", body: "{\"items\":[\(items)]}")
+        XCTAssertEqual(status, 200, body)
+        let summary = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Int])
+        let queued = summary["queued"] ?? 0
+        let held = HeldItems()
+        let ports = servers.map(\.port)
+        DispatchQueue.concurrentPerform(iterations: 2) { index in
+            while let (status, text) = try? Self.request(ports[index], "POST", "/v1/queue/lease", body: "{\"annotator\":\"a\(index)\",\"n\":3}"),
+                  status == 200,
+                  let lease = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any],
+                  let leased = lease["items"] as? [[String: Any]], !leased.isEmpty, let id = lease["lease"] as? String {
+                for item in leased {
+                    guard let itemID = item["id"] as? String else { continue }
+                    held.add(index, itemID)
+                    _ = try? Self.request(ports[index], "POST", "/v1/queue/decisions",
+                                          body: "{\"lease\":\"\(id)\",\"annotator\":\"a\(index)\",\"id\":\"\(itemID)\",\"keywords\":[\"にんじん\"]}")
+                }
+            }
+        }
+        let byProcess = [0, 1].map { index in Set(held.all.filter { $0.0 == index }.map(\.1)) }
+        XCTAssertGreaterThan(queued, 20, body)
+        XCTAssertFalse(byProcess[0].isEmpty || byProcess[1].isEmpty, "both processes leased: \(byProcess)")
+        XCTAssertEqual(byProcess[0].intersection(byProcess[1]), [], "items leased through both processes")
+        XCTAssertEqual(byProcess[0].count + byProcess[1].count, queued)
+        let export = try CLITests.run(["store", "export", "--store", store, "--format", "labels"])
+        XCTAssertEqual(export.status, 0, export.stderr)
+        let ids = export.stdout.split(separator: "\n").compactMap { line in
+            ((try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any])?["id"] as? String
+        }
+        XCTAssertEqual(ids.count, 60, export.stdout)
+        XCTAssertEqual(Set(ids).count, 60)
+    }
+
     func testPostgresStoreWithoutLibpqIsOneClearLine() throws {
         let outcome = try CLITests.run(["serve", "--port", "0", "--model", directory, "--store", "postgres://kw:secret@127.0.0.1:1/db"],
                                        environment: ProcessInfo.processInfo.environment.merging(["KWSUGGEST_LIBPQ": "/nonexistent/libpq.so.5"]) { $1 })
@@ -359,6 +403,22 @@ final class CLIServeTests: XCTestCase {
 }
 
 /// (writer, status) pairs collected from many threads.
+/// (process, item id) pairs collected from many threads.
+final class HeldItems: @unchecked Sendable {
+    private let lock = NSLock()
+    private var items: [(Int, String)] = []
+    func add(_ process: Int, _ id: String) {
+        lock.lock()
+        items.append((process, id))
+        lock.unlock()
+    }
+    var all: [(Int, String)] {
+        lock.lock()
+        defer { lock.unlock() }
+        return items
+    }
+}
+
 final class StatusList: @unchecked Sendable {
     private let lock = NSLock()
     private var items: [(Int, Int)] = []
@@ -371,84 +431,5 @@ final class StatusList: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return items
-    }
-}
-
-/// `kwsuggest store export|import`.
-final class CLIStoreTests: XCTestCase {
-    private var directory = ""
-
-    override func setUpWithError() throws {
-        directory = NSTemporaryDirectory() + "cli-store-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(atPath: directory)
-    }
-
-    private let archive = """
-        {"type":"keywords","added":["ごぼう","れんこん"],"removed":["豚肉"]}
-        {"type":"feedback","id":3,"received_at":"2026-01-02T03:04:05.000Z","name":"新物 にんじん","keyword":"にんじん","action":"accept","shown":["にんじん"],"annotator":"aiko","client_id":"c-1"}
-        {"type":"feedback","id":5,"received_at":"2026-01-02T03:04:06.000Z","name":"豚バラ","keyword":"牛肉","action":"reject","shown":[]}
-
-        """
-
-    /// file → archive → another file store → archive: the same bytes.
-    func testImportThenExportRoundTrips() throws {
-        let first = "file:" + directory + "/a/keywords.overlay.json"
-        try FileManager.default.createDirectory(atPath: directory + "/a", withIntermediateDirectories: true)
-        let imported = try CLITests.run(["store", "import", "--store", first], stdin: archive)
-        XCTAssertEqual(imported.status, 0, imported.stderr)
-        XCTAssertTrue(imported.stderr.contains("2 added and 1 removed keywords; 2 of 2 feedback records stored"), imported.stderr)
-        let again = try CLITests.run(["store", "import", "--store", first], stdin: archive)
-        XCTAssertTrue(again.stderr.contains("0 of 2 feedback records stored"), again.stderr)
-        let exported = try CLITests.run(["store", "export", "--store", first])
-        XCTAssertEqual(exported.status, 0, exported.stderr)
-        let lines = exported.stdout.split(separator: "\n")
-        XCTAssertEqual(lines.count, 3, exported.stdout)
-        XCTAssertEqual(lines[0], #"{"added":["ごぼう","れんこん"],"removed":["豚肉"],"type":"keywords"}"#)
-        XCTAssertTrue(lines[1].hasPrefix(#"{"type":"feedback","action":"accept","annotator":"aiko","client_id":"c-1","id":3,"#), String(lines[1]))
-
-        try FileManager.default.createDirectory(atPath: directory + "/b", withIntermediateDirectories: true)
-        let second = "file:" + directory + "/b/keywords.overlay.json"
-        XCTAssertEqual(try CLITests.run(["store", "import", "--store", second], stdin: exported.stdout).status, 0)
-        XCTAssertEqual(try CLITests.run(["store", "export", "--store", second]).stdout, exported.stdout)
-    }
-
-    /// The same archive through PostgreSQL and back.
-    func testRoundTripThroughPostgres() throws {
-        guard let url = ProcessInfo.processInfo.environment["KWSUGGEST_TEST_POSTGRES_URL"], !url.isEmpty else {
-            throw XCTSkip("needs PostgreSQL: run tools/test.sh, or tools/postgres/throwaway.sh run swift test")
-        }
-        let file = "file:" + directory + "/keywords.overlay.json"
-        // Ids and client ids of their own, so records other tests left in the database cannot collide.
-        let base = Int.random(in: 1_000_000...1_000_000_000)
-        let unique = archive.replacingOccurrences(of: #""id":3"#, with: "\"id\":\(base)")
-            .replacingOccurrences(of: #""id":5"#, with: "\"id\":\(base + 2)")
-            .replacingOccurrences(of: "c-1", with: "c-\(base)")
-        XCTAssertEqual(try CLITests.run(["store", "import", "--store", file], stdin: unique).status, 0)
-        let fromFile = try CLITests.run(["store", "export", "--store", file]).stdout
-        let imported = try CLITests.run(["store", "import", "--store", url], stdin: fromFile)
-        XCTAssertEqual(imported.status, 0, imported.stderr)
-        XCTAssertFalse(imported.stderr.contains(url), "the URL's password is masked: \(imported.stderr)")
-        let fromDatabase = try CLITests.run(["store", "export", "--store", url]).stdout
-        // The database may hold records from other tests; the archive's own lines must be there unchanged.
-        for line in fromFile.split(separator: "\n") { XCTAssertTrue(fromDatabase.contains(line), String(line)) }
-    }
-
-    func testBadLineIsReportedWithItsNumberAndNothingIsWritten() throws {
-        let store = "file:" + directory + "/keywords.overlay.json"
-        let bad = "{\"type\":\"keywords\",\"added\":[\"a\"],\"removed\":[]}\n{\"type\":\"feedback\",\"id\":\"x\"}\n"
-        let outcome = try CLITests.run(["store", "import", "--store", store], stdin: bad)
-        XCTAssertEqual(outcome.status, 1)
-        XCTAssertTrue(outcome.stderr.hasPrefix("Error: <stdin>:2: "), outcome.stderr)
-        XCTAssertFalse(FileManager.default.fileExists(atPath: directory + "/keywords.overlay.json"))
-    }
-
-    func testMissingActionIsAUsageError() throws {
-        let outcome = try CLITests.run(["store"])
-        XCTAssertEqual(outcome.status, 64)
-        XCTAssertTrue(outcome.stderr.hasPrefix("Error: Missing expected argument '<action>'"), outcome.stderr)
     }
 }

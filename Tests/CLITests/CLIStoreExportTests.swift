@@ -28,7 +28,11 @@ final class CLIStoreExportTests: ScratchTestCase {
               kwsuggest store export --store file:models/default/keywords.overlay.json --file backup.jsonl
               kwsuggest store import --store postgres://user@host:5432/db --file backup.jsonl
             With --format training, export writes training data instead: one {"name","keywords","source"} line per
-            accepted or corrected feedback record, oldest first, the lines train --data and eval --data read.
+            accepted or corrected feedback record, oldest first, the lines train --data and eval --data read
+            (records of annotation-queue decisions that were undone are left out). With --format labels, one line
+            per labelled item of the annotation queue with its current label:
+            {"id","name","keywords","decided_by","annotator","model","at"}, in the order the labels were made (what
+            GET /v1/labels/export streams).
 
             USAGE: kwsuggest store [--model <dir>] [--store <store>] [--file <file>] [--format <format>] <action>
 
@@ -39,7 +43,7 @@ final class CLIStoreExportTests: ScratchTestCase {
               --model <dir>           Model directory (default: $KWSUGGEST_MODEL, else the first that exists of ./models/default, models/default in the executable's directory or the nearest one above it, and <prefix>/share/kwsuggest/models/default, <prefix> being the executable's directory's parent).
               --store <store>         file:PATH or postgres://user@host:5432/db (default: $KWSUGGEST_STORE or file:<model dir>/keywords.overlay.json).
               --file <file>           Archive to write or read (default: standard output or input).
-              --format <format>       What export writes: archive (the whole store, for import) or training (labelled names, for train --data) (default: archive).
+              --format <format>       What export writes: archive (the whole store, for import), training (labelled names, for train --data) or labels (the queue's labels) (default: archive).
               -h, --help              Show help information.
 
             """)

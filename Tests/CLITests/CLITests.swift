@@ -134,8 +134,11 @@ final class CLIHelpTests: XCTestCase {
             the threshold the calibration curve gives for --auto-accept-precision (by the file's threshold_rule:
             the lowest threshold whose one-sided 95 % lower bound of top-1 precision on the calibration names
             reaches it); a precision the curve never reaches auto-accepts nothing.
+            The annotation queue (/v1/queue/…, /v1/labels/export) lives in the same store; every process sharing
+            it must run with the same --queue-overlap and --queue-audit, since an item's routing is decided from
+            its id with them.
 
-            USAGE: kwsuggest serve [--host <host>] [--port <port>] [--model <dir>] [--store <store>] [--threads <n>] [--cors-origin <origin> ...] [--overlay <file>] [--access-log <mode>] [--no-verify] [--auto-accept-precision <p>] [--allow-open-writes] [--allowed-host <name> ...]
+            USAGE: kwsuggest serve [--host <host>] [--port <port>] [--model <dir>] [--store <store>] [--threads <n>] [--cors-origin <origin> ...] [--overlay <file>] [--access-log <mode>] [--no-verify] [--auto-accept-precision <p>] [--queue-overlap <share>] [--queue-audit <share>] [--allow-open-writes] [--allowed-host <name> ...]
 
             OPTIONS:
               --host <host>           Address to bind; '::' for IPv4+IPv6 (default: 127.0.0.1).
@@ -149,6 +152,8 @@ final class CLIHelpTests: XCTestCase {
               --no-verify             Skip checking the model files against the SHA-256 checksums in manifest.json.
               --auto-accept-precision <p>
                                       Top-1 precision the auto-accept threshold is read for from the model's calibration curve (default: 0.98).
+              --queue-overlap <share> Share of queued items labelled by two annotators (a third when they disagree) (default: 0.05).
+              --queue-audit <share>   Share of auto-accepted queue items also queued for a person to check (default: 0.05).
               --allow-open-writes     Serve keyword writes without KWSUGGEST_ADMIN_TOKEN on a non-loopback address.
               --allowed-host <name>   Host name (any port) that may send writes while they are open, beyond localhost, 127.0.0.1 and [::1]; repeatable.
               -h, --help              Show help information.

@@ -358,7 +358,7 @@ final class RouterTests: XCTestCase {
 
     func testWorkbenchFilesRunOnlyTheirOwnCodeAndCannotBeFramed() {
         let api = makeAPI()
-        for (path, type) in [("/", "text/html"), ("/workbench.js", "text/javascript"), ("/workbench.css", "text/css")] {
+        for (path, type) in [("/", "text/html"), ("/workbench.js", "text/javascript"), ("/queue.js", "text/javascript"), ("/workbench.css", "text/css")] {
             let response = api.respond(to: makeRequest(.get, path))
             XCTAssertEqual(response.status, .ok, path)
             XCTAssertEqual(response.headers["Content-Type"], "\(type); charset=utf-8", path)

@@ -215,7 +215,8 @@ final class StreamingServerTests: XCTestCase {
         }
         let connection = try PostgresConnection(conninfo: url, pq: LibPQ.load())
         for table in ["kwsuggest_schema_migrations", "kwsuggest_keyword_head", "kwsuggest_keyword_changes",
-                      "kwsuggest_keywords", "kwsuggest_feedback", "kwsuggest_model_registry", "kwsuggest_model_blobs"] {
+                      "kwsuggest_keywords", "kwsuggest_feedback", "kwsuggest_model_registry", "kwsuggest_model_blobs",
+                      "kwsuggest_queue_items", "kwsuggest_queue_decisions"] {
             try connection.exec("DROP TABLE IF EXISTS \(table) CASCADE")
         }
         let store = try PostgresKeywordStore(url: url)

@@ -21,7 +21,8 @@ final class PostgresKeywordStoreTests: XCTestCase {
     static func dropSchema(_ url: String) throws {
         let connection = try PostgresConnection(conninfo: url, pq: LibPQ.load())
         for table in ["kwsuggest_schema_migrations", "kwsuggest_keyword_head", "kwsuggest_keyword_changes",
-                      "kwsuggest_keywords", "kwsuggest_feedback", "kwsuggest_model_registry", "kwsuggest_model_blobs"] {
+                      "kwsuggest_keywords", "kwsuggest_feedback", "kwsuggest_model_registry", "kwsuggest_model_blobs",
+                      "kwsuggest_queue_items", "kwsuggest_queue_decisions"] {
             try connection.exec("DROP TABLE IF EXISTS \(table) CASCADE")
         }
     }
@@ -95,9 +96,10 @@ final class PostgresKeywordStoreTests: XCTestCase {
         }
         XCTAssertEqual(failures.all, [])
         let connection = try PostgresConnection(conninfo: url, pq: LibPQ.load())
-        XCTAssertEqual(try connection.exec("SELECT version FROM kwsuggest_schema_migrations ORDER BY version"), [["1"], ["2"]])
+        XCTAssertEqual(try connection.exec("SELECT version FROM kwsuggest_schema_migrations ORDER BY version"), [["1"], ["2"], ["3"]])
+        XCTAssertEqual(PostgresSchema.migrations.map(\.version), [1, 2, 3])
         _ = try PostgresKeywordStore(url: url)
-        XCTAssertEqual(try connection.exec("SELECT count(*) FROM kwsuggest_schema_migrations"), [["2"]])
+        XCTAssertEqual(try connection.exec("SELECT count(*) FROM kwsuggest_schema_migrations"), [["3"]])
     }
 
     func testAnotherReplicaIsNotified() throws {

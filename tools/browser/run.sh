@@ -28,7 +28,9 @@ cleanup() {
 trap cleanup EXIT
 
 # Keyword changes and feedback from these tests go to a scratch store, never to the model directory.
+# No overlap share: the queue tests check that two sessions never see the same item.
 KWSUGGEST_ADMIN_TOKEN=$TOKEN "$BIN" serve --port 0 --model "$MODEL" --overlay "$WORK/overlay.json" \
+    --queue-overlap 0 --queue-audit 0 \
     > "$WORK/stdout" 2> "$WORK/stderr" &
 SERVER_PID=$!
 for _ in $(seq 100); do grep -q "listening on" "$WORK/stdout" 2>/dev/null && break; sleep 0.1; done

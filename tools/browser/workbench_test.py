@@ -104,16 +104,20 @@ def make_driver():
     return webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
 
 
-def open_fresh(driver, token=True):
-    """The page with empty storage, the token entered when asked."""
-    driver.get(URL + "/")
+def open_fresh(driver, token=True, view="try", annotator=None):
+    """The page with empty storage on `view`, the token (and an annotator name) entered under Settings when asked."""
+    driver.get(URL + "/#settings")
     driver.execute_script("localStorage.clear(); sessionStorage.clear();")
-    driver.get(URL + "/")
+    driver.refresh()   # a load with nothing stored (a navigation to another #view would not reload the page)
     wait(driver, lambda d: d.execute_script("return document.readyState") == "complete")
-    if token:
-        field = driver.find_element(By.ID, "token")
-        field.send_keys(TOKEN)
-        field.send_keys(Keys.TAB)   # the change event stores it
+    for field_id, value in (("token", TOKEN if token else None), ("annotator", annotator)):
+        if value:
+            field = driver.find_element(By.ID, field_id)
+            field.clear()
+            field.send_keys(value)
+            field.send_keys(Keys.TAB)   # the change event stores it
+    driver.find_element(By.ID, "tab-" + view).click()
+    wait(driver, lambda d: d.find_element(By.ID, "view-" + view).is_displayed(), message=view + " view not shown")
 
 
 def keyword_value(driver):
@@ -198,27 +202,23 @@ def test_a_typed_keyword_is_a_correction_and_not_added(driver):
     shot(driver, "correction")
 
 
-def test_queue_of_three_names_survives_a_reload_and_exports(driver):
+def test_decisions_survive_a_reload_and_export(driver):
     open_fresh(driver)
     names = ["青森県産 サンふじ 5kg", "鹿児島県産 さつまいも 紅はるか 2kg", "国産 鶏もも肉 2枚"]
     tops = [top_keywords(n)[0] for n in names]
-    driver.find_element(By.ID, "queue-text").send_keys("\n".join(names))
-    driver.find_element(By.ID, "queue-start").click()
+    field = driver.find_element(By.ID, "name")
     for i, name in enumerate(names):
-        wait(driver, lambda d: d.find_element(By.ID, "queue-progress").text == f"name {i + 1} of 3", message=f"queue at {i}")
-        if i == 1:
-            shot(driver, "queue")
-            driver.refresh()   # the queue and the decisions so far come back from localStorage
-            wait(driver, lambda d: d.find_element(By.ID, "queue-progress").text == "name 2 of 3", message="queue lost on reload")
-            assert len(driver.find_elements(By.CSS_SELECTOR, "#decisions tbody tr")) == 1, "decisions lost on reload"
-        assert driver.find_element(By.ID, "name").get_attribute("value") == name
+        field.send_keys(Keys.CONTROL + "a")
+        field.send_keys(name)
         wait(driver, lambda d: shown_keywords(d)[:1] == [tops[i]], message=f"suggestions for {name}")
-        press(driver, "1")
-    wait(driver, lambda d: d.find_element(By.ID, "queue-progress").text == "queue done: 3 names", message="queue not done")
+        field.send_keys(Keys.ENTER)
+        wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#decisions tbody tr")) == i + 1, message=f"decision {i}")
+        if i == 1:
+            driver.refresh()   # the decisions so far come back from localStorage
+            wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#decisions tbody tr")) == 2, message="decisions lost on reload")
+            field = driver.find_element(By.ID, "name")
     wait(driver, lambda d: all("saved" in r.find_elements(By.TAG_NAME, "td")[6].text
                                for r in d.find_elements(By.CSS_SELECTOR, "#decisions tbody tr")), message="decisions not saved")
-    driver.execute_script("document.getElementById('queue-progress').scrollIntoView({block: 'start'})")
-    shot(driver, "queue-done")
     for leftover in ("decisions.csv", "decisions.jsonl"):
         if os.path.exists(os.path.join(DOWNLOADS, leftover)):
             os.remove(os.path.join(DOWNLOADS, leftover))
@@ -233,18 +233,13 @@ def test_queue_of_three_names_survives_a_reload_and_exports(driver):
     with open(jsonl_path, encoding="utf-8") as file:
         lines = [json.loads(line) for line in file if line.strip()]
     assert [(r["name"], r["keyword"], r["rank"]) for r in lines] == [(n, t, 1) for n, t in zip(names, tops)], lines
-    stored = feedback_records()
-    for name, top in zip(names, tops):
-        assert any(r.get("name") == name and r.get("keyword") == top and r.get("action") == "accept" for r in stored), name
 
 
 def test_csv_cells_that_a_spreadsheet_would_run_are_escaped(driver):
     open_fresh(driver)
     name = "=HYPERLINK(\"http://example.invalid\") にんじん"
     correction = "=にんじん"
-    driver.find_element(By.ID, "queue-text").send_keys(name)
-    driver.find_element(By.ID, "queue-start").click()
-    wait(driver, lambda d: d.find_element(By.ID, "queue-progress").text == "name 1 of 1", message="queue not started")
+    driver.find_element(By.ID, "name").send_keys(name)
     wait(driver, lambda d: len(shown_keywords(d)) > 0, message="suggestions never shown")
     keyword = driver.find_element(By.ID, "keyword")
     keyword.send_keys(correction)
@@ -263,7 +258,7 @@ def test_csv_cells_that_a_spreadsheet_would_run_are_escaped(driver):
 
 
 def test_the_page_cannot_be_framed_and_runs_no_inline_code(driver):
-    for path in ("/", "/workbench.js", "/workbench.css"):
+    for path in ("/", "/workbench.js", "/queue.js", "/workbench.css"):
         with urllib.request.urlopen(URL + path) as response:
             policy = response.headers["Content-Security-Policy"]
             assert "script-src 'self';" in policy and "unsafe-inline" not in policy, policy
@@ -273,7 +268,7 @@ def test_the_page_cannot_be_framed_and_runs_no_inline_code(driver):
 
 
 def test_keywords_are_added_and_removed_with_the_token(driver):
-    open_fresh(driver, token=False)
+    open_fresh(driver, token=False, view="keywords")
     new = "ブラウザテスト用キーワード"
     status, body = api("GET", "/v1/keywords?prefix=" + urllib.parse.quote(new), token=False)
     assert new not in body["keywords"]
@@ -281,9 +276,11 @@ def test_keywords_are_added_and_removed_with_the_token(driver):
     driver.find_element(By.ID, "kw-add").click()
     wait(driver, lambda d: "token" in d.find_element(By.ID, "kw-status").text, message="no 401 message without the token")
     assert new not in api("GET", "/v1/keywords?prefix=" + urllib.parse.quote(new), token=False)[1]["keywords"]
+    driver.find_element(By.ID, "tab-settings").click()
     token = driver.find_element(By.ID, "token")
     token.send_keys(TOKEN)
     token.send_keys(Keys.TAB)
+    driver.find_element(By.ID, "tab-keywords").click()
     driver.find_element(By.ID, "kw-add").click()
     wait(driver, lambda d: d.find_element(By.ID, "kw-status").text.startswith("added " + new), message="not added")
     assert new in api("GET", "/v1/keywords?prefix=" + urllib.parse.quote(new), token=False)[1]["keywords"]
@@ -291,7 +288,17 @@ def test_keywords_are_added_and_removed_with_the_token(driver):
     wait(driver, lambda d: [li.text.replace("×", "").strip() for li in d.find_elements(By.CSS_SELECTOR, "#kw-list li")] == [new],
          message="filter does not show the new keyword")
     shot(driver, "keywords")
+    # The × asks first: Cancel keeps the keyword, Remove takes it out.
     driver.find_element(By.CSS_SELECTOR, "#kw-list li button").click()
+    wait(driver, lambda d: d.find_element(By.ID, "kw-confirm").get_attribute("open") is not None, message="no confirmation")
+    assert new in driver.find_element(By.ID, "kw-confirm").text
+    driver.find_element(By.ID, "kw-confirm-cancel").click()
+    assert new in api("GET", "/v1/keywords?prefix=" + urllib.parse.quote(new), token=False)[1]["keywords"], \
+        "removed without a confirmation"
+    driver.find_element(By.CSS_SELECTOR, "#kw-list li button").click()
+    wait(driver, lambda d: d.find_element(By.ID, "kw-confirm").get_attribute("open") is not None, message="no confirmation")
+    shot(driver, "keyword-removal-confirmation")
+    driver.find_element(By.ID, "kw-confirm-remove").click()
     wait(driver, lambda d: d.find_element(By.ID, "kw-status").text.startswith("removed " + new), message="not removed")
     assert new not in api("GET", "/v1/keywords?prefix=" + urllib.parse.quote(new), token=False)[1]["keywords"]
 
@@ -307,14 +314,14 @@ def test_the_page_at_360_px(driver):
         wait(driver, lambda d: shown_keywords(d) == expected, message="suggestions never shown")
         width = driver.execute_script("return document.documentElement.scrollWidth")
         assert width <= 360, f"the page scrolls sideways: {width} px wide"
-        for selector in ["#name", "#keyword", "#suggestions button", "#reject", "#queue-start", "#export-csv", "#kw-add", "#token"]:
+        for selector in ["#name", "#keyword", "#suggestions button", "#reject", "#export-csv", "#tab-settings"]:
             right = driver.execute_script("return document.querySelector(arguments[0]).getBoundingClientRect().right", selector)
             assert right <= 360, f"{selector} reaches {right} px"
         unlabelled = driver.execute_script(
             "return Array.from(document.querySelectorAll('input, textarea')).filter(e => e.labels.length === 0).map(e => e.id)")
         assert unlabelled == [], f"inputs without a label: {unlabelled}"
         shot(driver, "360px")
-        # Focus order: from the name field to its suggestions, the keyword field, then the queue.
+        # Focus order: from the name field to its suggestions, the keyword field, then the decisions.
         driver.execute_script("document.getElementById('name').focus()")
         order = []
         for _ in range(8):
@@ -322,20 +329,231 @@ def test_the_page_at_360_px(driver):
             order.append(driver.execute_script(
                 "const e = document.activeElement; return e.id || (e.dataset && e.dataset.rank ? 'suggestion-' + e.dataset.rank : e.tagName)"))
         assert order == ["suggestion-1", "suggestion-2", "suggestion-3", "suggestion-4", "suggestion-5", "keyword", "reject",
-                         "queue-text"], order
+                         "export-csv"], order
     finally:
         driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
+
+
+# MARK: the team queue (the server runs with --queue-overlap 0, so no item is meant for two annotators)
+
+QUEUE_RUN = str(int(time.time()))
+
+
+def queue_items(count, prefix):
+    """Puts `count` names from bench/names.txt in the queue under fresh ids; returns the ids that were queued
+    (not auto-accepted) with their names and top keywords."""
+    names = [line.strip() for line in open(os.path.join(os.path.dirname(__file__), "../../bench/names.txt"), encoding="utf-8")
+             if line.strip()][:count]
+    items = [{"id": f"{prefix}-{QUEUE_RUN}-{i}", "name": name} for i, name in enumerate(names)]
+    status, body = api("POST", "/v1/queue/items", {"items": items})
+    assert status == 200, (status, body)
+    status, batch = api("POST", "/v1/suggest/batch", {"names": [item["name"] for item in items], "k": 5}, token=False)
+    assert status == 200, (status, batch)
+    queued = {}
+    for item, result in zip(items, batch["results"]):
+        if not result["auto_accept"] and result["suggestions"]:
+            queued[item["id"]] = {"name": item["name"], "top": [s["keyword"] for s in result["suggestions"]]}
+    return queued
+
+
+def drain_other_items(annotator):
+    """Labels everything left in the queue for `annotator` through the API, so a test starts from its own items."""
+    while True:
+        status, lease = api("POST", "/v1/queue/lease", {"annotator": annotator, "n": 100})
+        assert status == 200, (status, lease)
+        if not lease["items"]:
+            return
+        ids = [item["id"] for item in lease["items"]]
+        status, body = api("POST", "/v1/queue/decisions", {"lease": lease["lease"], "annotator": annotator, "ids": ids, "keywords": ["テスト外"]})
+        assert status == 200, (status, body)
+
+
+def open_view(driver, view, annotator, size=(1280, 800)):
+    driver.set_window_size(*size)
+    open_fresh(driver, view=view, annotator=annotator)
+
+
+def on_screen(driver):
+    return driver.find_element(By.ID, "q-id").text
+
+
+def test_queue_annotate_keys_and_two_sessions(driver):
+    drain_other_items("browser-drain")
+    queued = queue_items(120, "keys")
+    assert len(queued) >= 8, f"only {len(queued)} of 40 names were queued"
+    second = make_driver()
+    try:
+        open_view(driver, "annotate", "browser-a")
+        open_view(second, "annotate", "browser-b")
+        wait(driver, lambda d: on_screen(d) in queued, message="session A shows no queued item")
+        wait(second, lambda d: on_screen(d) in queued, message="session B shows no queued item")
+        seen_a, seen_b = set(), set()
+        # The view fits a 1280x800 screen: the name, its five suggestions with their keys, and the progress.
+        for selector in ["#q-progress", "#q-name", "#q-suggestions li:last-child", "#q-help"]:
+            bottom = driver.execute_script("return document.querySelector(arguments[0]).getBoundingClientRect().bottom", selector)
+            assert bottom <= 800, f"{selector} ends at {bottom} px, below a 1280x800 screen"
+        assert driver.execute_script("return document.documentElement.scrollHeight") <= 800
+        shot(driver, "queue-annotate")
+        # Enter and 1-5 label; each decision is a feedback record with the keyword shown.
+        first = on_screen(driver)
+        seen_a.add(first)
+        press(driver, Keys.ENTER)
+        wait(driver, lambda d: on_screen(d) != first, message="Enter did not move on")
+        second_item = on_screen(driver)
+        seen_a.add(second_item)
+        press(driver, "2")
+        wait(driver, lambda d: on_screen(d) != second_item, message="2 did not move on")
+        records = feedback_records()
+        names = {queued[first]["name"]: queued[first]["top"][0], queued[second_item]["name"]: queued[second_item]["top"][1]}
+        for name, keyword in names.items():
+            assert any(r["name"] == name and r["keyword"] == keyword and r["annotator"] == "browser-a" for r in records), (name, keyword)
+        # u undoes the last decision: that item is back on screen.
+        press(driver, "u")
+        wait(driver, lambda d: on_screen(d) == second_item, message="undo did not bring the item back")
+        press(driver, "3")
+        wait(driver, lambda d: on_screen(d) != second_item)
+        # s skips, f flags.
+        skipped = on_screen(driver)
+        seen_a.add(skipped)
+        press(driver, "s")
+        wait(driver, lambda d: on_screen(d) != skipped)
+        flagged = on_screen(driver)
+        seen_a.add(flagged)
+        press(driver, "f")
+        wait(driver, lambda d: on_screen(d) != flagged)
+        status, stats = api("GET", "/v1/queue/stats")
+        assert stats["items"]["flagged"] >= 1, stats
+        # Session B works at the same time and never sees A's items.
+        for _ in range(4):
+            current = on_screen(second)
+            if current not in queued:
+                break
+            seen_b.add(current)
+            second.find_element(By.TAG_NAME, "body").send_keys("1")
+            wait(second, lambda d: on_screen(d) != current)
+        seen_a.add(on_screen(driver))
+        assert seen_a and seen_b and not (seen_a & seen_b), (seen_a, seen_b)
+        assert "u" in driver.find_element(By.ID, "q-help").text and "Enter" in driver.find_element(By.ID, "q-help").text
+    finally:
+        second.quit()
+        driver.set_window_size(900, 900)
+
+
+def test_review_by_keyword_accepts_all_but_the_exceptions(driver):
+    drain_other_items("browser-drain")
+    queued = queue_items(40, "review")
+    assert queued, "no name was queued"
+    # Three more products under the same name: a group of four with one top keyword.
+    first, item = next(iter(queued.items()))
+    copies = [{"id": f"{first}-copy{k}", "name": item["name"]} for k in range(1, 4)]
+    status, body = api("POST", "/v1/queue/items", {"items": copies})
+    assert status == 200 and body["queued"] == 3, (status, body)
+    for copy in copies:
+        queued[copy["id"]] = item
+    keyword = item["top"][0]
+    ids = [item_id for item_id, other in queued.items() if other["top"][0] == keyword]
+    open_view(driver, "review", "browser-reviewer")
+    driver.find_element(By.ID, "rv-keyword").send_keys(keyword + Keys.ENTER)
+    wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#rv-grid button")) == len(ids), message="group not shown")
+    shot(driver, "review-by-keyword")
+    exception = driver.find_elements(By.CSS_SELECTOR, "#rv-grid button")[0]
+    exception_id = exception.get_attribute("data-id")
+    exception.click()
+    assert exception.get_attribute("aria-pressed") == "true"
+    driver.find_element(By.ID, "rv-keyword").send_keys(Keys.ESCAPE)
+    driver.execute_script("document.activeElement.blur()")
+    press(driver, Keys.ENTER)
+    wait(driver, lambda d: d.find_element(By.ID, "rv-status").text.startswith("labelled"), message="group not accepted")
+    status, body = api("GET", "/v1/labels/export")
+    labels = {line["id"]: line for line in map(json.loads, body.splitlines())} if isinstance(body, str) else {}
+    for item_id in ids:
+        if item_id == exception_id:
+            assert item_id not in labels, "the exception was labelled"
+        else:
+            assert labels[item_id]["keywords"] == [keyword] and labels[item_id]["annotator"] == "browser-reviewer", labels.get(item_id)
+
+
+def test_stats_view(driver):
+    open_view(driver, "stats", "browser-a")
+    wait(driver, lambda d: "decided" in d.find_element(By.ID, "st-table").text, message="no stats")
+    text = driver.find_element(By.ID, "st-table").text
+    for label in ["Progress", "Your pace", "Audit precision", "Agreement"]:
+        assert label in text, text
+    assert "browser-a" not in text
+    shot(driver, "stats")
+
+
+def test_queue_views_at_360_px(driver):
+    queue_items(20, "narrow")
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                           {"width": 360, "height": 780, "deviceScaleFactor": 1, "mobile": True})
+    try:
+        for view in ["annotate", "review", "keywords", "stats", "settings"]:
+            open_view(driver, view, "browser-narrow", size=(360, 780))
+            if view == "annotate":
+                wait(driver, lambda d: on_screen(d) != "", message="nothing to annotate at 360 px")
+                shot(driver, "queue-360px")
+            width = driver.execute_script("return document.documentElement.scrollWidth")
+            assert width <= 360, f"{view}: the page scrolls sideways: {width} px wide"
+            visible = driver.execute_script(
+                "return Array.from(document.querySelectorAll('#view-' + arguments[0] + ' button, #view-' + arguments[0] + ' input'))"
+                ".filter(e => e.offsetParent !== null).map(e => [e.id || e.textContent, e.getBoundingClientRect().right])", view)
+            for name, right in visible:
+                assert right <= 360, f"{view}: {name} reaches {right} px"
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+def test_pace_of_a_simulated_annotator(driver):
+    """Items per minute through the page for an annotator who never hesitates: one key per item in Annotate, one
+    Enter per group in Review by keyword (the group's names all share the top keyword). Prints both; what it
+    measures is the page and the server, not a person."""
+    count = int(os.environ.get("QUEUE_PACE", "0"))
+    if not count:
+        return
+    drain_other_items("browser-drain")
+    queued = queue_items(40, "pace")
+    first, item = next(iter(queued.items()))
+    copies = [{"id": f"{first}-pace{k}", "name": item["name"]} for k in range(2 * count)]
+    status, body = api("POST", "/v1/queue/items", {"items": copies})
+    assert status == 200, (status, body)
+    open_view(driver, "annotate", "browser-pace")
+    wait(driver, lambda d: on_screen(d) != "", message="nothing to annotate")
+    started = time.time()
+    for _ in range(count):
+        current = on_screen(driver)
+        press(driver, "1")
+        wait(driver, lambda d: on_screen(d) != current, message="1 did not move on")
+    queue_rate = count / (time.time() - started) * 60
+    drain_other_items("browser-drain")
+    status, body = api("POST", "/v1/queue/items", {"items": [{"id": c["id"] + "-r", "name": c["name"]} for c in copies[:count]]})
+    assert status == 200, (status, body)
+    open_view(driver, "review", "browser-pace-review")
+    started = time.time()
+    driver.find_element(By.ID, "rv-keyword").send_keys(item["top"][0] + Keys.ENTER)
+    wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#rv-grid button")) >= count, message="group not shown")
+    driver.execute_script("document.activeElement.blur()")
+    press(driver, Keys.ENTER)
+    wait(driver, lambda d: d.find_element(By.ID, "rv-status").text.startswith("labelled"), message="group not accepted")
+    review_rate = count / (time.time() - started) * 60
+    print(f"      pace: {count} items; queue mode {queue_rate:.0f} items/min (one key each), "
+          f"review by keyword {review_rate:.0f} items/min (one Enter for the group)", flush=True)
 
 TESTS = [
     test_enter_takes_the_top_keyword_and_its_feedback_reaches_the_server,
     test_enter_never_takes_the_suggestions_of_an_older_text,
     test_a_typed_keyword_is_a_correction_and_not_added,
-    test_queue_of_three_names_survives_a_reload_and_exports,
+    test_decisions_survive_a_reload_and_export,
     test_csv_cells_that_a_spreadsheet_would_run_are_escaped,
     test_the_page_cannot_be_framed_and_runs_no_inline_code,
     test_keywords_are_added_and_removed_with_the_token,
     test_the_page_at_360_px,
+    test_queue_annotate_keys_and_two_sessions,
+    test_review_by_keyword_accepts_all_but_the_exceptions,
+    test_stats_view,
+    test_queue_views_at_360_px,
+    test_pace_of_a_simulated_annotator,
 ]
 
 

@@ -14,10 +14,12 @@ Steps (each bounded in time; the script exits non-zero when any check fails):
      returns all three (the time from promote's exit until the last replica's /readyz names it is reported).
   5. The file store: 3 processes on one file, 50 concurrent writers: nothing lost, on any process.
 With --throughput, also measures suggest throughput with the file store and with PostgreSQL side by side
-(wrk on loopback, alternating runs, medians).
+(wrk on loopback, alternating runs, medians). With --queue, also runs the annotation queue on 3 replicas of the
+same PostgreSQL (tools/queue/queue_check.py: one annotator per replica at once; no item held by two annotators
+apart from overlap items, each id once in the labels export).
 
 Usage: tools/cluster/cluster.py [--binary .build/release/kwsuggest] [--model models/default] [--candidate DIR]
-                                [--throughput [--runs 3]]
+                                [--throughput [--runs 3]] [--queue [--queue-count 600]]
   --candidate  the model directory step 4 promotes (default: a copy of --model under another version)
 Needs Debian's postgresql (and wrk for --throughput). Run from the repository root.
 """
@@ -417,6 +419,16 @@ def step_throughput(binary, model, url, work, runs=3, seconds=8, connections=32)
     print(f"  postgres / file = {medians['postgres'] / medians['file']:.3f}", flush=True)
 
 
+def step_queue(binary, model, url, count):
+    print(f"6. Annotation queue: 3 replicas on PostgreSQL, {count} names, one annotator per replica", flush=True)
+    script = os.path.join(ROOT, "tools/queue/queue_check.py")
+    result = subprocess.run([sys.executable, script, "--binary", binary, "--model", model, "--postgres-url", url,
+                             "--replicas", "3", "--count", str(count)], capture_output=True, text=True)
+    for line in result.stdout.splitlines():
+        print("  | " + line, flush=True)
+    check(result.returncode == 0, f"queue_check.py on 3 replicas exited {result.returncode}" + (": " + result.stderr[-500:] if result.returncode else ""))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     default_binary = os.path.join(ROOT, ".build/release/kwsuggest")
@@ -427,6 +439,8 @@ def main():
     parser.add_argument("--candidate")
     parser.add_argument("--throughput", action="store_true")
     parser.add_argument("--runs", type=int, default=3, help="alternating wrk runs per store for --throughput")
+    parser.add_argument("--queue", action="store_true", help="also run the annotation queue on 3 replicas")
+    parser.add_argument("--queue-count", type=int, default=600, help="names the queue step imports")
     arguments = parser.parse_args()
     started = time.time()
     work = tempfile.mkdtemp(prefix="kwsuggest-cluster.")
@@ -446,6 +460,8 @@ def main():
         step_file_store(arguments.binary, arguments.model, work)
         if arguments.throughput:
             step_throughput(arguments.binary, arguments.model, url, work, runs=arguments.runs)
+        if arguments.queue:
+            step_queue(arguments.binary, arguments.model, url, arguments.queue_count)
     finally:
         for replica in replicas:
             replica.stop()

@@ -112,5 +112,5 @@ extension ErrorCode {
     ]
 
     /// Every code a client of this service can see.
-    public static var all: [ErrorCode] { protocolCodes + apiCodes }
+    public static var all: [ErrorCode] { protocolCodes + apiCodes + queueCodes }
 }

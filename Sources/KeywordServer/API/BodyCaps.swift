@@ -20,6 +20,11 @@ public struct BodyCaps: Sendable, Equatable {
     public var keywords: Int
     /// `POST /v1/feedback`.
     public var feedback: Int
+    /// `POST /v1/queue/items`, `/v1/queue/lease`, `/v1/queue/decisions`, `/v1/queue/undo`.
+    public var queueItems: Int
+    public var queueLease: Int
+    public var queueDecisions: Int
+    public var queueUndo: Int
     /// The largest body one `POST /v1/suggest` schema allows (JSON or form), which `suggest` must not be below.
     public var suggestBound: Int
 
@@ -45,10 +50,18 @@ public struct BodyCaps: Sendable, Equatable {
             ("shown", Self.array(limits.maxK, keyword)), ("model", label), ("annotator", label),
         ])
         feedback = max(item, Self.object([("items", Self.array(limits.maxFeedbackItems, item))]))
+        queueItems = Self.object([("items", Self.array(QueueDecoding.maxItems, Self.object([("id", label), ("name", name)])))])
+        queueLease = Self.object([("annotator", label), ("n", Self.numberBytes), ("order", Self.string("uncertain".count)),
+                                  ("keyword", keyword)])
+        queueDecisions = Self.object([
+            ("lease", label), ("annotator", label), ("id", label), ("ids", Self.array(QueueDecoding.maxItems, label)),
+            ("keywords", Self.array(QueueDecoding.maxLabelKeywords, keyword)), ("action", Self.string("skip".count)),
+        ])
+        queueUndo = Self.object([("annotator", label)])
     }
 
     /// The largest of the caps: the HTTP layer's `maxBodyBytes` must be at least this.
-    public var largest: Int { max(suggest, batch, keywords, feedback) }
+    public var largest: Int { max(suggest, batch, keywords, feedback, queueItems, queueDecisions) }
 
     /// A JSON string of `codePoints` code points, each a surrogate-pair escape, plus `padding` escaped BMP ones.
     static func string(_ codePoints: Int, padding: Int = 0) -> Int { 2 + 12 * codePoints + 6 * padding }
@@ -84,6 +97,12 @@ public struct ValueCaps: Sendable, Equatable {
     /// `POST /v1/feedback` (one item or `{"items": [...]}`).
     public var feedback: Int
 
+    /// The queue routes (see `BodyCaps`).
+    public var queueItems: Int
+    public var queueLease: Int
+    public var queueDecisions: Int
+    public var queueUndo: Int
+
     public static let slack = 16
 
     public init(_ limits: APILimits) {
@@ -96,6 +115,12 @@ public struct ValueCaps: Sendable, Equatable {
         // An item: the object, each of its fields, and `shown` at maxK keywords.
         let item = 1 + FeedbackDecoding.fields.count + limits.maxK
         feedback = Self.allowance(max(item, 1 + 1 + limits.maxFeedbackItems * item))
+        // {"items": [{"id", "name"}…]}
+        queueItems = Self.allowance(1 + 1 + QueueDecoding.maxItems * 3)
+        queueLease = Self.allowance(1 + QueueDecoding.leaseFields.count)
+        // Every field, `ids` at its most and `keywords` at theirs.
+        queueDecisions = Self.allowance(1 + QueueDecoding.decisionFields.count + QueueDecoding.maxItems + QueueDecoding.maxLabelKeywords)
+        queueUndo = Self.allowance(1 + 1)
     }
 
     /// The cap for a schema whose largest body holds `values` values.

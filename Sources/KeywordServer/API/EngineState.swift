@@ -17,6 +17,7 @@ public final class EngineState: Sendable {
     private struct Contents {
         var phase: Phase
         var store: (any KeywordStore)?
+        var queue: AnnotationQueue?
         var loadSeconds: Double?
         var lastWriteFailure: String?
         /// What follows the store's model registry, once started.
@@ -38,6 +39,13 @@ public final class EngineState: Sendable {
 
     public func setStore(_ store: any KeywordStore) {
         contents.withLock { $0.store = store }
+    }
+
+    /// The annotation queue on the store, once opened.
+    public var queue: AnnotationQueue? { contents.withLock { $0.queue } }
+
+    public func setQueue(_ queue: AnnotationQueue) {
+        contents.withLock { $0.queue = queue }
     }
 
     public var current: Phase { contents.withLock { $0.phase } }

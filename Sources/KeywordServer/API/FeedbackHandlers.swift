@@ -95,6 +95,15 @@ extension KeywordAPIHandlers {
         default: throw .badRequest(.invalidFormat, "'format' must be 'training' or 'raw'")
         }
         let store = try store()
+        // Records written by queue decisions that were undone since leave the training data.
+        var withdrawn = Set<Int64>()
+        if !raw, let queue = state.queue {
+            do {
+                withdrawn = try queue.store.withdrawnFeedback()
+            } catch {
+                throw QueueDecoding.error(error)
+            }
+        }
         // Held until the body has streamed (or the client has gone): the slot goes with the export.
         guard let slot = exportSlots.take() else {
             throw APIError(.serviceUnavailable, .serverBusy,
@@ -115,7 +124,8 @@ extension KeywordAPIHandlers {
         response.headers.add("Cache-Control", "no-store")
         response.headers.add("Feedback-Last-Id", String(last ?? since))
         if let last {
-            response.stream = FeedbackExport(store: store, after: since, through: last, raw: raw, slot: slot).stream()
+            response.stream = FeedbackExport(store: store, after: since, through: last, raw: raw, withdrawn: withdrawn,
+                                             slot: slot).stream()
         }
         return response
     }
@@ -147,14 +157,17 @@ final class FeedbackExport: Sendable {
     private let store: any KeywordStore
     private let through: Int64
     private let raw: Bool
+    private let withdrawn: Set<Int64>
     private let progress: Locked<Progress>
     /// The export's place among those streaming at once, given back when the export is dropped.
     private let slot: ExportSlots.Slot
 
-    init(store: any KeywordStore, after: Int64, through: Int64, raw: Bool, slot: ExportSlots.Slot) {
+    init(store: any KeywordStore, after: Int64, through: Int64, raw: Bool, withdrawn: Set<Int64> = [],
+         slot: ExportSlots.Slot) {
         self.store = store
         self.through = through
         self.raw = raw
+        self.withdrawn = withdrawn
         self.slot = slot
         progress = Locked(Progress(cursor: after, pageRecords: Self.firstPageRecords))
     }
@@ -179,7 +192,7 @@ final class FeedbackExport: Sendable {
         var recordBytes = 0
         for record in records where record.id <= through {
             reached = record.id
-            let line = Self.line(record, raw: raw)
+            let line = Self.line(record, raw: raw, withdrawn: withdrawn)
             // Rejects have no training line; their size as stored still counts towards the page's memory.
             recordBytes += max(line.count, record.item.name.utf8.count + record.item.keyword.utf8.count + 64)
             body += line
@@ -193,12 +206,12 @@ final class FeedbackExport: Sendable {
         return .bytes(body)
     }
 
-    static func line(_ record: FeedbackRecord, raw: Bool) -> [UInt8] {
+    static func line(_ record: FeedbackRecord, raw: Bool, withdrawn: Set<Int64> = []) -> [UInt8] {
         var json = JSONWriter()
         if raw {
             FeedbackDecoding.writeRecord(record, into: &json)
         } else {
-            return LabelledData.example(record).map(LabelledData.line) ?? []
+            return LabelledData.example(record, withdrawn: withdrawn).map(LabelledData.line) ?? []
         }
         return json.bytes + [0x0A]
     }
@@ -264,6 +277,22 @@ enum FeedbackDecoding {
         guard let value, value != .null else { throw .badRequest(.invalidKeyword, "'\(field)' is required") }
         guard case .string(let raw) = value else { throw .badRequest(.invalidKeyword, "'\(field)' must be a string") }
         return raw
+    }
+
+    /// A keyword outside feedback (a queue lease's filter, a queue label): `KeywordRules.cleaned` of a string,
+    /// the rule every keyword follows.
+    static func keywordText(_ value: JSONValue?, field: String, limits: APILimits, required: Bool) throws(APIError) -> String? {
+        guard let value, value != .null else {
+            if required { throw .badRequest(.invalidKeyword, "'\(field)' is required") }
+            return nil
+        }
+        guard case .string(let raw) = value else { throw .badRequest(.invalidKeyword, "'\(field)' must be a string") }
+        do {
+            return try KeywordRules.cleaned(raw, field: field, maxCodePoints: limits.maxKeywordCharacters,
+                                            maxPadding: limits.maxPaddingCharacters)
+        } catch {
+            throw .badRequest(.invalidKeyword, "\(error)")
+        }
     }
 
     /// An optional label field's string (its value is checked by `FeedbackRules`).

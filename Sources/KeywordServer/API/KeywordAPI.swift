@@ -85,6 +85,27 @@ public final class KeywordAPI: HTTPResponder {
             route(.get, "/v1/feedback/export", lane: .bulk, needsToken: true) { request, _ throws(APIError) in
                 try handlers.exportFeedback(request)
             },
+            // The annotation queue: every route reads or writes the store, and all of them carry annotator names.
+            route(.post, "/v1/queue/items", lane: .reserved, needsToken: true, bodyCap: bodyCaps.queueItems,
+                  valueCap: valueCaps.queueItems) { request, route throws(APIError) in
+                try handlers.enqueue(request, valueCap: route.valueCap)
+            },
+            route(.post, "/v1/queue/lease", lane: .reserved, needsToken: true, bodyCap: bodyCaps.queueLease,
+                  valueCap: valueCaps.queueLease) { request, route throws(APIError) in
+                try handlers.lease(request, valueCap: route.valueCap)
+            },
+            route(.post, "/v1/queue/decisions", lane: .reserved, needsToken: true, bodyCap: bodyCaps.queueDecisions,
+                  valueCap: valueCaps.queueDecisions) { request, route throws(APIError) in
+                try handlers.decide(request, valueCap: route.valueCap)
+            },
+            route(.post, "/v1/queue/undo", lane: .reserved, needsToken: true, bodyCap: bodyCaps.queueUndo,
+                  valueCap: valueCaps.queueUndo) { request, route throws(APIError) in
+                try handlers.undo(request, valueCap: route.valueCap)
+            },
+            route(.get, "/v1/queue/stats", lane: .shared, needsToken: true) { _, _ throws(APIError) in try handlers.queueStats() },
+            route(.get, "/v1/labels/export", lane: .shared, needsToken: true) { request, _ throws(APIError) in
+                try handlers.exportLabels(request)
+            },
         ]
         return table
     }

@@ -17,6 +17,7 @@ final class KeywordAPIHandlers: Sendable {
     let feedbackCounts = FeedbackCounters()
     /// Feedback exports streaming now (see `APILimits.maxConcurrentExports`).
     let exportSlots: ExportSlots
+    let queueCounters = QueueCounters()
     private let healthBody: [UInt8] = Array(#"{"status":"ok"}"#.utf8)
     /// The OpenAPI document for the configured limits.
     private let openAPIBody: [UInt8]
@@ -93,6 +94,7 @@ final class KeywordAPIHandlers: Sendable {
         }
         feedbackCounts.render(into: &text)
         state.watcher?.render(into: &text)
+        queueCounters.render(try? state.queue?.stats(), into: &text)
         var headers = HTTPHeaders()
         headers.add("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
         return HTTPResponse(status: .ok, headers: headers, body: Array(text.text.utf8))

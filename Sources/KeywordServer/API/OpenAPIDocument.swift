@@ -162,22 +162,25 @@ enum OpenAPIDocument {
         }
       }
     },
+\#(QueueOpenAPI.paths)
     "/healthz": {"get": {"summary": "Liveness", "responses": {"200": {"description": "Alive", "content": {"application/json": {"schema": {"type": "object", "properties": {"status": {"const": "ok"}}, "required": ["status"]}}}}}}},
     "/readyz": {"get": {"summary": "Readiness: 200 once the model is loaded, 503 before", "responses": {"200": {"description": "Ready", "content": {"application/json": {"schema": {"type": "object", "properties": {"status": {"const": "ready"}, "model": {"type": "string"}, "store": {"enum": ["ok", "unavailable", "write_failed"], "description": "unavailable while the database cannot be reached: suggestions still work, changes answer 503; write_failed while the last write to a reachable store failed (a full disk, a read-only mount), until one succeeds"}, "store_kind": {"enum": ["file", "postgres"]}, "last_write_error": {"type": "string", "description": "What the last failed write was, and the log event with its detail (present with write_failed)"}, "model_source": {"enum": ["registry", "fallback"], "description": "registry: the live version of the store's model registry; fallback: the --model directory"}, "model_load_error": {"type": "object", "description": "the newest wanted version failed to load; the model above keeps serving", "properties": {"version": {"type": "string"}, "error": {"type": "string"}}}, "shadow": {"type": "object", "description": "a candidate scoring a share of suggest requests beside the live model", "properties": {"model": {"type": "string"}, "fraction": {"type": "number"}}}}}}}}, "503": {"$ref": "#/components/responses/Error"}}}},
     "/metrics": {"get": {"summary": "Prometheus metrics", "responses": {"200": {"description": "Text exposition format 0.0.4", "content": {"text/plain": {"schema": {"type": "string"}}}}}}},
     "/openapi.json": {"get": {"summary": "This document", "responses": {"200": {"description": "OpenAPI 3.1", "content": {"application/json": {"schema": {"type": "object"}}}}}}},
     "/": {"get": {"summary": "The annotation workbench (HTML)", "responses": {"200": {"description": "HTML", "content": {"text/html": {"schema": {"type": "string"}}}}}}},
     "/workbench.js": {"get": {"summary": "The workbench's script", "responses": {"200": {"description": "JavaScript", "content": {"text/javascript": {"schema": {"type": "string"}}}}}}},
+    "/queue.js": {"get": {"summary": "The workbench's views and team-queue script", "responses": {"200": {"description": "JavaScript", "content": {"text/javascript": {"schema": {"type": "string"}}}}}}},
     "/workbench.css": {"get": {"summary": "The workbench's styles", "responses": {"200": {"description": "CSS", "content": {"text/css": {"schema": {"type": "string"}}}}}}}
   },
   "components": {
-    "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer", "description": "Required for POST /v1/keywords, POST /v1/feedback and GET /v1/feedback/export when KWSUGGEST_ADMIN_TOKEN is set"}},
+    "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer", "description": "Required for POST /v1/keywords, POST /v1/feedback, GET /v1/feedback/export and the queue and labels routes when KWSUGGEST_ADMIN_TOKEN is set"}},
     "headers": {"ETag": {"description": "The keyword list version, quoted", "schema": {"type": "string"}}},
     "responses": {
       "Error": {"description": "Error", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
       "HostNotAllowed": {"description": "Writes are open (no admin token) and the Host field is not localhost, 127.0.0.1, [::1] (with any port) or a name given with serve --allowed-host (code host_not_allowed): a defence against DNS rebinding. With a token set this never happens.", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
     },
     "schemas": {
+\#(QueueOpenAPI.schemas)
       "Name": {
         "type": "string", "minLength": 1, "maxLength": \#(limits.maxNameCharacters + limits.maxPaddingCharacters), "pattern": "^[\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\x00]([^\\x00]{0,\#(limits.maxNameCharacters - 2)}[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\x00])?[\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*$",
         "description": "A product name: 1-\#(limits.maxNameCharacters) Unicode code points after trimming white space (Unicode White_Space), no NUL (rejected on purpose: C tools and log lines cut strings there). The pattern states exactly that; white space around the name does not count towards the \#(limits.maxNameCharacters); with it the name is at most \#(limits.maxNameCharacters + limits.maxPaddingCharacters) code points (maxLength), so the schema bounds every body."

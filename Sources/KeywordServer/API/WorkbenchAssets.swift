@@ -14,9 +14,12 @@ enum WorkbenchAssets {
     static let page = Asset(path: "/", contentType: "text/html; charset=utf-8", body: PackageResources.workbench_html)
     static let script = Asset(path: "/workbench.js", contentType: "text/javascript; charset=utf-8",
                               body: PackageResources.workbench_js)
+    /// The views and the team queue (annotate, review by keyword, stats).
+    static let queueScript = Asset(path: "/queue.js", contentType: "text/javascript; charset=utf-8",
+                                   body: PackageResources.queue_js)
     static let styles = Asset(path: "/workbench.css", contentType: "text/css; charset=utf-8",
                               body: PackageResources.workbench_css)
-    static let all = [page, script, styles]
+    static let all = [page, script, queueScript, styles]
 
     /// The page runs only its own script and styles (no inline code), may not be framed by another site, and
     /// its files are never sniffed as another type.

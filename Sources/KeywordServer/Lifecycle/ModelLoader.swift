@@ -11,16 +11,18 @@ import StoreInterface
 /// answers 503), and thrown, which stops the group.
 final class ModelLoader: Service {
     private let location: StoreLocation
+    private let queuePolicy: QueuePolicy
     private let state: EngineState
     private let loader: @Sendable (any KeywordStore) throws -> any SuggestionEngine
     private let loaded: @Sendable (any KeywordStore) -> Void
     private let stopping = Locked(false)
 
     /// - Parameter loaded: called with the store once the engine serves (the watcher starts there).
-    init(location: StoreLocation, state: EngineState,
+    init(location: StoreLocation, queuePolicy: QueuePolicy, state: EngineState,
          loader: @escaping @Sendable (any KeywordStore) throws -> any SuggestionEngine,
          loaded: @escaping @Sendable (any KeywordStore) -> Void) {
         self.location = location
+        self.queuePolicy = queuePolicy
         self.state = state
         self.loader = loader
         self.loaded = loaded
@@ -37,6 +39,11 @@ final class ModelLoader: Service {
                 throw ServiceError(message: "cannot open the store \(location.displayName): \(error)")
             }
             state.setStore(store)
+            do {
+                state.setQueue(AnnotationQueue(store: try location.openQueue(feedbackStore: store, policy: queuePolicy)))
+            } catch {
+                throw ServiceError(message: "cannot open the annotation queue in \(location.displayName): \(error)")
+            }
             let engine = try loader(store)
             let seconds = Double(Syscall.monotonicNanoseconds() - started) / 1e9
             state.setReady(engine, loadSeconds: seconds)

@@ -2,11 +2,11 @@
 //
 // Keyboard first. Suggestions follow the name as it is typed (debounced); Enter in the name field accepts the top
 // suggestion for the text as it is now (waiting for fresh suggestions when the shown ones are for an older text);
-// keys 1–5 choose a suggestion whenever focus is not in a text field; a keyword typed into the keyword field that
-// is not among the five is recorded as a correction. Every decision is posted to /v1/feedback with a client id, so
-// a retried post stores one record; unsent decisions are retried. Queue mode steps through pasted or loaded names,
-// keeps a table of decisions (CSV and JSON-lines export) and survives a reload (localStorage). Keyword management
-// lists, adds and removes keywords with the admin token.
+// keys 1–5 choose a suggestion whenever focus is not in a text field (in this view: the team queue's keys live in
+// /queue.js); a keyword typed into the keyword field that is not among the five is recorded as a correction. Every
+// decision is posted to /v1/feedback with a client id, so a retried post stores one record; unsent decisions are
+// retried. The decisions table (CSV and JSON-lines export) survives a reload (localStorage). Keyword management
+// lists, adds and removes keywords with the admin token; a removal asks first.
 "use strict";
 const $ = function (id) { return document.getElementById(id); };
 const nameField = $("name"), keywordField = $("keyword"), box = $("suggestions"), tokensBox = $("tokens");
@@ -17,7 +17,6 @@ const state = {
   highlighted: 0,
   generation: 0,
   pendingAccept: null, // Enter was pressed for this text; accept when its suggestions arrive
-  queue: { items: [], position: -1 },
   decisions: [],
   keywords: [],        // the page of the keyword list shown
   keywordOffset: 0,
@@ -212,7 +211,6 @@ function record(action, keyword, rank, confidence) {
   const verb = { accept: "accepted", correct: "corrected to", reject: "rejected" }[action];
   setStatus($("status"), verb + " " + keyword + " for " + body.name);
   send(decision);
-  if (state.queue.position >= 0 && action !== "reject") advance();
 }
 
 async function send(decision) {
@@ -295,54 +293,6 @@ function exportJSONLines() {
   download("decisions.jsonl", "application/x-ndjson", lines.join("\n") + (lines.length ? "\n" : ""));
 }
 
-// MARK: queue
-
-function parseNames(text, isCSV) {
-  const names = [];
-  text.split(/\r?\n/).forEach(function (line, index) {
-    let name = line;
-    if (isCSV) {
-      const match = /^\s*"((?:[^"]|"")*)"/.exec(line);
-      name = match ? match[1].replace(/""/g, '"') : line.split(",")[0];
-    }
-    name = name.trim();
-    if (name === "" || (index === 0 && isCSV && name.toLowerCase() === "name")) return;
-    names.push(name);
-  });
-  return names;
-}
-
-function startQueue(names) {
-  if (names.length === 0) { setStatus($("status"), "the queue is empty: paste names or load a file", true); return; }
-  state.queue = { items: names, position: 0 };
-  save();
-  loadQueueItem();
-}
-
-function loadQueueItem() {
-  const q = state.queue;
-  if (q.position < 0) { $("queue-progress").textContent = ""; return; }
-  if (q.position >= q.items.length) {
-    $("queue-progress").textContent = "queue done: " + q.items.length + " names";
-    state.queue = { items: [], position: -1 };
-    save();
-    return;
-  }
-  $("queue-progress").textContent = "name " + (q.position + 1) + " of " + q.items.length;
-  nameField.value = q.items[q.position];
-  keywordField.value = "";
-  clearTimeout(debounce);
-  state.pendingAccept = null;
-  fetchSuggestions(nameField.value);
-  box.focus();
-}
-
-function advance() {
-  state.queue.position += 1;
-  save();
-  loadQueueItem();
-}
-
 // MARK: keywords
 
 // The list is read one page at a time (GET /v1/keywords pages by default): the keywords that start with the
@@ -387,7 +337,7 @@ function renderKeywords(filter, page) {
     remove.type = "button";
     remove.textContent = "×";
     remove.setAttribute("aria-label", "Remove " + keyword);
-    remove.addEventListener("click", function () { changeKeywords({ remove: [keyword] }, "removed " + keyword); });
+    remove.addEventListener("click", function () { confirmRemoval(keyword); });
     li.append(text, remove);
     return li;
   }));
@@ -401,6 +351,15 @@ function filterKeywords() {
 function turnKeywordPage(step) {
   state.keywordOffset = Math.max(0, state.keywordOffset + step * KEYWORD_PAGE);
   loadKeywords();
+}
+
+// Removing a keyword takes it out of the list every replica serves: the page asks first.
+function confirmRemoval(keyword) {
+  const dialog = $("kw-confirm");
+  $("kw-confirm-keyword").textContent = keyword;
+  dialog.dataset.keyword = keyword;
+  dialog.showModal();
+  $("kw-confirm-cancel").focus();
 }
 
 async function changeKeywords(change, done) {
@@ -426,7 +385,7 @@ async function changeKeywords(change, done) {
 
 function save() {
   try {
-    localStorage.setItem(STORE, JSON.stringify({ queue: state.queue, decisions: state.decisions }));
+    localStorage.setItem(STORE, JSON.stringify({ decisions: state.decisions }));
   } catch (error) { /* storage full or disabled: the page still works */ }
 }
 
@@ -435,7 +394,6 @@ function restore() {
     const saved = JSON.parse(localStorage.getItem(STORE) || "null");
     if (saved) {
       state.decisions = Array.isArray(saved.decisions) ? saved.decisions : [];
-      if (saved.queue && Array.isArray(saved.queue.items)) state.queue = saved.queue;
     }
   } catch (error) { state.decisions = []; }
   $("annotator").value = localStorage.getItem("kwsuggest.annotator") || "";
@@ -475,6 +433,7 @@ keywordField.addEventListener("keydown", function (event) {
 });
 
 document.addEventListener("keydown", function (event) {
+  if (document.body.dataset.view !== "try") return;
   if (inTextField(document.activeElement) || event.altKey || event.ctrlKey || event.metaKey) return;
   if (/^[1-5]$/.test(event.key)) {
     event.preventDefault();
@@ -494,18 +453,6 @@ document.addEventListener("keydown", function (event) {
 });
 
 $("reject").addEventListener("click", rejectHighlighted);
-$("queue-start").addEventListener("click", function () { startQueue(parseNames($("queue-text").value, false)); });
-$("queue-skip").addEventListener("click", function () { if (state.queue.position >= 0) advance(); });
-$("queue-stop").addEventListener("click", function () { state.queue = { items: [], position: -1 }; save(); loadQueueItem(); });
-$("queue-file").addEventListener("change", function () {
-  const file = $("queue-file").files[0];
-  if (!file) return;
-  file.text().then(function (text) {
-    const names = parseNames(text, /\.csv$/i.test(file.name) || file.type === "text/csv");
-    $("queue-text").value = names.join("\n");
-    startQueue(names);
-  });
-});
 $("export-csv").addEventListener("click", exportCSV);
 $("export-jsonl").addEventListener("click", exportJSONLines);
 $("decisions-clear").addEventListener("click", function () {
@@ -521,6 +468,12 @@ $("kw-add").addEventListener("click", function () {
   const keyword = $("kw-new").value.trim();
   if (keyword === "") return;
   changeKeywords({ add: [keyword] }, "added " + keyword).then(function (ok) { if (ok) $("kw-new").value = ""; });
+});
+$("kw-confirm-cancel").addEventListener("click", function () { $("kw-confirm").close(); });
+$("kw-confirm-remove").addEventListener("click", function () {
+  const keyword = $("kw-confirm").dataset.keyword;
+  $("kw-confirm").close();
+  if (keyword) changeKeywords({ remove: [keyword] }, "removed " + keyword);
 });
 $("kw-new").addEventListener("keydown", function (event) {
   if (event.key === "Enter" && !event.isComposing) { event.preventDefault(); $("kw-add").click(); }
@@ -549,5 +502,4 @@ renderDecisions();
 loadKeywords();
 loadVersions();
 setInterval(loadVersions, 10000);
-if (state.queue.position >= 0) loadQueueItem();
 retryUnsaved();

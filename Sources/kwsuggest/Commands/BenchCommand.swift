@@ -19,11 +19,16 @@ struct BenchCommand: Command {
                                               defaultText: "the fastest this CPU runs")
     static let json = Flag("--json", help: "Print the summary as one JSON object on the last line.")
     static let updates = Flag("--updates", help: "Time keyword changes (store write and in-memory side) instead.")
+    static let queue = Option<Int>("--queue", value: "n", help: "Time annotation-queue operations with n queued items instead.",
+                                   range: 1...10_000_000)
+    static let queueStore = Option<String>("--queue-store", value: "url",
+                                           help: "With --queue: a PostgreSQL URL (a throwaway database) instead of a file store.")
 
     static let configuration = CommandConfiguration(
         name: "bench",
         abstract: "Measures suggestion latency, tokenizer throughput, load time and memory.",
-        options: [model.spec, keywords.spec, names.spec, rounds.spec, loads.spec, kernel.spec, json.spec, updates.spec],
+        options: [model.spec, keywords.spec, names.spec, rounds.spec, loads.spec, kernel.spec, json.spec, updates.spec,
+                  queue.spec, queueStore.spec],
         discussion: """
             Build with -c release. The model is loaded --loads times (directory read to engine ready; the overlay
             file is neither read nor written) and the median is reported. With --keywords N, N vocabulary keys of
@@ -43,6 +48,10 @@ struct BenchCommand: Command {
             in-memory side (the new list, index and exact-match tables, the swap); medians over --rounds rounds after
             one warm-up round. --json then prints {"updates": [per size: keywords, and store_ms, memory_ms and
             total_ms for add, remove, remove_middle and add_middle]}.
+            With --queue N, the annotation queue is timed instead: N items with synthetic suggestions are queued
+            in a file store in a temporary directory (or the database --queue-store names), then each round times
+            a lease of 10 in each order and by keyword, labelling the 10 leased items, and the stats; p50 and p99
+            over --rounds rounds after one warm-up. The model is not loaded.
             """
     )
 
@@ -50,6 +59,8 @@ struct BenchCommand: Command {
     var kernelChosen: Bool
     var json: Bool
     var updates: Bool
+    var queueItems: Int?
+    var queueStore: String?
 
     init(arguments: ParsedArguments) throws {
         let kernel = try arguments.get(Self.kernel)
@@ -63,6 +74,8 @@ struct BenchCommand: Command {
         kernelChosen = kernel != nil
         json = arguments.get(Self.json)
         updates = arguments.get(Self.updates)
+        queueItems = try arguments.get(Self.queue)
+        queueStore = try arguments.get(Self.queueStore)
     }
 
     func validate() throws {
@@ -72,6 +85,13 @@ struct BenchCommand: Command {
     }
 
     func run() throws {
+        if let queueItems {
+            let bench = QueueBench(items: queueItems, rounds: settings.rounds, postgresURL: queueStore)
+            let output = OutputBuffer()
+            output.write(bench.table(try bench.run()))
+            output.flush()
+            return
+        }
         if updates {
             let reports = try UpdateBench(settings: settings).run()
             let output = OutputBuffer()

@@ -51,6 +51,12 @@ struct ServeCommand: Command {
     static let allowedHost = Option<String>("--allowed-host", value: "name",
                                             help: "Host name (any port) that may send writes while they are open, beyond localhost, 127.0.0.1 and [::1]; repeatable.",
                                             repeatable: true)
+    static let queueOverlap = Option<Double>(
+        "--queue-overlap", value: "share", help: "Share of queued items labelled by two annotators (a third when they disagree).",
+        default: QueuePolicy.defaultOverlapShare, range: 0...1)
+    static let queueAudit = Option<Double>(
+        "--queue-audit", value: "share", help: "Share of auto-accepted queue items also queued for a person to check.",
+        default: QueuePolicy.defaultAuditShare, range: 0...1)
     static let allowOpenWrites = Flag("--allow-open-writes",
                                       help: "Serve keyword writes without KWSUGGEST_ADMIN_TOKEN on a non-loopback address.")
 
@@ -58,7 +64,8 @@ struct ServeCommand: Command {
         name: "serve",
         abstract: "Serves the suggestion API and the annotation workbench over HTTP.",
         options: [host.spec, port.spec, model.spec, store.spec, threads.spec, corsOrigin.spec, overlay.spec,
-                  accessLog.spec, noVerify.spec, autoAcceptPrecision.spec, allowOpenWrites.spec, allowedHost.spec],
+                  accessLog.spec, noVerify.spec, autoAcceptPrecision.spec, queueOverlap.spec, queueAudit.spec,
+                  allowOpenWrites.spec, allowedHost.spec],
         discussion: """
             Listens first and prints 'listening on http://HOST:PORT', then opens the store and loads the model in
             the background, logging the model directory it chose; /readyz answers 503 until both are done (a
@@ -82,6 +89,9 @@ struct ServeCommand: Command {
             the threshold the calibration curve gives for --auto-accept-precision (by the file's threshold_rule:
             the lowest threshold whose one-sided 95 % lower bound of top-1 precision on the calibration names
             reaches it); a precision the curve never reaches auto-accepts nothing.
+            The annotation queue (/v1/queue/…, /v1/labels/export) lives in the same store; every process sharing
+            it must run with the same --queue-overlap and --queue-audit, since an item's routing is decided from
+            its id with them.
             """
     )
 
@@ -97,6 +107,7 @@ struct ServeCommand: Command {
     var verify: Bool
     var accessLogMode: AccessLogMode
     var autoAcceptPrecision: Double
+    var queuePolicy: QueuePolicy
 
     init(arguments: ParsedArguments) throws {
         try arguments.expectNoPositionals()
@@ -128,6 +139,8 @@ struct ServeCommand: Command {
         verify = !arguments.get(Self.noVerify)
         accessLogMode = try arguments.require(Self.accessLog)
         autoAcceptPrecision = try arguments.require(Self.autoAcceptPrecision)
+        queuePolicy = QueuePolicy(overlapShare: try arguments.require(Self.queueOverlap),
+                                  auditShare: try arguments.require(Self.queueAudit))
     }
 
     func run() throws {
@@ -143,6 +156,7 @@ struct ServeCommand: Command {
         options.store = storeLocation
         options.allowOpenWrites = allowOpenWrites
         options.api.hosts = hosts
+        options.queue = queuePolicy
         do {
             options.api.adminToken = try WritePolicy.token(fromEnvironment: Environment.value("KWSUGGEST_ADMIN_TOKEN"))
         } catch {

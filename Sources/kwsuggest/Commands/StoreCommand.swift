@@ -17,13 +17,15 @@ struct StoreCommand: Command {
         case archive
         /// Labelled names from the accepted and corrected feedback, for `train --data`.
         case training
+        /// The annotation queue's current label of every labelled item (the lines of GET /v1/labels/export).
+        case labels
     }
 
     static let model = SharedOptions.model
     static let store = SharedOptions.store
     static let file = Option<String>("--file", value: "file", help: "Archive to write or read.", defaultText: "standard output or input")
     static let format = Option<Format>("--format", value: "format",
-                                       help: "What export writes: archive (the whole store, for import) or training (labelled names, for train --data).",
+                                       help: "What export writes: archive (the whole store, for import), training (labelled names, for train --data) or labels (the queue's labels).",
                                        default: .archive)
 
     static let configuration = CommandConfiguration(
@@ -41,7 +43,11 @@ struct StoreCommand: Command {
               kwsuggest store export --store file:models/default/keywords.overlay.json --file backup.jsonl
               kwsuggest store import --store postgres://user@host:5432/db --file backup.jsonl
             With --format training, export writes training data instead: one {"name","keywords","source"} line per
-            accepted or corrected feedback record, oldest first, the lines train --data and eval --data read.
+            accepted or corrected feedback record, oldest first, the lines train --data and eval --data read
+            (records of annotation-queue decisions that were undone are left out). With --format labels, one line
+            per labelled item of the annotation queue with its current label:
+            {"id","name","keywords","decided_by","annotator","model","at"}, in the order the labels were made (what
+            GET /v1/labels/export streams).
             """
     )
 
@@ -86,10 +92,18 @@ struct StoreCommand: Command {
     }
 
     private func export(_ store: any KeywordStore) throws {
+        let queue: any QueueStore
+        do {
+            // Routing does not matter to an export: the default policy.
+            queue = try location.openQueue(feedbackStore: store, policy: QueuePolicy())
+        } catch {
+            throw CommandError.failure("cannot open the annotation queue in \(location.displayName): \(error)")
+        }
         let export: (_ write: ([UInt8]) throws -> Void) throws -> Void = { write in
             switch format {
             case .archive: try StoreArchive.export(store, write: write)
-            case .training: try LabelledData.export(store, write: write)
+            case .training: try LabelledData.export(store, withdrawn: try queue.withdrawnFeedback(), write: write)
+            case .labels: try LabelPages(store: queue).export(write: write)
             }
         }
         guard let file else {

@@ -1,0 +1,180 @@
+// The annotation queue's routes: items in, leases out, decisions and undo back, figures and labels out.
+import HTTPCore
+import Locking
+import StoreInterface
+import StrictJSON
+
+extension KeywordAPIHandlers {
+    /// The queue once the store is open; 503 while the service is still starting.
+    private func queue() throws(APIError) -> AnnotationQueue {
+        guard let queue = state.queue else { throw APIError.notReady }
+        return queue
+    }
+
+    // Every queue route needs the token when one is set (see `KeywordAPI.routes`): the middleware checks it.
+
+    /// Runs a queue operation, mapping its failure to the API's answer.
+    private func run<T>(_ body: (AnnotationQueue) throws(QueueError) -> T) throws(APIError) -> T {
+        let queue = try queue()
+        do {
+            return try body(queue)
+        } catch {
+            throw QueueDecoding.error(error)
+        }
+    }
+
+    /// `POST /v1/queue/items` → 200 `{"queued", "auto_accepted", "duplicates"}`. Each item is suggested first,
+    /// outside the store's lock.
+    func enqueue(_ request: HTTPRequest, valueCap: Int) throws(APIError) -> HTTPResponse {
+        let products = try QueueDecoding.products(try RequestDecoding.object(request, maxValues: valueCap),
+                                                  limits: configuration.limits)
+        guard let engine = state.engine else { throw APIError.notReady }
+        let summary = try run { (queue: AnnotationQueue) throws(QueueError) in try queue.enqueue(products, engine: engine) }
+        queueCounters.count(summary)
+        var json = JSONWriter()
+        json.object { json in
+            json.field("queued", int: summary.queued)
+            json.field("auto_accepted", int: summary.autoAccepted)
+            json.field("duplicates", int: summary.duplicates)
+        }
+        return .json(.ok, json.bytes)
+    }
+
+    /// `POST /v1/queue/lease` → 200 `{"lease", "expires_at", "items": [{"id", "name", "suggestions"}]}`.
+    func lease(_ request: HTTPRequest, valueCap: Int) throws(APIError) -> HTTPResponse {
+        let lease = try QueueDecoding.lease(try RequestDecoding.object(request, maxValues: valueCap), limits: configuration.limits)
+        let granted = try run { (queue: AnnotationQueue) throws(QueueError) in try queue.lease(lease) }
+        queueCounters.countLease(granted.items.count)
+        var json = JSONWriter()
+        json.object { json in
+            json.field("lease", string: granted.id)
+            json.field("expires_at", string: QueueTimestamp.format(granted.expiresAt))
+            json.field("items") { json in
+                json.array { json in
+                    for item in granted.items {
+                        json.object { json in
+                            json.field("id", string: item.id)
+                            json.field("name", string: item.name)
+                            json.field("suggestions") { json in
+                                json.array { json in
+                                    for suggestion in item.suggestions {
+                                        json.object { json in
+                                            json.field("keyword", string: suggestion.keyword)
+                                            json.field("confidence") { json in
+                                                if let confidence = suggestion.confidence { json.number(confidence) } else { json.null() }
+                                            }
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        return .json(.ok, json.bytes)
+    }
+
+    /// `POST /v1/queue/decisions` → 200 `{"decided", "feedback"}`: how many items, and the feedback ids written.
+    func decide(_ request: HTTPRequest, valueCap: Int) throws(APIError) -> HTTPResponse {
+        let decision = try QueueDecoding.decision(try RequestDecoding.object(request, maxValues: valueCap),
+                                                  limits: configuration.limits)
+        let decisions = try run { (queue: AnnotationQueue) throws(QueueError) in try queue.decide(decision) }
+        queueCounters.countDecisions(decision.kind, decisions.count)
+        var json = JSONWriter()
+        json.object { json in
+            json.field("decided", int: decisions.count)
+            json.field("feedback") { json in
+                json.array { json in for id in decisions.flatMap(\.feedback) { json.int(Int(id)) } }
+            }
+        }
+        return .json(.ok, json.bytes)
+    }
+
+    /// `POST /v1/queue/undo` → 200 `{"id", "lease"}`: the item is back in that lease.
+    func undo(_ request: HTTPRequest, valueCap: Int) throws(APIError) -> HTTPResponse {
+        let annotator = try QueueDecoding.undo(try RequestDecoding.object(request, maxValues: valueCap))
+        let decision = try run { (queue: AnnotationQueue) throws(QueueError) in try queue.undo(annotator: annotator) }
+        queueCounters.countUndo()
+        var json = JSONWriter()
+        json.object { json in
+            json.field("id", string: decision.item)
+            json.field("lease", string: decision.lease)
+        }
+        return .json(.ok, json.bytes)
+    }
+
+    /// `GET /v1/queue/stats`.
+    func queueStats() throws(APIError) -> HTTPResponse {
+        let stats = try run { (queue: AnnotationQueue) throws(QueueError) in try queue.stats() }
+        var json = JSONWriter()
+        json.object { json in
+            json.field("items") { json in
+                json.object { json in
+                    json.field("queued", int: stats.items.queued)
+                    json.field("leased", int: stats.items.leased)
+                    json.field("labelled", int: stats.items.labelled)
+                    json.field("flagged", int: stats.items.flagged)
+                }
+            }
+            json.field("annotators") { json in
+                json.object { json in
+                    for (name, figures) in stats.annotators.sorted(by: { $0.key < $1.key }) {
+                        json.field(name) { json in
+                            json.object { json in
+                                json.field("decisions", int: figures.decisions)
+                                json.field("median_seconds") { json in
+                                    if let median = figures.medianSeconds { json.number(median) } else { json.null() }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            json.field("auto_accept") { json in
+                json.object { json in
+                    json.field("count", int: stats.autoAccepted)
+                    json.field("audited", int: stats.audited)
+                    json.field("audit_precision") { json in
+                        if let precision = stats.auditPrecision { json.number(precision) } else { json.null() }
+                    }
+                }
+            }
+            json.field("agreement") { json in
+                json.object { json in
+                    json.field("overlap_items", int: stats.overlapItems)
+                    json.field("agreed", int: stats.agreed)
+                }
+            }
+        }
+        return .json(.ok, json.bytes)
+    }
+
+    /// `GET /v1/labels/export[?since=…]`: one JSON line per labelled item with its current label, in the order
+    /// labels were made, streamed page by page from the store.
+    func exportLabels(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+        let query = try RequestDecoding.query(request.query, allowed: ["since"])
+        let since = try QueueDecoding.since(query)
+        let pages = LabelPages(store: try queue().store)
+        var response = HTTPResponse(status: .ok)
+        response.headers.add("Content-Type", "application/x-ndjson; charset=utf-8")
+        response.headers.add("Cache-Control", "no-store")
+        let cursor = Locked<LabelCursor??>(.some(LabelPages.start(since: since)))
+        response.stream = ResponseStream {
+            guard let after = cursor.withLock({ $0 }) else { return .end }
+            do throws(QueueError) {
+                guard let page = try pages.page(after: after) else {
+                    cursor.withLock { $0 = .none }
+                    return .end
+                }
+                cursor.withLock { $0 = .some(page.end) }
+                return .bytes(page.lines)
+            } catch {
+                cursor.withLock { $0 = .none }
+                _ = QueueDecoding.error(error)
+                return .failed("the labels could not be read: \(error)")
+            }
+        }
+        return response
+    }
+}

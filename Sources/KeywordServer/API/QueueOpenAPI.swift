@@ -1,0 +1,169 @@
+// The annotation queue's part of /openapi.json: its paths and schemas, with the numbers its decoding uses.
+
+enum QueueOpenAPI {
+    private static let caps = BodyCaps(APILimits())
+    private static let values = ValueCaps(APILimits())
+
+    private static func body(_ cap: Int, _ valueCap: Int) -> String {
+        "A body over \(cap) bytes is 413 body_too_large (before it is read when Content-Length says so), the largest the schema allows. A JSON body of more than \(valueCap) values is 400 too_many_values."
+    }
+
+    private static let errors = #"""
+          "400": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"},
+          "413": {"$ref": "#/components/responses/Error"}, "415": {"$ref": "#/components/responses/Error"},
+          "500": {"$ref": "#/components/responses/Error"}, "503": {"$ref": "#/components/responses/Error"}
+"""#
+
+    private static let conflict = ##""409": {"description": "The item is not in this annotator's lease (not_leased), is already labelled or flagged (item_closed), or there is nothing to undo (nothing_to_undo); nothing was changed", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}"##
+
+    /// Members of `paths`, each followed by a comma.
+    static let paths = #"""
+    "/v1/queue/items": {
+      "post": {
+        "summary": "Put products in the annotation queue: each is suggested now, labelled by the model when auto-accepted, queued otherwise",
+        "description": "The same id with the same name is a duplicate and changes nothing; the same id with a new name (a renamed product) is queued again under it. serve --queue-audit also queues that share of auto-accepted items for a person to check, and --queue-overlap routes that share of queued items to two annotators (a third when they disagree). \#(body(caps.queueItems, values.queueItems))",
+        "security": [{}, {"bearer": []}],
+        "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/QueueItems"}}}},
+        "responses": {
+          "200": {"description": "What happened to the items", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/QueueItemsResult"}}}},
+\#(errors)
+        }
+      }
+    },
+    "/v1/queue/lease": {
+      "post": {
+        "summary": "Take up to n items to work on; no other annotator gets them until they are decided or the lease expires (10 minutes)",
+        "description": "Overlap items are leased to two annotators at once, by design. With keyword, only items whose top suggestion is that keyword (review by keyword). An empty items list means nothing is left for this annotator. \#(body(caps.queueLease, values.queueLease))",
+        "security": [{}, {"bearer": []}],
+        "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/QueueLeaseRequest"}}}},
+        "responses": {
+          "200": {"description": "The lease", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/QueueLease"}}}},
+\#(errors)
+        }
+      }
+    },
+    "/v1/queue/decisions": {
+      "post": {
+        "summary": "Label leased items (one with id, many with ids), or skip or flag one",
+        "description": "All items or none. Every label keyword is also a feedback record: accept when it was among the item's suggestions, correct otherwise. A skipped item goes back to the queue and is not leased to the same annotator for an hour; a flagged one is set aside. \#(body(caps.queueDecisions, values.queueDecisions))",
+        "security": [{}, {"bearer": []}],
+        "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/QueueDecision"}}}},
+        "responses": {
+          "200": {"description": "Recorded", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/QueueDecided"}}}},
+          "404": {"description": "No queued item has that id (unknown_item)", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+          \#(conflict),
+\#(errors)
+        }
+      }
+    },
+    "/v1/queue/undo": {
+      "post": {
+        "summary": "Revert the annotator's latest decision (up to 10 back); the item returns to their lease",
+        "description": "The feedback records the decision wrote are withdrawn: they leave the training export. \#(body(caps.queueUndo, values.queueUndo))",
+        "security": [{}, {"bearer": []}],
+        "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/QueueUndo"}}}},
+        "responses": {
+          "200": {"description": "The item that was reverted, and the lease it is back in", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/QueueUndone"}}}},
+          \#(conflict),
+\#(errors)
+        }
+      }
+    },
+    "/v1/queue/stats": {
+      "get": {
+        "summary": "Progress, each annotator's pace, the audit of auto-accepted labels and the agreement on overlap items",
+        "security": [{}, {"bearer": []}],
+        "responses": {
+          "200": {"description": "Figures", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/QueueStats"}}}},
+          "401": {"$ref": "#/components/responses/Error"}, "500": {"$ref": "#/components/responses/Error"},
+          "503": {"$ref": "#/components/responses/Error"}
+        }
+      }
+    },
+    "/v1/labels/export": {
+      "get": {
+        "summary": "Every labelled item once, with its current label, as JSON lines in the order the labels were made",
+        "description": "Streamed (chunked transfer coding) from the store page by page. If the store fails midway the connection closes before the last chunk.",
+        "security": [{}, {"bearer": []}],
+        "parameters": [
+          {"name": "since", "in": "query", "description": "Only labels made at or after this UTC time", "schema": {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,3})?Z$"}}
+        ],
+        "responses": {
+          "200": {"description": "One LabelLine object per line", "content": {"application/x-ndjson": {"schema": {"type": "string"}}}},
+          "400": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"},
+          "500": {"$ref": "#/components/responses/Error"}, "503": {"$ref": "#/components/responses/Error"}
+        }
+      }
+    },
+"""#
+
+    /// Members of `schemas`, each followed by a comma.
+    static let schemas = #"""
+      "Label": {"type": "string", "minLength": 1, "maxLength": 200, "pattern": "^[^\\x00-\\x1f\\x7f-\\x9f]*$", "description": "1-200 Unicode code points without control characters"},
+      "QueueItems": {
+        "type": "object", "required": ["items"], "additionalProperties": false,
+        "properties": {"items": {"type": "array", "minItems": 1, "maxItems": \#(QueueDecoding.maxItems), "items": {
+          "type": "object", "required": ["id", "name"], "additionalProperties": false,
+          "properties": {"id": {"$ref": "#/components/schemas/Label"}, "name": {"$ref": "#/components/schemas/Name"}}
+        }}}
+      },
+      "QueueItemsResult": {
+        "type": "object", "required": ["queued", "auto_accepted", "duplicates"],
+        "properties": {"queued": {"type": "integer", "minimum": 0}, "auto_accepted": {"type": "integer", "minimum": 0}, "duplicates": {"type": "integer", "minimum": 0}}
+      },
+      "QueueLeaseRequest": {
+        "type": "object", "required": ["annotator"], "additionalProperties": false,
+        "properties": {
+          "annotator": {"$ref": "#/components/schemas/Label"},
+          "n": {"type": ["integer", "null"], "minimum": 1, "maximum": \#(QueueDecoding.maxLease), "default": 10},
+          "order": {"enum": ["uncertain", "confident", "oldest", null], "default": "uncertain", "description": "uncertain: lowest top confidence first; confident: highest first; oldest: in the order items arrived"},
+          "keyword": {"oneOf": [{"$ref": "#/components/schemas/Keyword"}, {"type": "null"}], "description": "Only items whose top suggestion is this keyword"}
+        }
+      },
+      "QueueLease": {
+        "type": "object", "required": ["lease", "expires_at", "items"],
+        "properties": {
+          "lease": {"type": "string"}, "expires_at": {"type": "string", "format": "date-time"},
+          "items": {"type": "array", "items": {"type": "object", "required": ["id", "name", "suggestions"], "properties": {
+            "id": {"type": "string"}, "name": {"type": "string"},
+            "suggestions": {"type": "array", "items": {"type": "object", "required": ["keyword", "confidence"], "properties": {"keyword": {"type": "string"}, "confidence": {"type": ["number", "null"], "minimum": 0, "maximum": 1}}}}
+          }}}
+        }
+      },
+      "QueueDecision": {
+        "type": "object", "required": ["lease", "annotator"], "additionalProperties": false,
+        "description": "Exactly one of id and ids, and exactly one of keywords and action; skip and flag take id (400 invalid_ids, invalid_keywords or invalid_action otherwise). null is the same as absent.",
+        "properties": {
+          "lease": {"$ref": "#/components/schemas/Label"},
+          "annotator": {"$ref": "#/components/schemas/Label"},
+          "id": {"oneOf": [{"$ref": "#/components/schemas/Label"}, {"type": "null"}]},
+          "ids": {"type": ["array", "null"], "minItems": 1, "maxItems": \#(QueueDecoding.maxItems), "items": {"$ref": "#/components/schemas/Label"}},
+          "keywords": {"type": ["array", "null"], "minItems": 1, "maxItems": \#(QueueDecoding.maxLabelKeywords), "items": {"$ref": "#/components/schemas/Keyword"}},
+          "action": {"enum": ["skip", "flag", null]}
+        }
+      },
+      "QueueDecided": {
+        "type": "object", "required": ["decided", "feedback"],
+        "properties": {"decided": {"type": "integer", "minimum": 1, "description": "Items decided"}, "feedback": {"type": "array", "items": {"type": "integer", "minimum": 1}, "description": "Ids of the feedback records the labels wrote"}}
+      },
+      "QueueUndo": {"type": "object", "required": ["annotator"], "additionalProperties": false, "properties": {"annotator": {"$ref": "#/components/schemas/Label"}}},
+      "QueueUndone": {"type": "object", "required": ["id", "lease"], "properties": {"id": {"type": "string"}, "lease": {"type": "string"}}},
+      "QueueStats": {
+        "type": "object", "required": ["items", "annotators", "auto_accept", "agreement"],
+        "properties": {
+          "items": {"type": "object", "required": ["queued", "leased", "labelled", "flagged"], "properties": {"queued": {"type": "integer"}, "leased": {"type": "integer"}, "labelled": {"type": "integer"}, "flagged": {"type": "integer"}}},
+          "annotators": {"type": "object", "additionalProperties": {"type": "object", "required": ["decisions", "median_seconds"], "properties": {"decisions": {"type": "integer"}, "median_seconds": {"type": ["number", "null"]}}}},
+          "auto_accept": {"type": "object", "required": ["count", "audited", "audit_precision"], "properties": {"count": {"type": "integer"}, "audited": {"type": "integer"}, "audit_precision": {"type": ["number", "null"], "description": "Share of audited items whose annotator kept the model's keyword; null before any audit"}}},
+          "agreement": {"type": "object", "required": ["overlap_items", "agreed"], "properties": {"overlap_items": {"type": "integer", "description": "Overlap items labelled by two annotators"}, "agreed": {"type": "integer"}}}
+        }
+      },
+      "LabelLine": {
+        "type": "object", "required": ["id", "name", "keywords", "decided_by", "annotator", "model", "at"],
+        "properties": {
+          "id": {"type": "string"}, "name": {"type": "string"}, "keywords": {"type": "array", "items": {"type": "string"}},
+          "decided_by": {"enum": ["model", "annotator"]}, "annotator": {"type": ["string", "null"]}, "model": {"type": ["string", "null"]},
+          "at": {"type": "string", "format": "date-time"}
+        }
+      },
+"""#
+}

@@ -1,0 +1,57 @@
+// The queue as the API and the CLI use it: products in (each suggested by the serving engine first), work out,
+// decisions back, figures and labels out; times from one injectable clock.
+import Serving
+import StoreInterface
+
+/// A product as posted to the queue.
+public struct QueueProduct: Sendable, Equatable {
+    public var id: String
+    public var name: String
+    public init(id: String, name: String) {
+        self.id = id
+        self.name = name
+    }
+}
+
+/// Ties a queue store to the engine that suggests keywords for new items, and to a clock.
+public final class AnnotationQueue: Sendable {
+    public let store: any QueueStore
+    private let clock: QueueClock
+    /// How many suggestions an item keeps (the keys 1–5 of the workbench).
+    public static let suggestionsPerItem = 5
+
+    public init(store: any QueueStore, clock: @escaping QueueClock = SystemQueueClock.now) {
+        self.store = store
+        self.clock = clock
+    }
+
+    public var policy: QueuePolicy { store.policy }
+    public var now: QueueTime { clock() }
+
+    /// Suggests each product with `engine` (outside any store lock), then queues or auto-accepts it.
+    public func enqueue(_ products: [QueueProduct], engine: any SuggestionEngine) throws(QueueError) -> EnqueueSummary {
+        let submissions = products.map { product in
+            let result = engine.suggest(product.name, k: Self.suggestionsPerItem, explain: false)
+            return QueueSubmission(id: product.id, name: product.name,
+                                   suggestions: result.suggestions.map { QueueSuggestion(keyword: $0.keyword, confidence: $0.confidence) },
+                                   autoAccept: result.autoAccept, model: engine.modelVersion)
+        }
+        return try store.enqueue(submissions, at: clock())
+    }
+
+    public func lease(_ request: LeaseRequest) throws(QueueError) -> QueueLease {
+        try store.lease(request, at: clock())
+    }
+
+    public func decide(_ request: DecisionRequest) throws(QueueError) -> [QueueDecision] {
+        try store.decide(request, at: clock())
+    }
+
+    public func undo(annotator: String) throws(QueueError) -> QueueDecision {
+        try store.undo(annotator: annotator, at: clock())
+    }
+
+    public func stats() throws(QueueError) -> QueueStats {
+        try store.stats(at: clock())
+    }
+}

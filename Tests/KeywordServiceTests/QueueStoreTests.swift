@@ -1,0 +1,125 @@
+import Foundation
+@testable import FileStore
+@testable import PostgresStore
+@testable import StoreInterface
+import XCTest
+
+final class FileQueueStoreTests: XCTestCase {
+    private var directory = ""
+    private var overlayPath: String { directory + "/keywords.overlay.json" }
+
+    override func setUpWithError() throws {
+        directory = NSTemporaryDirectory() + "queue-store-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    private var contract: QueueContract {
+        let path = overlayPath
+        return QueueContract(make: { policy in
+            FileQueueStore(overlayPath: path, feedbackStore: FileKeywordStore(overlayPath: path), policy: policy)
+        }, feedback: {
+            try FileKeywordStore(overlayPath: path).feedback(after: 0, limit: 1000)
+        })
+    }
+
+    func testEnqueueCountsAndRenames() throws { try contract.enqueueCountsAndRenames() }
+    func testConcurrentLeasesAreExclusive() throws { try contract.concurrentLeasesAreExclusive() }
+    func testLeasesExpire() throws { try contract.leasesExpire() }
+    func testOrdersAndKeywordFilter() throws { try contract.ordersAndKeywordFilter() }
+    func testDecisionsFeedbackAndUndo() throws { try contract.decisionsFeedbackAndUndo() }
+    func testOverlapAgreementAndAudit() throws { try contract.overlapAgreementAndAudit() }
+
+    /// An operation cut short by a crash (whole lines without their commit line, then a torn one) was never
+    /// acknowledged: none of it is read, and the next append replaces it.
+    func testUncommittedLinesAreIgnoredAndCutOff() throws {
+        let store = FileQueueStore(overlayPath: overlayPath, feedbackStore: FileKeywordStore(overlayPath: overlayPath),
+                                   policy: QueuePolicy(overlapShare: 0, auditShare: 0))
+        _ = try store.enqueue([QueueContract.submission("a")], at: QueueContract.t0)
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: store.path))
+        handle.seekToEndOfFile()
+        let uncommitted = QueueItem(QueueContract.submission("x"), at: QueueContract.t0, policy: store.policy)
+        handle.write(Data(QueueLine.item(uncommitted).encoded()))
+        handle.write(Data(#"{"item":{"id":"b","na"#.utf8))
+        handle.closeFile()
+        let reader = FileQueueStore(overlayPath: overlayPath, feedbackStore: FileKeywordStore(overlayPath: overlayPath),
+                                    policy: store.policy)
+        XCTAssertEqual(try reader.stats(at: QueueContract.t0).items.queued, 1)
+        _ = try reader.enqueue([QueueContract.submission("c")], at: QueueContract.t0)
+        let lines = try String(contentsOfFile: store.path, encoding: .utf8).split(separator: "\n")
+        XCTAssertEqual(lines.count, 4, "a, commit, c, commit")
+        XCTAssertEqual(try store.stats(at: QueueContract.t0).items.queued, 2)
+        XCTAssertFalse(lines.contains { $0.contains(#""id":"x""#) })
+    }
+
+    /// A log grown past four lines per item and decision is rewritten with one each; another instance reading the
+    /// new file sees the same queue.
+    func testTheLogIsCompacted() throws {
+        let policy = QueuePolicy(overlapShare: 0, auditShare: 0)
+        let store = FileQueueStore(overlayPath: overlayPath, feedbackStore: FileKeywordStore(overlayPath: overlayPath),
+                                   policy: policy, compactionLines: 50)
+        let other = FileQueueStore(overlayPath: overlayPath, feedbackStore: FileKeywordStore(overlayPath: overlayPath), policy: policy)
+        _ = try store.enqueue((0..<5).map { QueueContract.submission("c\($0)") }, at: QueueContract.t0)
+        XCTAssertEqual(try other.stats(at: QueueContract.t0).items.queued, 5)
+        // Leases that expire at once: every one writes five item lines and a commit.
+        for round in 0..<12 {
+            let lease = try store.lease(LeaseRequest(annotator: "a\(round)", count: 5), at: QueueContract.t0 + QueueTime(round) * 700_000)
+            XCTAssertEqual(lease.items.count, 5)
+        }
+        let lines = try String(contentsOfFile: store.path, encoding: .utf8).split(separator: "\n")
+        XCTAssertLessThan(lines.count, 50, "compacted")
+        let lease = try other.lease(LeaseRequest(annotator: "b", count: 10), at: QueueContract.t0 + 12 * 700_000)
+        XCTAssertEqual(lease.items.count, 5)
+        _ = try store.decide(DecisionRequest(lease: lease.id, annotator: "b", ids: ["c1"], kind: .label, keywords: ["x"]),
+                             at: QueueContract.t0 + 12 * 700_000)
+        XCTAssertEqual(try other.labels(after: nil, limit: 10).map(\.id), ["c1"])
+    }
+
+    /// A damaged line is reported with the file and line number, and nothing is written after it.
+    func testDamagedLineNamesFileAndLine() throws {
+        let store = FileQueueStore(overlayPath: overlayPath, feedbackStore: FileKeywordStore(overlayPath: overlayPath),
+                                   policy: QueuePolicy())
+        _ = try store.enqueue([QueueContract.submission("a")], at: QueueContract.t0)
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: store.path))
+        handle.seekToEndOfFile()
+        handle.write(Data("{\"item\":{\"id\":\"b\"}}\n".utf8))
+        handle.closeFile()
+        let reader = FileQueueStore(overlayPath: overlayPath, feedbackStore: FileKeywordStore(overlayPath: overlayPath),
+                                    policy: store.policy)
+        XCTAssertThrowsError(try reader.lease(LeaseRequest(annotator: "a"), at: QueueContract.t0)) { error in
+            XCTAssertTrue("\(error)".hasPrefix(store.path + ":3: not a queue record"), "\(error)")
+        }
+    }
+}
+
+/// The queue against a real PostgreSQL server (see PostgresKeywordStoreTests for how to run them).
+final class PostgresQueueStoreTests: XCTestCase {
+    private var url = ""
+
+    override func setUpWithError() throws {
+        guard let url = ProcessInfo.processInfo.environment["KWSUGGEST_TEST_POSTGRES_URL"], !url.isEmpty else {
+            throw XCTSkip(PostgresKeywordStoreTests.howToRun)
+        }
+        self.url = url
+        try PostgresKeywordStoreTests.dropSchema(url)
+    }
+
+    private var contract: QueueContract {
+        let url = self.url
+        return QueueContract(make: { policy in
+            try PostgresQueueStore(url: url, feedbackStore: PostgresKeywordStore(url: url), policy: policy)
+        }, feedback: {
+            try PostgresKeywordStore(url: url).feedback(after: 0, limit: 1000)
+        })
+    }
+
+    func testEnqueueCountsAndRenames() throws { try contract.enqueueCountsAndRenames() }
+    func testConcurrentLeasesAreExclusive() throws { try contract.concurrentLeasesAreExclusive() }
+    func testLeasesExpire() throws { try contract.leasesExpire() }
+    func testOrdersAndKeywordFilter() throws { try contract.ordersAndKeywordFilter() }
+    func testDecisionsFeedbackAndUndo() throws { try contract.decisionsFeedbackAndUndo() }
+    func testOverlapAgreementAndAudit() throws { try contract.overlapAgreementAndAudit() }
+}
