@@ -20,12 +20,14 @@ let package = Package(
     targets: [
         // The strict JSON reader and writer every file and request format goes through: a leaf.
         .target(name: "StrictJSON", swiftSettings: settings),
+        // What the package needs from the platform, written once: clocks and the FNV-1a hash.
+        .target(name: "Platform", swiftSettings: settings),
         // The model path, as the data flows: text and vectors feed the service; the model (encoder, exact-match
         // evidence, trainer), which needs only the JSON reader for encoder.json, is what the keyword index builds
         // on; the service wires them together.
-        .target(name: "KeywordText", swiftSettings: settings),
-        .target(name: "KeywordVectors", swiftSettings: settings),
-        .target(name: "KeywordModel", dependencies: ["StrictJSON"], swiftSettings: settings),
+        .target(name: "KeywordText", dependencies: ["Platform"], swiftSettings: settings),
+        .target(name: "KeywordVectors", dependencies: ["Platform"], swiftSettings: settings),
+        .target(name: "KeywordModel", dependencies: ["Platform", "StrictJSON"], swiftSettings: settings),
         .target(name: "CKernels"),
         .target(name: "CDigest"),
         // The one lock type every layer shares (why: see Locked.swift).
@@ -38,7 +40,7 @@ let package = Package(
         .target(name: "FileStore", dependencies: ["Locking", "StoreInterface", "StrictJSON"], swiftSettings: settings),
         // The PostgreSQL store, and beside it libpq's few functions, resolved with dlopen only when it is used.
         .target(name: "CPostgres"),
-        .target(name: "PostgresStore", dependencies: ["CPostgres", "Locking", "StoreInterface", "StrictJSON"],
+        .target(name: "PostgresStore", dependencies: ["CPostgres", "Locking", "Platform", "StoreInterface", "StrictJSON"],
                 swiftSettings: settings),
         // Model files: the directory (manifest, checksums, calibration) loaded, checked and written.
         .target(
@@ -48,32 +50,37 @@ let package = Package(
         // Training data: labelled names read and written (JSON lines), and the ones feedback records teach.
         .target(name: "TrainingData", dependencies: ["ModelStorage", "StoreInterface", "StrictJSON"], swiftSettings: settings),
         // The serving engine: a loaded model and its live keyword list behind a store.
-        .target(name: "Serving", dependencies: ["KeywordIndex", "KeywordModel", "Locking", "ModelStorage", "StoreInterface"],
+        .target(name: "Serving", dependencies: ["KeywordIndex", "KeywordModel", "Locking", "ModelStorage", "Platform",
+                                                "StoreInterface", "StrictJSON"],
                 swiftSettings: settings),
         // Training and evaluation (the CLI only): encoder fitting, calibration fitting, metrics.
         .target(
             name: "Training",
-            dependencies: ["KeywordIndex", "KeywordModel", "ModelStorage", "Serving", "TrainingData"],
+            dependencies: ["KeywordIndex", "KeywordModel", "ModelStorage", "Platform", "Serving", "TrainingData"],
             swiftSettings: settings),
 
         // The HTTP path: a generic HTTP/1.1 core that knows nothing of the application, and the application
         // (routes, handlers, admin page, OpenAPI, the runner that wires a model to a server) on top of it.
         .target(name: "CSystem"),
-        .target(name: "HTTPCore", dependencies: ["CSystem", "StrictJSON", "Locking"], swiftSettings: settings),
+        .target(name: "HTTPCore", dependencies: ["CSystem", "Locking", "Platform", "StrictJSON"], swiftSettings: settings),
+        // The workbench page, script and styles are files of their own, compiled into the binary as byte arrays.
         .target(
             name: "KeywordServer",
             dependencies: ["FileStore", "HTTPCore", "Locking", "PostgresStore", "Serving", "StoreInterface", "StrictJSON",
                            "TrainingData"],
+            resources: [.embedInCode("Workbench/workbench.html"), .embedInCode("Workbench/workbench.js"),
+                        .embedInCode("Workbench/workbench.css")],
             swiftSettings: settings),
 
         // The CLI on top of both paths.
         .executableTarget(
             name: "kwsuggest",
             dependencies: ["FileStore", "HTTPCore", "KeywordIndex", "KeywordModel", "KeywordServer", "KeywordText",
-                           "KeywordVectors", "Locking", "ModelStorage", "PostgresStore", "Serving", "StoreInterface",
-                           "Training", "TrainingData"],
+                           "KeywordVectors", "Locking", "ModelStorage", "Platform", "PostgresStore", "Serving",
+                           "StoreInterface", "StrictJSON", "Training", "TrainingData"],
             swiftSettings: settings),
 
+        .testTarget(name: "PlatformTests", dependencies: ["Platform"], swiftSettings: settings),
         .testTarget(name: "KeywordTextTests", dependencies: ["KeywordText"], resources: [.copy("Fixtures")],
                     swiftSettings: settings),
         .testTarget(name: "KeywordVectorsTests", dependencies: ["KeywordVectors"], resources: [.copy("Fixtures")],

@@ -1,5 +1,5 @@
-// The feedback log of the file store: an append-only JSON-lines file beside the overlay, appended under the
-// file lock and read in pages without holding it.
+// The feedback log of the file store: an append-only JSON-lines file beside the overlay, appended under a
+// lock file of its own and read in pages without holding it.
 import Foundation
 import Locking
 import StoreInterface
@@ -308,10 +308,9 @@ final class FeedbackLog: Sendable {
         }
     }
 
-
     // MARK: Appending
 
-    /// Runs `body` under the file lock with the feedback file open and the index brought up to date.
+    /// Runs `body` under the feedback lock with the feedback file open and the index brought up to date.
     private func withFeedbackFile<T>(_ body: (Int32, inout FeedbackIndex) throws(KeywordStoreError) -> T) throws(KeywordStoreError) -> T {
         try lock.withLock { () throws(KeywordStoreError) -> T in
             let existed = access(feedbackPath, F_OK) == 0

@@ -7,19 +7,21 @@ import Glibc
 #endif
 import StoreInterface
 
-/// Keyword changes in the overlay file, feedback in an append-only JSON-lines file, both guarded by an
-/// exclusive `flock` on a lock file beside them.
+/// Keyword changes in the overlay file, feedback in an append-only JSON-lines file, each guarded by an
+/// exclusive `flock` on a lock file of its own beside them, so a keyword change never waits behind a feedback
+/// append (nor the other way round).
 ///
 /// Every keyword change is a read-modify-write under the lock: read the overlay, apply the change, write it
 /// atomically (`KeywordOverlayFile.save`), unlock. Every feedback append writes whole lines and fsyncs before
 /// unlocking. So any number of processes sharing the files on one machine lose nothing. `flock` is not
 /// reliable on network file systems (NFS, RWX volumes); replicas on several machines use PostgreSQL.
 ///
-/// Files, for the overlay `keywords.overlay.json`: the lock `keywords.overlay.lock`, the feedback
-/// `keywords.overlay.feedback.jsonl`.
+/// Files, for the overlay `keywords.overlay.json`: its lock `keywords.overlay.lock`, the feedback
+/// `keywords.overlay.feedback.jsonl` and its lock `keywords.overlay.feedback.lock`.
 public final class FileKeywordStore: KeywordStore {
     public let overlayPath: String
     public let lockPath: String
+    public let feedbackLockPath: String
     public let feedbackPath: String
     public var displayName: String { "file:\(overlayPath)" }
     public var kind: String { "file" }
@@ -45,9 +47,10 @@ public final class FileKeywordStore: KeywordStore {
         self.pollInterval = pollInterval
         let stem = overlayPath.hasSuffix(".json") ? String(overlayPath.dropLast(5)) : overlayPath
         lockPath = stem + ".lock"
+        feedbackLockPath = stem + ".feedback.lock"
         feedbackPath = stem + ".feedback.jsonl"
         lock = FileLock(lockPath: lockPath)
-        feedbackLog = FeedbackLog(path: feedbackPath, lock: lock)
+        feedbackLog = FeedbackLog(path: feedbackPath, lock: FileLock(lockPath: feedbackLockPath))
         overlayFile = KeywordOverlayFile(path: overlayPath)
     }
 

@@ -1,4 +1,5 @@
-// The lock file beside the overlay: an exclusive `flock` every read-modify-write of the file store holds.
+// The lock files beside the overlay: an exclusive `flock` every read-modify-write of the file store holds (one
+// for the overlay, one for the feedback log).
 import StoreInterface
 #if canImport(Glibc)
 import Glibc

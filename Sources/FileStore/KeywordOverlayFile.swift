@@ -83,11 +83,14 @@ public final class KeywordOverlayFile: Sendable {
                 guard case .string(let keyword) = item else {
                     throw KeywordOverlayError(path: path, message: "'\(field)[\(index)]' is not a string")
                 }
-                if let problem = KeywordRules.problem(with: keyword) {
+                let canonical = KeywordRules.canonical(keyword)
+                if let problem = KeywordRules.problem(with: canonical) {
                     throw KeywordOverlayError(path: path, message: "'\(field)[\(index)]' \(problem)")
                 }
-                guard keyword.trimmingCharacters(in: .whitespacesAndNewlines) == keyword else {
-                    throw KeywordOverlayError(path: path, message: "'\(field)[\(index)]' has white space around it")
+                guard canonical == keyword else {
+                    throw KeywordOverlayError(path: path, message: KeywordRules.trimWhiteSpace(keyword) == keyword
+                        ? "'\(field)[\(index)]' is a compatibility form of '\(canonical.prefix(100))' (keywords are stored in NFKC)"
+                        : "'\(field)[\(index)]' has white space around it")
                 }
                 return keyword
             }

@@ -1,4 +1,5 @@
 // Hash tables from short UInt32 sequences to postings, probed without allocating, and changed a key at a time.
+import Platform
 
 /// Maps sequences (folded strings, row-id sequences) to lists of Int32 postings.
 ///
@@ -16,11 +17,11 @@ struct SequenceTable: Sendable {
     private var lengthCounts: [Int] = [0]
     private(set) var maxLength = 0
 
-    static let offset: UInt64 = 0xcbf2_9ce4_8422_2325
-    static let prime: UInt64 = 0x0000_0100_0000_01B3
+    /// FNV-1a, 64-bit, one step per 32-bit value.
+    static let offset = FNV1a.basis64
 
     @inline(__always) static func step(_ hash: UInt64, _ value: UInt32) -> UInt64 {
-        (hash ^ UInt64(value)) &* prime
+        FNV1a.step(hash, UInt64(value))
     }
 
     static func hash<C: Collection>(_ sequence: C) -> UInt64 where C.Element == UInt32 {

@@ -1,3 +1,5 @@
+import Platform
+
 /// The lexicon (`lexicon.kwlex`): Sudachi-derived words with connection classes, costs, parts of
 /// speech and chiVe vector rows, plus the reduced connection-cost matrix and unknown-word costs.
 ///
@@ -285,9 +287,9 @@ public final class Lexicon: Sendable {
     /// FNV-1a, 64-bit, one step per UTF-16 code unit (keys are Basic Multilingual Plane text).
     @inline(__always)
     static func fnvStep(_ hash: UInt64, _ unit: UInt16) -> UInt64 {
-        (hash ^ UInt64(unit)) &* 0x100_0000_01B3
+        FNV1a.step(hash, UInt64(unit))
     }
-    static let fnvBasis: UInt64 = 0xCBF2_9CE4_8422_2325
+    static let fnvBasis = FNV1a.basis64
 
     /// Looks up `text[start ..< end]` (scalars, all ≤ U+FFFF) given its FNV-1a hash: the first
     /// entry of the key spelled by it (-1 if none), how many of its entries go in the lattice, and

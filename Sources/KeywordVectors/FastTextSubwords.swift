@@ -1,3 +1,5 @@
+import Platform
+
 /// fastText's character n-gram rows for a word, as `Dictionary::getSubwords` computes them.
 struct FastTextSubwords: Sendable {
     /// Words in the dictionary (rows before the n-gram buckets).
@@ -19,11 +21,8 @@ struct FastTextSubwords: Sendable {
     /// FNV-1a 32 with each byte sign-extended before the xor, as fastText hashes n-grams.
     @inline(__always)
     static func hash(_ bytes: ArraySlice<UInt8>) -> UInt32 {
-        var hash: UInt32 = 2_166_136_261
-        for byte in bytes {
-            hash ^= UInt32(bitPattern: Int32(Int8(bitPattern: byte)))
-            hash = hash &* 16_777_619
-        }
+        var hash = FNV1a.basis32
+        for byte in bytes { hash = FNV1a.step32(hash, UInt32(bitPattern: Int32(Int8(bitPattern: byte)))) }
         return hash
     }
 

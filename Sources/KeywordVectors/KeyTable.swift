@@ -1,3 +1,5 @@
+import Platform
+
 /// A vocabulary: UTF-8 keys, each mapped to one matrix row; many keys may share a row.
 ///
 /// Keys live back to back in one byte array and are found through an open-addressing hash
@@ -87,12 +89,7 @@ struct KeyTable: Sendable {
     /// FNV-1a, 64 bits.
     @inline(__always)
     static func hash<Bytes: Sequence>(_ bytes: Bytes) -> UInt64 where Bytes.Element == UInt8 {
-        var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash &*= 0x0000_0100_0000_01B3
-        }
-        return hash
+        FNV1a.hash64(bytes)
     }
 
     /// The index of the key with these bytes.

@@ -1,6 +1,7 @@
 // The store for replicas: keyword changes and feedback in PostgreSQL, changes announced with LISTEN/NOTIFY.
 import Foundation
 import Locking
+import Platform
 import StrictJSON
 import Synchronization
 #if canImport(Glibc)
@@ -33,11 +34,13 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
     private let sharedConnection: Locked<PostgresConnection?>
     private let available = Atomic<Bool>(false)
     private let stopped = Atomic<Bool>(false)
+    private let timeouts: PostgresTimeouts
     private let watching = Atomic<Bool>(false)
 
     /// Loads libpq, connects and migrates the schema. Throws `unavailable` when the server cannot be reached
     /// (retry later) and `failed` when libpq is missing or the schema cannot be migrated.
-    public init(url: String) throws(KeywordStoreError) {
+    public init(url: String, timeouts: PostgresTimeouts = PostgresTimeouts()) throws(KeywordStoreError) {
+        self.timeouts = timeouts
         displayName = Self.masked(url)
         conninfo = Self.withDefaults(url)
         pq = try LibPQ.load()
@@ -106,7 +109,7 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
 
     public func replaceOverlay(_ overlay: KeywordOverlay,
                                check: (KeywordOverlay) throws(KeywordStoreError) -> Void) throws(KeywordStoreError) {
-        try transaction { connection in
+        try transaction(.bulk) { connection in
             try connection.exec("SELECT revision FROM kwsuggest_keyword_head FOR UPDATE")
             try check(overlay)
             try connection.exec("DELETE FROM kwsuggest_keywords")
@@ -192,7 +195,7 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
     }
 
     public func importFeedback(_ records: [FeedbackRecord]) throws(KeywordStoreError) -> Int {
-        try transaction { connection in
+        try transaction(.bulk) { connection in
             try connection.exec("LOCK TABLE kwsuggest_feedback IN SHARE ROW EXCLUSIVE MODE")
             var stored = 0
             for record in records.sorted(by: { $0.id < $1.id }) {
@@ -271,14 +274,17 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
 
     /// Runs `body` in a transaction on the shared connection, connecting first when needed. A connection found
     /// dead at BEGIN (the server restarted since) is replaced once, since nothing was sent yet.
-    private func transaction<T>(_ body: (PostgresConnection) throws -> T) throws(KeywordStoreError) -> T {
+    private func transaction<T>(_ kind: PostgresTimeouts.Kind = .request,
+                                _ body: (PostgresConnection) throws -> T) throws(KeywordStoreError) -> T {
         try sharedConnection.withLock { (slot: inout PostgresConnection?) throws(KeywordStoreError) -> T in
-            try transaction(on: &slot, body)
+            try transaction(on: &slot, kind, body)
         }
     }
 
-    /// `transaction` with the connection slot held.
-    private func transaction<T>(on slot: inout PostgresConnection?,
+    /// `transaction` with the connection slot held. Its statements run under `kind`'s limits (`SET LOCAL`, so
+    /// they end with the transaction); a limit that fires is `unavailable` (503 `store_unavailable`), the
+    /// transaction rolled back and the connection kept.
+    private func transaction<T>(on slot: inout PostgresConnection?, _ kind: PostgresTimeouts.Kind = .request,
                                 _ body: (PostgresConnection) throws -> T) throws(KeywordStoreError) -> T {
         var attempt = 0
         while true {
@@ -298,6 +304,9 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
             }
             do {
                 try connection.exec("BEGIN")
+                let (statement, lock) = timeouts.milliseconds(kind)
+                try connection.exec("SELECT set_config('statement_timeout', $1, true), set_config('lock_timeout', $2, true)",
+                                    ["\(statement)ms", "\(lock)ms"])
             } catch {
                 slot = nil
                 if attempt < 2, case .connection = error { continue }
@@ -315,6 +324,9 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
             } catch PostgresError.connection(let message) {
                 slot = nil
                 available.store(false, ordering: .relaxed)
+                throw .unavailable("\(displayName): \(message)")
+            } catch PostgresError.query(let state, let message) where PostgresTimeouts.fired(state) {
+                _ = try? connection.exec("ROLLBACK")
                 throw .unavailable("\(displayName): \(message)")
             } catch {
                 _ = try? connection.exec("ROLLBACK")
@@ -387,11 +399,7 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
             try connection.exec("SELECT revision FROM kwsuggest_keyword_head").first?.first ?? nil
         }
 
-        func monotonicNanoseconds() -> UInt64 {
-            var spec = timespec()
-            clock_gettime(CLOCK_MONOTONIC, &spec)
-            return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
-        }
+        func monotonicNanoseconds() -> UInt64 { MonotonicClock.nanoseconds() }
     }
 
     // MARK: URLs

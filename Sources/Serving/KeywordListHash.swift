@@ -1,4 +1,5 @@
 // The keyword list's version hash, kept up to date one inserted or removed keyword at a time.
+import Platform
 
 /// A 64-bit hash of a keyword list that depends on the list alone (not on how it was reached, so replicas
 /// serving the same list agree) and changes when a keyword is added, removed or moved.
@@ -56,9 +57,7 @@ struct KeywordListHash: Equatable {
 
     /// FNV-1a, 64-bit, over the keyword's UTF-8 bytes.
     static func hash(_ keyword: String) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in keyword.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
-        return hash
+        FNV1a.hash64(keyword.utf8)
     }
 
     /// An ordered pair, mixed (SplitMix64's finaliser on each step) so that (a, b) and (b, a) differ.

@@ -1,6 +1,9 @@
 // What makes a keyword acceptable: one rule set for the API and for every file the service reads keywords from.
+import Foundation
 
-/// The rules every served keyword follows, wherever it comes from (a request, or an overlay file edited by hand).
+/// The rules every served keyword follows, wherever it comes from (a request, feedback, or an overlay file edited
+/// by hand): each surface first takes `canonical(_:)` of what it was given, then refuses it when `problem(with:)`
+/// names one.
 public enum KeywordRules {
     /// The longest keyword, in Unicode code points.
     public static let maxCodePoints = 100
@@ -16,14 +19,76 @@ public enum KeywordRules {
         throw .listFull(count: count, limit: limit)
     }
 
-    /// Why `keyword` (already trimmed of white space) cannot be served, or nil when it can.
+    /// The one trimming and folding rule: Unicode White_Space trimmed from both ends, then NFKC, so keywords that
+    /// differ only in compatibility forms are one keyword (ｷﾞｮｳｻﾞ皮 is ギョウザ皮, ＡＢＣ is ABC). Nothing else is
+    /// stripped: invisible characters stay, for `problem(with:)` to refuse.
+    public static func canonical(_ raw: String) -> String {
+        let folded = trimWhiteSpace(raw).precomposedStringWithCompatibilityMapping
+        return trimWhiteSpace(folded)
+    }
+
+    /// `text` without the Unicode White_Space code points at either end.
+    public static func trimWhiteSpace(_ text: String) -> String {
+        let scalars = text.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+        if first == scalars.startIndex && scalars.index(after: last) == scalars.endIndex { return text }
+        return String(scalars[first...last])
+    }
+
+    /// Why `keyword` (already in `canonical` form) cannot be served, or nil when it can. A keyword must be seen to
+    /// be chosen: one with no visible character, or with a character that changes how others display (bidi
+    /// controls, joiners, tags, every other format character), or one no font can show (unassigned, noncharacter,
+    /// private use), is refused rather than cleaned, so what is stored is exactly what was sent.
     public static func problem(with keyword: String, maxCodePoints: Int = maxCodePoints) -> String? {
         if keyword.isEmpty { return "is empty" }
         if !fitsCodePoints(keyword, maxCodePoints) {
             return "is longer than \(maxCodePoints) characters (Unicode code points)"
         }
-        if keyword.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+        var visible = false
+        for scalar in keyword.unicodeScalars {
+            if scalar.isASCII {
+                if scalar.value < 0x20 || scalar.value == 0x7F { return "contains a control character" }
+                if scalar.value != 0x20 { visible = true }
+                continue
+            }
+            if let problem = problem(with: scalar) { return problem }
+            switch scalar.properties.generalCategory {
+            case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+                 .decimalNumber, .letterNumber, .otherNumber,
+                 .connectorPunctuation, .dashPunctuation, .openPunctuation, .closePunctuation,
+                 .initialPunctuation, .finalPunctuation, .otherPunctuation,
+                 .mathSymbol, .currencySymbol, .modifierSymbol, .otherSymbol:
+                visible = true
+            default:
+                break
+            }
+        }
+        return visible ? nil : "has no visible character (only white space, combining marks or invisible characters)"
+    }
+
+    /// Why one code point cannot appear in a keyword, or nil.
+    private static func problem(with scalar: Unicode.Scalar) -> String? {
+        // Formatted only for a refusal: this runs for every code point of every keyword of a change.
+        var code: String { String(format: "U+%04X", scalar.value) }
+        let properties = scalar.properties
+        switch properties.generalCategory {
+        case .control:
             return "contains a control character"
+        case .format:
+            return "contains the invisible format character \(code) (bidi controls, joiners, tags and other format characters are refused)"
+        case .privateUse:
+            return "contains the private-use character \(code)"
+        case .unassigned:
+            return properties.isNoncharacterCodePoint
+                ? "contains the noncharacter \(code)" : "contains the unassigned code point \(code)"
+        case .lineSeparator, .paragraphSeparator:
+            return "contains the line or paragraph separator \(code)"
+        default:
+            break
+        }
+        if properties.isDefaultIgnorableCodePoint {
+            return "contains the invisible character \(code)"
         }
         return nil
     }

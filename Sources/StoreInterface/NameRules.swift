@@ -44,13 +44,9 @@ public enum NameRules {
         return trimmed
     }
 
-    /// Without leading and trailing white space (Unicode White_Space, which includes U+3000 and newlines).
-    /// - Complexity: O(length of the trimmed ends), no copy when nothing is trimmed.
+    /// Without leading and trailing white space (Unicode White_Space, which includes U+3000 and newlines): the
+    /// same trimming as keywords (`KeywordRules.trimWhiteSpace`).
     public static func trimmed(_ text: String) -> String {
-        let scalars = text.unicodeScalars
-        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
-              let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }
-        if first == scalars.startIndex && scalars.index(after: last) == scalars.endIndex { return text }
-        return String(scalars[first...last])
+        KeywordRules.trimWhiteSpace(text)
     }
 }

@@ -1,24 +1,18 @@
-// Keywords as sent (a request, an import): trimmed of white space, then held to `KeywordRules`.
-import Foundation
+// Keywords as sent (a request, an import): trimmed of white space and folded (NFKC), then held to `KeywordRules`.
 
 extension KeywordRules {
     /// Unicode code points of white space a keyword may be sent with around it, beyond `maxCodePoints`.
     public static let maxPaddingCodePoints = 100
 
-    /// `keyword` without the white space around it (which a sent keyword may have and a file's may not).
-    public static func trimmed(_ keyword: String) -> String {
-        keyword.trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
-    /// A keyword as sent, trimmed and checked: at most `maxCodePoints + maxPadding` code points as sent, then
-    /// `problem(with:)` on the trimmed text. The error names `field`.
+    /// A keyword as sent, in `canonical(_:)` form and checked: at most `maxCodePoints + maxPadding` code points as
+    /// sent, then `problem(with:)` on the canonical text. The error names `field`.
     public static func cleaned(_ raw: String, field: String, maxCodePoints: Int = maxCodePoints,
                                maxPadding: Int = maxPaddingCodePoints) throws(KeywordProblem) -> String {
         let most = maxCodePoints + maxPadding
         guard fitsCodePoints(raw, most) else {
             throw KeywordProblem(field: field, problem: "is longer than \(most) characters (Unicode code points) with the white space around it")
         }
-        let keyword = trimmed(raw)
+        let keyword = canonical(raw)
         if let problem = problem(with: keyword, maxCodePoints: maxCodePoints) {
             throw KeywordProblem(field: field, problem: problem)
         }
@@ -38,7 +32,7 @@ public struct KeywordProblem: Error, Equatable, CustomStringConvertible {
 }
 
 extension KeywordChange {
-    /// The change with every keyword trimmed and checked by `KeywordRules.cleaned`; the error names the first
+    /// The change with every keyword folded and checked by `KeywordRules.cleaned`; the error names the first
     /// bad one (`add[3]`, `remove[0]`).
     public func checked(maxCodePoints: Int = KeywordRules.maxCodePoints,
                         maxPadding: Int = KeywordRules.maxPaddingCodePoints) throws(KeywordProblem) -> KeywordChange {

@@ -40,27 +40,64 @@ public enum StoreArchive {
         }
     }
 
+    /// The longest archive line, in bytes: room for a keywords line at the largest list of the longest
+    /// keywords, and a bound on what one line can make an import hold.
+    public static let maxLineBytes = 64 << 20
+
     /// Reads an archive and loads it into `store`: the keyword changes replace the store's, feedback records
     /// are added with their ids unless an id (or client id) is already there.
     ///
     /// Every line is checked before anything is written, by the rules the API applies to the same data: keywords
     /// by `KeywordRules` (a keyword in both lists is refused), feedback records by `FeedbackRules` (name, keyword,
     /// `shown`, labels, a record id from 1 to `FeedbackRules.maxRecordID`, a valid `received_at`), record ids
-    /// increasing line by line. A bad line (not valid JSON, a repeated key, a field of the wrong type, a broken
-    /// rule) throws an error naming `source` and the line, and nothing is written. The keyword changes are also
-    /// refused, and nothing is written, when the list they would serve on `base` (the model's own keywords) breaks
-    /// `KeywordRules.checkListSize`; that check runs under the store's lock.
+    /// increasing line by line. A bad line (longer than `maxLineBytes`, not valid JSON, a repeated key, a field of
+    /// the wrong type, a broken rule) throws an error naming `source` and the line, and nothing is written. The
+    /// keyword changes are also refused, and nothing is written, when the list they would serve on `base` (the
+    /// model's own keywords) breaks `KeywordRules.checkListSize`; that check runs under the store's lock.
     public static func importArchive(_ data: Data, source: String, into store: any KeywordStore,
                                      base: [String], maxKeywords: Int = KeywordRules.maxKeywords) throws -> ImportSummary {
+        var pending = Array(data)
+        let lines = ArchiveLineReader(maxLineBytes: maxLineBytes) {
+            defer { pending = [] }
+            return pending
+        }
+        return try importArchive(lines, source: source, into: store, base: base, maxKeywords: maxKeywords)
+    }
+
+    /// `importArchive` reading `handle` to its end in pieces: a line longer than `maxLineBytes` is refused
+    /// without reading the rest of it.
+    public static func importArchive(reading handle: FileHandle, source: String, into store: any KeywordStore,
+                                     base: [String], maxKeywords: Int = KeywordRules.maxKeywords) throws -> ImportSummary {
+        let lines = ArchiveLineReader(maxLineBytes: maxLineBytes) {
+            do {
+                return try handle.read(upToCount: 1 << 20).map { Array($0) } ?? []
+            } catch {
+                throw KeywordStoreError.failed("\(source): cannot read: \(error.localizedDescription)")
+            }
+        }
+        return try importArchive(lines, source: source, into: store, base: base, maxKeywords: maxKeywords)
+    }
+
+    private static func importArchive(_ reader: ArchiveLineReader, source: String, into store: any KeywordStore,
+                                      base: [String], maxKeywords: Int) throws -> ImportSummary {
+        var lines = reader
         var overlay: KeywordOverlay?
         var records: [FeedbackRecord] = []
         var number = 0
-        for line in data.split(separator: 0x0A, omittingEmptySubsequences: false) {
+        while true {
             number += 1
+            let next: [UInt8]?
+            do {
+                next = try lines.next()
+            } catch is ArchiveLineReader.LineTooLong {
+                throw KeywordStoreError.failed("\(source):\(number): the line is longer than \(maxLineBytes) bytes, "
+                    + "the most an archive line may hold; nothing was imported")
+            }
+            guard let line = next else { break }
             if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { continue }
             let value: JSONValue
             do {
-                value = try JSONParser.parse(Array(line))
+                value = try JSONParser.parse(line)
             } catch {
                 throw KeywordStoreError.failed("\(source):\(number): not valid JSON: \(error)")
             }

@@ -1,5 +1,8 @@
 /// ASCII hexadecimal digits, as JSON's `\u` escapes and HTTP's chunk sizes spell them.
 public enum HexDigit {
+    /// The digits 0-9, a-f, by value.
+    public static let lower: [UInt8] = Array("0123456789abcdef".utf8)
+
     /// The value of one hex digit (`0-9`, `A-F`, `a-f`), or nil for any other byte.
     @inlinable
     public static func value(_ byte: UInt8) -> Int? {

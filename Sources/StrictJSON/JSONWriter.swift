@@ -99,20 +99,48 @@ public struct JSONWriter {
 
     /// RFC 8259 §7: quote, escape `"` and `\`, and escape every control character.
     private mutating func appendQuoted(_ text: String) {
+        Self.appendQuoted(text, to: &bytes)
+    }
+
+    /// `text` as a JSON string literal.
+    public static func quoted(_ text: String) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count + 2)
+        appendQuoted(text, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `text` as a JSON string literal, the one way the package escapes JSON: `"` and `\` escaped, line
+    /// feed, carriage return and tab as `\n`, `\r`, `\t`, and every other control character (C0, DEL and C1,
+    /// which terminals read as escapes) as `\u00XX`; everything else is written as it is.
+    public static func appendQuoted(_ text: String, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
+        var lead: UInt8 = 0  // a pending 0xC2, the lead byte of U+0080…U+00BF
         for byte in text.utf8 {
+            if lead != 0 {
+                lead = 0
+                if byte < 0xA0 {
+                    appendEscape(byte, to: &bytes)
+                    continue
+                }
+                bytes.append(0xC2)
+            }
             switch byte {
             case UInt8(ascii: "\""): bytes.append(contentsOf: [0x5C, 0x22])
             case UInt8(ascii: "\\"): bytes.append(contentsOf: [0x5C, 0x5C])
             case 0x0A: bytes.append(contentsOf: [0x5C, UInt8(ascii: "n")])
             case 0x0D: bytes.append(contentsOf: [0x5C, UInt8(ascii: "r")])
             case 0x09: bytes.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-            case 0..<0x20, 0x7F:
-                let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+            case 0..<0x20, 0x7F: appendEscape(byte, to: &bytes)
+            case 0xC2: lead = byte
             default: bytes.append(byte)
             }
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// `\u00XX` for a code point below U+0100.
+    private static func appendEscape(_ value: UInt8, to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, HexDigit.lower[Int(value >> 4)], HexDigit.lower[Int(value & 0xF)]])
     }
 }

@@ -4,6 +4,7 @@ import Foundation
 import KeywordIndex
 import KeywordModel
 import ModelStorage
+import Platform
 import TrainingData
 
 /// Which names leave encoder training to fit the confidence calibrator: a fixed fraction, chosen by a hash
@@ -31,8 +32,7 @@ public struct CalibrationSplit: Sendable, Equatable {
     public func isCalibration(_ item: LabelledName) -> Bool {
         guard fraction > 0 else { return false }
         func below(_ text: String, _ share: Double) -> Bool {
-            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-            for byte in text.utf8 { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+            let hash = FNV1a.hash64(text.utf8)
             return Double(hash % 1_000_000) < share * 1_000_000
         }
         let keyword = item.keywords.first ?? ""

@@ -7,6 +7,7 @@ import Foundation
 import KeywordIndex
 import KeywordVectors
 import ModelStorage
+import Platform
 import Serving
 
 struct BenchSettings {
@@ -249,17 +250,11 @@ enum BenchStatistics {
 }
 
 enum BenchClock {
-    static func wall() -> Double { seconds(CLOCK_MONOTONIC) }
+    static func wall() -> Double { MonotonicClock.seconds() }
     /// CPU time of the calling thread: steadier than wall time on a shared machine.
-    static func threadCPU() -> Double { seconds(CLOCK_THREAD_CPUTIME_ID) }
+    static func threadCPU() -> Double { MonotonicClock.threadCPUSeconds() }
     /// CPU time of the whole process (all threads).
-    static func processCPU() -> Double { seconds(CLOCK_PROCESS_CPUTIME_ID) }
-
-    private static func seconds(_ clock: clockid_t) -> Double {
-        var now = timespec()
-        clock_gettime(clock, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-    }
+    static func processCPU() -> Double { MonotonicClock.processCPUSeconds() }
 
     /// VmHWM from /proc/self/status in MiB; 0 where the file is missing (not Linux).
     static func peakResidentMegabytes() -> Double {

@@ -19,18 +19,11 @@ extension Command {
 /// Options several commands share, declared once.
 enum SharedOptions {
     static let model = Option<String>("--model", value: "dir", help: "Model directory.",
-                                      defaultText: "$KWSUGGEST_MODEL or models/default")
+                                      defaultText: ModelSearch.defaultText)
     static let store = Option<String>("--store", value: "store", help: "file:PATH or postgres://user@host:5432/db.",
                                       defaultText: "$KWSUGGEST_STORE or file:<model dir>/keywords.overlay.json")
     static let noVerify = Flag("--no-verify",
                                help: "Skip checking the model files against the SHA-256 checksums in manifest.json.")
-}
-
-/// Where the default model lives: `--model`, else `KWSUGGEST_MODEL`, else `models/default`.
-func resolveModelDirectory(_ option: String?) -> String {
-    if let option { return option }
-    if let fromEnvironment = Environment.value("KWSUGGEST_MODEL"), !fromEnvironment.isEmpty { return fromEnvironment }
-    return "models/default"
 }
 
 /// `--store`, else `--overlay` (as `file:`), else `KWSUGGEST_STORE`, else the overlay file beside the model.

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import StrictJSON
 
 // Standard input and output for the commands: raw reads of fd 0, buffered writes to fd 1, and
 // JSON string quoting for output lines.
@@ -20,18 +21,31 @@ private func forEachInputChunk(_ body: (ArraySlice<UInt8>) throws -> Void) throw
 }
 
 /// Calls `body` with each line of standard input and its number (from 1). A line ends at "\n" or "\r\n"
-/// (the break is not passed on); a last line without a break is passed on as it is. Invalid UTF-8 is replaced.
-/// A line longer than `maxLineBytes` is an error naming it, found before more than that is buffered.
-func forEachInputLine(maxLineBytes: Int = Int.max, _ body: (Int, String) throws -> Void) throws {
+/// (the break is not passed on); a last line without a break is passed on as it is. Invalid UTF-8 is replaced,
+/// or with `requireUTF8` is an error giving the byte offset in the input and the line (lines before it have
+/// been passed on). A line longer than `maxLineBytes` is an error naming it, found before more than that is
+/// buffered.
+func forEachInputLine(maxLineBytes: Int = Int.max, requireUTF8: Bool = false,
+                      _ body: (Int, String) throws -> Void) throws {
     var line: [UInt8] = []
     var number = 1
+    var lineStart = 0
+    func pass(_ line: [UInt8]) throws {
+        if requireUTF8, let bad = firstInvalidUTF8(line) {
+            throw CommandError.failure("standard input is not UTF-8: byte 0x" + String(line[bad], radix: 16, uppercase: true)
+                + " at byte offset \(lineStart + bad) (line \(number)) does not belong to a UTF-8 character; convert the input first (iconv -t UTF-8)")
+        }
+        try body(number, String(decoding: line, as: UTF8.self))
+    }
     try forEachInputChunk { chunk in
         for byte in chunk {
             if byte == 0x0A {
+                let length = line.count + 1
                 if line.last == 0x0D { line.removeLast() }
-                try body(number, String(decoding: line, as: UTF8.self))
+                try pass(line)
                 line.removeAll(keepingCapacity: true)
                 number += 1
+                lineStart += length
             } else {
                 guard line.count < maxLineBytes else {
                     throw CommandError.failure("standard input line \(number) is longer than \(maxLineBytes) bytes")
@@ -40,7 +54,22 @@ func forEachInputLine(maxLineBytes: Int = Int.max, _ body: (Int, String) throws 
             }
         }
     }
-    if !line.isEmpty { try body(number, String(decoding: line, as: UTF8.self)) }
+    if !line.isEmpty { try pass(line) }
+}
+
+/// The offset of the first byte of `bytes` that is not part of a well-formed UTF-8 character (overlong forms,
+/// surrogates and truncated sequences included), or nil when all of it is UTF-8.
+func firstInvalidUTF8(_ bytes: [UInt8]) -> Int? {
+    var iterator = bytes.makeIterator()
+    var parser = Unicode.UTF8.ForwardParser()
+    var offset = 0
+    while true {
+        switch parser.parseScalar(from: &iterator) {
+        case .valid(let encoded): offset += encoded.count
+        case .error: return offset
+        case .emptyInput: return nil
+        }
+    }
 }
 
 /// `text` with control characters (C0, DEL and C1, which terminals read as escape sequences) shown as
@@ -119,25 +148,5 @@ func writeStandardOutput(_ bytes: [UInt8]) {
     }
 }
 
-/// A JSON string literal (RFC 8259): quotes, backslashes and control characters (U+0000-U+001F, and
-/// U+007F-U+009F, which terminals read as escapes) are escaped; everything else is written as it is.
-func jsonQuote(_ text: String) -> String {
-    var out = "\""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        default:
-            if scalar.value < 0x20 || (0x7F...0x9F).contains(scalar.value) {
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            } else {
-                out.unicodeScalars.append(scalar)
-            }
-        }
-    }
-    return out + "\""
-}
+/// A JSON string literal, escaped as every JSON the package writes is (see `JSONWriter.appendQuoted`).
+func jsonQuote(_ text: String) -> String { JSONWriter.quoted(text) }

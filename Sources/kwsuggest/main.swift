@@ -15,6 +15,7 @@ enum Root {
         TokenizeCommand.self,
         PrintWordVectorsCommand.self,
         NearestNeighboursCommand.self,
+        VectorsCommand.self,
         BenchCommand.self,
     ] }
     static let configuration = CommandConfiguration(

@@ -18,7 +18,6 @@ final class CLIBenchTests: ScratchTestCase {
     }
 
     func testJSONLastLineHasExactlyTheDocumentedKeysAndCountsExtraKeywords() throws {
-        try XCTSkipUnless(hasShippedModel, "models/default has no trained encoder yet")
         let names = try file("names.txt", "淡路島産 にんじん 3本\n\n# a comment\n北海道産 玉ねぎ 10kg\n")
         let outcome = try CLITests.run(["bench", "--names", names, "--rounds", "1", "--loads", "1",
                                         "--keywords", "20", "--json"])
@@ -56,7 +55,6 @@ final class CLIBenchTests: ScratchTestCase {
     }
 
     func testTheTableNamesTheKernelItRan() throws {
-        try XCTSkipUnless(hasShippedModel, "models/default has no trained encoder yet")
         let names = try file("names.txt", "淡路島産 にんじん 3本\n")
         let outcome = try CLITests.run(["bench", "--names", names, "--rounds", "1", "--loads", "1", "--kernel", "portable"])
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
@@ -64,7 +62,6 @@ final class CLIBenchTests: ScratchTestCase {
     }
 
     func testMissingNamesFileIsAFailureNamingTheFile() throws {
-        try XCTSkipUnless(hasShippedModel, "models/default has no trained encoder yet")
         let missing = scratch + "/absent.txt"
         let outcome = try CLITests.run(["bench", "--names", missing, "--rounds", "1", "--loads", "1"])
         XCTAssertEqual(outcome.status, 1)

@@ -41,7 +41,6 @@ final class CLICalibrationTests: ScratchTestCase {
         """
 
     func testCalibrateWritesTheCalibrationAndSuggestUsesIt() throws {
-        try XCTSkipUnless(hasShippedModel, "models/default has no trained encoder yet")
         let model = try modelCopy()
         let plain = try CLITests.run(["suggest", "--model", model, "--json", "-k", "2", "北海道産 玉ねぎ 10kg", "送料無料"])
         XCTAssertEqual(plain.status, 0, plain.stderr)
@@ -89,7 +88,6 @@ final class CLICalibrationTests: ScratchTestCase {
 
     /// The shipped model is calibrated: every suggestion has a confidence, and a clear name is auto-accepted.
     func testTheShippedModelIsCalibrated() throws {
-        try XCTSkipUnless(hasShippedModel, "models/default has no trained encoder yet")
         let outcome = try CLITests.run(["suggest", "--json", "-k", "5", "国産 豚バラ肉 スライス 500g"])
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
         let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any])
@@ -103,7 +101,6 @@ final class CLICalibrationTests: ScratchTestCase {
     /// model's calibration split of train.jsonl gives back its calibrator exactly (same names, same weights), and
     /// the manifest records the fraction.
     func testRefittingOnTheTrainingSplitGivesTheShippedCalibrator() throws {
-        try XCTSkipUnless(hasShippedModel, "models/default has no trained encoder yet")
         let model = try modelCopy()
         let shipped = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: "models/default/calibration.json", relativeTo: CLITests.packageRoot))) as? [String: Any])
         let outcome = try CLITests.run(["calibrate", "--model", model, "--data", "data/train.jsonl",
@@ -123,7 +120,6 @@ final class CLICalibrationTests: ScratchTestCase {
     /// A calibration fitted for another encoder is refused with the file named, not used silently: by the
     /// manifest's checksums, and without them (`--no-verify`) by the encoder hash the calibration records.
     func testACalibrationForAnotherEncoderIsRefused() throws {
-        try XCTSkipUnless(hasShippedModel, "models/default has no trained encoder yet")
         let model = try modelCopy()
         XCTAssertEqual(try CLITests.run(["calibrate", "--model", model, "--data", try file("held-out.jsonl", heldOut)]).status, 0)
         let path = model + "/calibration.json"

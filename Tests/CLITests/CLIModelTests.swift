@@ -7,7 +7,6 @@ final class CLIModelTests: ScratchTestCase {
     override var scratchPrefix: String { "cli-model" }
 
     func testSuggestJSONPutsTheNamedIngredientFirst() throws {
-        try XCTSkipUnless(hasShippedModel, "models/default has no trained encoder yet")
         let outcome = try CLITests.run(["suggest", "--json", "-k", "3", "淡路島産 にんじん 3本 農家直送", "北海道産 玉ねぎ 10kg"])
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
         let lines = outcome.stdout.split(separator: "\n")
@@ -23,7 +22,6 @@ final class CLIModelTests: ScratchTestCase {
     }
 
     func testDamagedModelFileIsAChecksumErrorAndExitOne() throws {
-        try XCTSkipUnless(hasShippedModel, "models/default has no trained encoder yet")
         let copy = scratch + "/damaged"
         try FileManager.default.copyItem(atPath: CLITests.packageRoot.appendingPathComponent("models/default").path, toPath: copy)
         let encoder = URL(fileURLWithPath: copy + "/encoder.bin")
@@ -38,7 +36,6 @@ final class CLIModelTests: ScratchTestCase {
     }
 
     func testSuggestReadsStdinAndExplains() throws {
-        try XCTSkipUnless(hasShippedModel, "models/default has no trained encoder yet")
         let outcome = try CLITests.run(["suggest", "--json", "--explain", "-k", "1"], stdin: "じゃがいも 男爵 5kg\n\n")
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
         let object = try JSONSerialization.jsonObject(with: Data(outcome.stdout.utf8)) as? [String: Any]
@@ -50,7 +47,6 @@ final class CLIModelTests: ScratchTestCase {
     }
 
     func testSuggestKeywordsFileReplacesTheCandidates() throws {
-        try XCTSkipUnless(hasShippedModel, "models/default has no trained encoder yet")
         let keywords = try file("keywords.txt", "りんご\nみかん\nぶどう\n")
         let outcome = try CLITests.run(["suggest", "--keywords", keywords, "-k", "5", "--json", "青森県産 サンふじ 5kg"])
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
@@ -61,7 +57,6 @@ final class CLIModelTests: ScratchTestCase {
     }
 
     func testEvalJSONLastLineIsOneObject() throws {
-        try XCTSkipUnless(hasShippedModel, "models/default has no trained encoder yet")
         let data = try file("dev.jsonl", """
             {"name": "鹿児島県産 さつまいも 紅はるか 2kg", "keywords": ["さつまいも"]}
             {"name": "国産 豚バラ肉 スライス 500g", "keywords": ["豚バラ肉", "豚肉"]}

@@ -32,12 +32,18 @@ final class CLIServeTests: XCTestCase {
 
         /// - Parameter keepLog: false sends stderr (the access log) to /dev/null, for tests that make so many
         ///   requests that an unread pipe would fill and stall the server.
-        init(arguments: [String], environment: [String: String] = [:], keepLog: Bool = true) throws {
+        ///   `unsetting` names environment variables the server must not see; `workingDirectory` is its working
+        ///   directory (this process's when nil).
+        init(arguments: [String], environment: [String: String] = [:], unsetting: [String] = [], keepLog: Bool = true,
+             workingDirectory: String? = nil) throws {
             process.executableURL = CLITests.binary
             process.arguments = ["serve", "--port", "0"] + arguments
-            if !environment.isEmpty {
-                process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+            if !environment.isEmpty || !unsetting.isEmpty {
+                var values = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+                for name in unsetting { values[name] = nil }
+                process.environment = values
             }
+            if let workingDirectory { process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory) }
             process.standardOutput = output
             if keepLog { process.standardError = errors } else { process.standardError = FileHandle.nullDevice }
             try process.run()
@@ -171,6 +177,26 @@ final class CLIServeTests: XCTestCase {
         XCTAssertEqual(process.terminationStatus, 1)
         let text = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         XCTAssertTrue(text.contains("Error: cannot load the model"), text)
+    }
+
+    /// Without --model or KWSUGGEST_MODEL, a server started in a directory with no models/default finds the
+    /// repository's model above its executable, logs that directory, and becomes ready.
+    func testServeFromAnotherDirectoryFindsTheModelAboveTheExecutable() throws {
+        let elsewhere = directory + "/elsewhere"
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+        let server = try Server(arguments: ["--store", "file:" + directory + "/elsewhere.overlay.json"],
+                                unsetting: ["KWSUGGEST_MODEL", "KWSUGGEST_STORE"], workingDirectory: elsewhere)
+        try waitUntilReady(server.port)
+        let (status, body) = try request(server.port, "POST", "/v1/suggest", body: #"{"name":"新物 にんじん 3本","k":1}"#)
+        XCTAssertEqual(status, 200)
+        XCTAssertTrue(body.contains(#""keyword":"にんじん""#), body)
+        XCTAssertEqual(server.stop(), 0)
+        let log = String(decoding: server.errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let shipped = CLITests.packageRoot.appendingPathComponent("models/default").resolvingSymlinksInPath().path
+        let logged = log.split(separator: "\n").first { $0.contains(#""event":"model_directory""#) }.map(String.init) ?? ""
+        XCTAssertTrue(logged.contains(#""source":"above the executable""#), log)
+        let path = logged.components(separatedBy: #""path":""#).dropFirst().first?.components(separatedBy: "\"").first
+        XCTAssertEqual(path.map { URL(fileURLWithPath: $0).resolvingSymlinksInPath().path }, shipped, log)
     }
 
     func testOpenWritesAreRefusedOnNonLoopbackAndWarnedOnLoopback() throws {

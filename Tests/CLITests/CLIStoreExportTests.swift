@@ -22,8 +22,9 @@ final class CLIStoreExportTests: ScratchTestCase {
             The archive is JSON lines: {"type":"keywords","added":[...],"removed":[...]}, then one
             {"type":"feedback",...} line per feedback record, with its id and time. Import replaces the store's
             keyword changes and adds the feedback records whose ids (and client ids) it does not hold yet; a bad
-            line is reported with its number and nothing is written; so is an archive whose keyword changes would
-            make the model's list (--model) longer than 50000 keywords. To move to PostgreSQL:
+            line (longer than 64 MiB, not valid JSON, a bad field) is reported with its number and nothing is
+            written; so is an archive whose keyword changes would make the model's list (--model) longer than 50000
+            keywords. To move to PostgreSQL:
               kwsuggest store export --store file:models/default/keywords.overlay.json --file backup.jsonl
               kwsuggest store import --store postgres://user@host:5432/db --file backup.jsonl
             With --format training, export writes training data instead: one {"name","keywords","source"} line per
@@ -35,7 +36,7 @@ final class CLIStoreExportTests: ScratchTestCase {
               <action>                export or import.
 
             OPTIONS:
-              --model <dir>           Model directory (default: $KWSUGGEST_MODEL or models/default).
+              --model <dir>           Model directory (default: $KWSUGGEST_MODEL, else the first that exists of ./models/default, models/default in the executable's directory or the nearest one above it, and <prefix>/share/kwsuggest/models/default, <prefix> being the executable's directory's parent).
               --store <store>         file:PATH or postgres://user@host:5432/db (default: $KWSUGGEST_STORE or file:<model dir>/keywords.overlay.json).
               --file <file>           Archive to write or read (default: standard output or input).
               --format <format>       What export writes: archive (the whole store, for import) or training (labelled names, for train --data) (default: archive).

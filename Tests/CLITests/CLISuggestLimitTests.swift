@@ -6,7 +6,6 @@ final class CLISuggestLimitTests: ScratchTestCase {
     override var scratchPrefix: String { "cli-limits" }
 
     func testOverlongAndNULLinesAreClearErrors() throws {
-        try XCTSkipUnless(hasShippedModel, "models/default has no trained encoder yet")
         let long = try CLITests.run(["suggest"], stdin: "にんじん\n" + "a" + String(repeating: "\u{0301}", count: 1000) + "\n")
         XCTAssertEqual(long.status, 1)
         XCTAssertTrue(long.stderr.contains("standard input line 2: 'name' is longer than 1000 characters"), long.stderr)
@@ -41,7 +40,6 @@ final class CLISuggestLimitTests: ScratchTestCase {
     }
 
     func testTerminalControlsAreNotEchoedRaw() throws {
-        try XCTSkipUnless(hasShippedModel, "models/default has no trained encoder yet")
         let outcome = try CLITests.run(["suggest", "-k", "1"], stdin: "\u{1B}]0;owned\u{7}にんじん \u{9B}31m\n")
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
         XCTAssertFalse(outcome.stdout.unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\u{7}" || $0 == "\u{9B}" }, outcome.stdout)
@@ -51,7 +49,6 @@ final class CLISuggestLimitTests: ScratchTestCase {
     }
 
     func testKeywordsFileMustBeABoundedRegularFile() throws {
-        try XCTSkipUnless(hasShippedModel, "models/default has no trained encoder yet")
         let link = scratch + "/random.txt"
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "/dev/urandom")
         let device = try CLITests.run(["suggest", "--keywords", link, "にんじん"])

@@ -76,7 +76,7 @@ final class CLITests: XCTestCase {
         let outcome = try Self.run(["--help"])
         XCTAssertEqual(outcome.status, 0)
         XCTAssertTrue(outcome.stdout.hasPrefix("OVERVIEW: Suggests ingredient keywords for grocery product names.\n\nUSAGE: kwsuggest <subcommand>\n"))
-        for name in ["serve", "suggest", "eval", "train", "calibrate", "tokenize", "print-word-vectors", "nn", "bench"] {
+        for name in ["serve", "suggest", "eval", "train", "calibrate", "tokenize", "print-word-vectors", "nn", "vectors", "bench"] {
             XCTAssertTrue(outcome.stdout.contains("\n  \(name) "), "help lacks \(name)")
         }
     }
@@ -113,9 +113,9 @@ final class CLIHelpTests: XCTestCase {
             OVERVIEW: Serves the suggestion API and the annotation workbench over HTTP.
 
             Listens first and prints 'listening on http://HOST:PORT', then opens the store and loads the model in
-            the background; /readyz answers 503 until both are done (a model file whose SHA-256 differs from
-            manifest.json stops it with exit 1). Keyword changes (POST /v1/keywords) and
-            feedback (POST /v1/feedback) are durable in the store before they are acknowledged. The file store
+            the background, logging the model directory it chose; /readyz answers 503 until both are done (a
+            model file whose SHA-256 differs from manifest.json stops it with exit 1). Keyword changes
+            (POST /v1/keywords) and feedback (POST /v1/feedback) are durable in the store before they are acknowledged. The file store
             locks a file beside the overlay, so processes on one machine may share it; changes by other
             processes are picked up within 1 s (SIGHUP reloads at once). For replicas on several machines use
             postgres://user@host:5432/db (needs libpq5; password from the URL, PGPASSWORD or PGPASSFILE).
@@ -134,7 +134,7 @@ final class CLIHelpTests: XCTestCase {
             OPTIONS:
               --host <host>           Address to bind; '::' for IPv4+IPv6 (default: 127.0.0.1).
               --port <port>           TCP port; 0 picks a free one (default: $PORT or 8080).
-              --model <dir>           Model directory (default: $KWSUGGEST_MODEL or models/default).
+              --model <dir>           Model directory (default: $KWSUGGEST_MODEL, else the first that exists of ./models/default, models/default in the executable's directory or the nearest one above it, and <prefix>/share/kwsuggest/models/default, <prefix> being the executable's directory's parent).
               --store <store>         file:PATH or postgres://user@host:5432/db (default: $KWSUGGEST_STORE or file:<model dir>/keywords.overlay.json).
               --threads <n>           Event-loop threads (default: one per CPU).
               --cors-origin <origin>  Origin allowed to call the API from a browser; repeatable, '*' for any (default: $KWSUGGEST_CORS_ORIGINS).
@@ -147,6 +147,25 @@ final class CLIHelpTests: XCTestCase {
               -h, --help              Show help information.
 
             """)
+    }
+
+    /// Every command that takes --model states the same search order for the model directory.
+    func testEveryModelOptionStatesTheSearchOrder() throws {
+        let order = "(default: $KWSUGGEST_MODEL, else the first that exists of ./models/default, models/default in "
+            + "the executable's directory or the nearest one above it, and <prefix>/share/kwsuggest/models/default, "
+            + "<prefix> being the executable's directory's parent)."
+        let expected = [
+            "serve": "Model directory ", "store": "Model directory ", "suggest": "Model directory ",
+            "eval": "Model directory ", "train": "Base model directory: vectors, lexicon, keywords ",
+            "calibrate": "Model directory ", "tokenize": "Model directory ", "bench": "Model directory ",
+        ]
+        let root = try CLITests.run(["--help"]).stdout
+        for (name, help) in expected {
+            XCTAssertTrue(root.contains("\n  \(name) "), "no subcommand \(name)")
+            let line = try CLITests.run([name, "--help"]).stdout.split(separator: "\n")
+                .first { $0.hasPrefix("  --model <dir>") }.map(String.init)
+            XCTAssertEqual(line, "  --model <dir>           " + help + order, name)
+        }
     }
 
     /// Every option in a subcommand's OPTIONS list also appears in its USAGE line, and the reverse.

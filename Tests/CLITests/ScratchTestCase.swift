@@ -1,8 +1,8 @@
 import Foundation
 import XCTest
 
-/// A test case with a fresh scratch directory per test, a helper to write files into it, and a check
-/// for the shipped trained model. Shared by the CLI tests that need data files.
+/// A test case with a fresh scratch directory per test and a helper to write files into it. Shared by the CLI
+/// tests that need data files.
 class ScratchTestCase: XCTestCase {
     var scratch = ""
 
@@ -23,9 +23,5 @@ class ScratchTestCase: XCTestCase {
         let path = scratch + "/" + name
         try Data(text.utf8).write(to: URL(fileURLWithPath: path))
         return path
-    }
-
-    var hasShippedModel: Bool {
-        FileManager.default.fileExists(atPath: CLITests.packageRoot.appendingPathComponent("models/default/encoder.bin").path)
     }
 }

@@ -95,6 +95,10 @@ final class ConnectionTests: XCTestCase {
 
     func testSlowHeadersAndIdleConnections() {
         let (connection, timeouts) = makeConnection()
+        // A new connection gets `firstByteTimeout`; after its first request, `keepAliveTimeout` between requests.
+        XCTAssertEqual(connection.expiry(now: 5 * second, timeouts: timeouts, draining: false), .none)
+        XCTAssertEqual(connection.expiry(now: 5 * second + 1, timeouts: timeouts, draining: false), .close)
+        guard case .request = feed(connection, "GET / HTTP/1.1\r\nHost: a\r\n\r\n", at: 0) else { return XCTFail("no request") }
         XCTAssertEqual(connection.expiry(now: 60 * second, timeouts: timeouts, draining: false), .none)
         XCTAssertEqual(connection.expiry(now: 60 * second + 1, timeouts: timeouts, draining: false), .close)
         let (slow, _) = makeConnection()

@@ -30,7 +30,8 @@ final class NamingTests: XCTestCase {
             server.shutdown()
             server.wait()
         }
-        XCTAssertEqual(server.threadNames, ["edge-loop-0", "edge-loop-1", "edge-worker-0", "edge-worker-1", "edge-reserved-0"])
+        XCTAssertEqual(server.threadNames, ["edge-loop-0", "edge-loop-1", "edge-worker-0", "edge-worker-1", "edge-reserved-0",
+                                           "edge-secondary-0"])
         for path in ["/inline", "/shared", "/reserved"] { XCTAssertEqual(try get(port: server.port, path), "ok") }
 
         let text = server.metrics.render()
@@ -55,7 +56,7 @@ final class NamingTests: XCTestCase {
         let server = try HTTPServer(configuration: configuration, responder: LaneResponder())
         server.startWithoutListening()
         XCTAssertEqual(server.threadNames.first, "http-loop-0")
-        XCTAssertEqual(server.threadNames.last, "http-reserved-0")
+        XCTAssertEqual(server.threadNames.last, "http-secondary-0")
         server.shutdown()
         server.wait()
         let text = ServerMetrics(configuration: configuration).render()

@@ -146,6 +146,25 @@ final class FeedbackAPITests: XCTestCase {
         XCTAssertEqual(body, #"{"status":"ready","model":"fake-1","store":"ok","store_kind":"file"}"#)
     }
 
+    /// A reachable store that refuses writes is not "ok": /readyz names the last failed write until one succeeds.
+    func testReadyzReportsTheLastWriteFailure() throws {
+        let api = makeAPI(engine: FakeEngine(failUpdates: true), store: store)
+        let feedbackPath = directory + "/keywords.overlay.feedback.jsonl"
+        try FileManager.default.createDirectory(atPath: feedbackPath, withIntermediateDirectories: false)
+        XCTAssertEqual(post(api, #"{"name": "a", "keyword": "x", "action": "accept"}"#).status.code, 500)
+        var ready = jsonObject(api.respond(to: makeRequest(.get, "/readyz")))
+        XCTAssertEqual(ready["store"] as? String, "write_failed")
+        XCTAssertEqual(ready["last_write_error"] as? String, "feedback could not be saved (log event feedback_failed)")
+        XCTAssertEqual(api.respond(to: makeRequest(.post, "/v1/keywords", body: #"{"add": ["b"]}"#)).status.code, 500)
+        ready = jsonObject(api.respond(to: makeRequest(.get, "/readyz")))
+        XCTAssertEqual(ready["last_write_error"] as? String, "a keyword change could not be saved (log event keyword_update_failed)")
+        try FileManager.default.removeItem(atPath: feedbackPath)
+        XCTAssertEqual(post(api, #"{"name": "a", "keyword": "x", "action": "accept"}"#).status.code, 201)
+        ready = jsonObject(api.respond(to: makeRequest(.get, "/readyz")))
+        XCTAssertEqual(ready["store"] as? String, "ok")
+        XCTAssertNil(ready["last_write_error"])
+    }
+
     func testKeywordsCarryAnETagAndIfMatchRefusesAStaleVersion() {
         let api = self.api()
         let list = api.respond(to: makeRequest(.get, "/v1/keywords"))

@@ -70,6 +70,9 @@ final class LimitTests: XCTestCase {
         let api = makeAPI()
         XCTAssertEqual(api.match(makeRequest(.post, "/v1/keywords", body: "{}")).lane, .reserved)
         XCTAssertEqual(api.match(makeRequest(.post, "/v1/suggest/batch", body: "{}")).lane, .shared)
+        // Feedback posts (up to a few MB of decisions each) have a lane of their own too: keyword changes never
+        // queue behind them.
+        XCTAssertEqual(api.match(makeRequest(.post, "/v1/feedback", body: "{}")).lane, .secondary)
     }
 }
 

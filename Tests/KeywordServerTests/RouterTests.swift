@@ -330,12 +330,47 @@ final class RouterTests: XCTestCase {
         XCTAssertEqual(documented, api.routeTable)
     }
 
+    /// The document states the limits the server was configured with, not the defaults.
+    func testOpenAPIStatesTheConfiguredLimits() throws {
+        var configuration = APIConfiguration()
+        configuration.limits.maxK = 20
+        configuration.limits.maxBatchNames = 300
+        configuration.limits.maxFeedbackItems = 40
+        let api = KeywordAPI(configuration: configuration, state: EngineState(engine: FakeEngine()), metrics: KeywordAPI.makeMetrics())
+        let text = api.respond(to: makeRequest(.get, "/openapi.json")).bodyText
+        let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        let schemas = try XCTUnwrap((object["components"] as? [String: Any])?["schemas"] as? [String: [String: Any]])
+        let batch = try XCTUnwrap(schemas["BatchRequest"]?["properties"] as? [String: [String: Any]])
+        XCTAssertEqual(batch["names"]?["maxItems"] as? Int, 300)
+        XCTAssertEqual(batch["k"]?["maximum"] as? Int, 20)
+        XCTAssertTrue(text.contains("up to 300 names"))
+        XCTAssertTrue(text.contains("of up to 40 (stored all or none)"))
+        XCTAssertFalse(text.contains("\"maximum\": 50"))
+    }
+
     func testAdminPageIsHTMLWithTheForm() {
         let response = makeAPI().respond(to: makeRequest(.get, "/"))
         XCTAssertEqual(response.headers["Content-Type"], "text/html; charset=utf-8")
         XCTAssertTrue(response.bodyText.contains(#"id="name""#))
         XCTAssertTrue(response.bodyText.contains(#"id="keyword""#))
-        XCTAssertTrue(response.bodyText.contains("/v1/suggest"))
+        XCTAssertTrue(response.bodyText.contains(#"<script src="/workbench.js"></script>"#))
+    }
+
+    func testWorkbenchFilesRunOnlyTheirOwnCodeAndCannotBeFramed() {
+        let api = makeAPI()
+        for (path, type) in [("/", "text/html"), ("/workbench.js", "text/javascript"), ("/workbench.css", "text/css")] {
+            let response = api.respond(to: makeRequest(.get, path))
+            XCTAssertEqual(response.status, .ok, path)
+            XCTAssertEqual(response.headers["Content-Type"], "\(type); charset=utf-8", path)
+            let policy = response.headers["Content-Security-Policy"] ?? ""
+            XCTAssertTrue(policy.contains("script-src 'self';"), policy)
+            XCTAssertTrue(policy.contains("frame-ancestors 'none'"), policy)
+            XCTAssertFalse(policy.contains("unsafe-inline"), policy)
+            XCTAssertEqual(response.headers["X-Frame-Options"], "DENY", path)
+            XCTAssertEqual(response.headers["X-Content-Type-Options"], "nosniff", path)
+        }
+        let script = api.respond(to: makeRequest(.get, "/workbench.js")).bodyText
+        XCTAssertTrue(script.contains("fetch(\"/v1/suggest\""))
     }
 
     func testErrorsAreAlwaysTheOneJSONShape() throws {

@@ -48,6 +48,40 @@ final class SocketPairTests: XCTestCase {
         XCTAssertEqual(suggestedKeywords(response.body).first, "トマト", response.body)
     }
 
+    /// A chunked body whose chunks arrive in separate reads, the first ending inside a UTF-8 character: the
+    /// server reads the first part, has nothing to answer yet, and answers once the test sends the rest.
+    func testChunkedRequestBody() throws {
+        let server = try makeServer()
+        defer { server.shutdown(); server.wait() }
+        let client = makePair(server)
+        let body = Array(#"{"name":"トマト"}"#.utf8)
+        client.send(Array("POST /v1/suggest HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n".utf8)
+                    + Array("Transfer-Encoding: chunked\r\n\r\na\r\n".utf8) + Array(body[0..<10]) + Array("\r\n".utf8))
+        XCTAssertTrue(waitUntilPeerHasRead(client), "the server never read the first chunk")
+        var byte: UInt8 = 0
+        XCTAssertEqual(recv(client.fd, &byte, 1, Int32(MSG_DONTWAIT | MSG_PEEK)), -1, "answered before the body was complete")
+        XCTAssertEqual(errno, EAGAIN)
+        client.send(Array(String(body.count - 10, radix: 16).utf8) + Array("\r\n".utf8) + Array(body[10...])
+                    + Array("\r\n0\r\n\r\n".utf8))
+        let response = try XCTUnwrap(client.readResponse())
+        XCTAssertEqual(response.status, 200, response.body)
+        XCTAssertEqual(suggestedKeywords(response.body).first, "トマト", response.body)
+    }
+
+    /// Waits until the server has read every byte sent so far on `client`'s socket pair: a Unix socket's
+    /// output queue (TIOCOUTQ, SIOCOUTQ) holds sent bytes until the reader takes them. Polls an event rather
+    /// than guessing a time; false after 5 s.
+    private func waitUntilPeerHasRead(_ client: RawClient) -> Bool {
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline {
+            var unread: Int32 = 0
+            guard ioctl(client.fd, UInt(TIOCOUTQ), &unread) == 0 else { return false }
+            if unread == 0 { return true }
+            usleep(1_000)
+        }
+        return false
+    }
+
     func testBodyCutInsideACharacterIsInvalidUTF8() throws {
         let server = try makeServer()
         defer { server.shutdown(); server.wait() }

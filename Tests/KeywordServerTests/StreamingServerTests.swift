@@ -224,7 +224,7 @@ final class StreamingServerTests: XCTestCase {
     }
 
     private func checkLiveExport(_ store: any KeywordStore) throws {
-        let total = Handlers.exportPageRecords * 2 + 500
+        let total = KeywordAPIHandlers.exportPageRecords * 2 + 500
         _ = try store.appendFeedback((1...total).map {
             FeedbackItem(name: "名前 \($0)", keyword: "にんじん", action: $0 % 10 == 0 ? .reject : .accept)
         })

@@ -101,14 +101,34 @@ final class FileKeywordStoreTests: XCTestCase {
         XCTAssertEqual(try store.feedback(after: 2, limit: 10).map(\.id), [3, 4, 5])
     }
 
+    /// A keyword change takes only the overlay's lock: while another thread or process holds the feedback lock
+    /// (a long append), the change still completes.
+    func testKeywordChangeDoesNotWaitForTheFeedbackLock() throws {
+        let store = FileKeywordStore(overlayPath: overlayPath)
+        let fd = open(store.feedbackLockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        defer { close(fd) }
+        XCTAssertEqual(flock(fd, LOCK_EX), 0)
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            _ = try? store.apply(KeywordChange(add: ["にんじん"]))
+            done.signal()
+        }
+        XCTAssertEqual(done.wait(timeout: .now() + 20), .success, "the keyword change waited for the feedback lock")
+        flock(fd, LOCK_UN)
+        XCTAssertEqual(try store.loadOverlay().added, ["にんじん"])
+    }
+
     func testFilesLiveBesideTheOverlay() throws {
         let store = FileKeywordStore(overlayPath: overlayPath)
         XCTAssertEqual(store.lockPath, directory + "/keywords.overlay.lock")
         XCTAssertEqual(store.feedbackPath, directory + "/keywords.overlay.feedback.jsonl")
+        XCTAssertEqual(store.feedbackLockPath, directory + "/keywords.overlay.feedback.lock")
         _ = try store.apply(KeywordChange(add: ["a"]))
         _ = try store.appendFeedback([FeedbackItem(name: "n", keyword: "a", action: .accept)])
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: directory).sorted(),
-                       ["keywords.overlay.feedback.jsonl", "keywords.overlay.json", "keywords.overlay.lock"])
+                       ["keywords.overlay.feedback.jsonl", "keywords.overlay.feedback.lock", "keywords.overlay.json",
+                        "keywords.overlay.lock"])
     }
 
     /// A line cut short by a crash was never acknowledged: it is skipped on read and cut off before the next append.

@@ -70,6 +70,13 @@ final class KeywordOverlayFileTests: XCTestCase {
             (#"{"added": ["a"], "added": ["b"], "removed": []}"#, "not valid JSON"),
             (#"{"added": [1], "removed": []}"#, "'added[0]' is not a string"),
             (#"{"removed": []}"#, "missing field 'added'"),
+            (#"{"added": ["\u200d\u200c"], "removed": []}"#, "'added[0]' contains the invisible format character U+200D"),
+            (#"{"added": [], "removed": ["\u202eにんじん"]}"#, "'removed[0]' contains the invisible format character U+202E"),
+            (#"{"added": ["にんじん\udb40\udc41"], "removed": []}"#, "contains the invisible format character U+E0041"),
+            (#"{"added": ["\u0301\u0302"], "removed": []}"#, "'added[0]' has no visible character"),
+            (#"{"added": ["a\uffff"], "removed": []}"#, "contains the noncharacter U+FFFF"),
+            (#"{"added": ["a\ue000"], "removed": []}"#, "contains the private-use character U+E000"),
+            (#"{"added": ["ｷﾞｮｳｻﾞ皮"], "removed": []}"#, "'added[0]' is a compatibility form of 'ギョウザ皮'"),
         ]
         for (text, expected) in cases {
             try Data(text.utf8).write(to: URL(fileURLWithPath: store.path))
@@ -101,6 +108,9 @@ final class KeywordOverlayFileTests: XCTestCase {
         let overlay = KeywordOverlay(added: ["a"], removed: ["b"])
             .applying(add: ["b", "c", "c"], remove: ["a"])
         XCTAssertEqual(overlay, KeywordOverlay(added: ["b", "c"], removed: ["a"]))
+        // A keyword both added and removed in one change ends removed, at the end of `removed`.
+        XCTAssertEqual(KeywordOverlay(added: ["a"], removed: ["x", "y"]).applying(add: ["x", "d"], remove: ["x", "y", "a"]),
+                       KeywordOverlay(added: ["d"], removed: ["y", "x", "a"]))
     }
 
     func testDefaultPathSitsBesideModel() {

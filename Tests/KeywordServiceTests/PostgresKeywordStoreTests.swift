@@ -40,6 +40,30 @@ final class PostgresKeywordStoreTests: XCTestCase {
     func testImportKeepsIDs() throws { try contract.importKeepsIDs() }
     func testFeedbackPagesAndLastID() throws { try contract.feedbackPagesAndLastID() }
 
+    /// A table held by another session: a keyword change and a feedback post give up at the lock timeout with
+    /// `unavailable` (503 `store_unavailable`), and the store works again once the lock is gone.
+    func testLockedTablesAnswerUnavailableAtTheLockTimeout() throws {
+        var timeouts = PostgresTimeouts()
+        timeouts.requestLock = 300
+        let store = try PostgresKeywordStore(url: url, timeouts: timeouts)
+        defer { store.close() }
+        let holder = try PostgresConnection(conninfo: url, pq: LibPQ.load())
+        try holder.exec("BEGIN")
+        try holder.exec("LOCK TABLE kwsuggest_keyword_head, kwsuggest_feedback IN ACCESS EXCLUSIVE MODE")
+        let started = Date()
+        XCTAssertThrowsError(try store.apply(KeywordChange(add: ["にんじん"]))) { error in
+            guard case KeywordStoreError.unavailable(let message) = error else { return XCTFail("\(error)") }
+            XCTAssertTrue(message.contains("lock"), message)
+        }
+        XCTAssertThrowsError(try store.appendFeedback([FeedbackItem(name: "n", keyword: "にんじん", action: .accept)])) { error in
+            guard case KeywordStoreError.unavailable = error else { return XCTFail("\(error)") }
+        }
+        XCTAssertLessThan(Date().timeIntervalSince(started), 30, "waited far past the lock timeout")
+        try holder.exec("ROLLBACK")
+        XCTAssertEqual(try store.apply(KeywordChange(add: ["にんじん"])).added, ["にんじん"])
+        XCTAssertTrue(store.isAvailable)
+    }
+
     /// Overlays carry the list revision, as the file store's carry theirs: the same revision, the same keywords.
     func testOverlaysCarryTheListRevision() throws {
         let store = try PostgresKeywordStore(url: url), other = try PostgresKeywordStore(url: url)

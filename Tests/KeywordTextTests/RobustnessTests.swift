@@ -28,9 +28,23 @@ final class RobustnessTests: XCTestCase {
         XCTAssertEqual(tokens.last?.range.upperBound, raw.unicodeScalars.count)
     }
 
+    /// Bytes that are not UTF-8 decode to U+FFFD, which is no word: names and keywords get the tokens of the
+    /// valid text, with the same rows, and their ranges lie inside the decoded text.
     func testReplacementCharacterFromBadUTF8() {
-        let text = String(decoding: [0xE3, 0x81, 0x8B, 0xFF, 0xE3, 0x81], as: UTF8.self)
-        _ = Shipped.pipeline.tokenize(text)
-        _ = Shipped.pipeline.tokenizeKeyword(text)
+        // にんじん, a stray 0xFF, then か cut after two of its three bytes.
+        let bytes = Array("にんじん".utf8) + [0xFF, 0xE3, 0x81]
+        let text = String(decoding: bytes, as: UTF8.self)
+        XCTAssertEqual(text, "にんじん\u{FFFD}\u{FFFD}")
+        let clean = Shipped.pipeline.tokenize("にんじん")
+        XCTAssertEqual(clean.map(\.surface), ["にんじん"])
+        let tokens = Shipped.pipeline.tokenize(text)
+        XCTAssertEqual(tokens.map(\.surface), clean.map(\.surface))
+        XCTAssertEqual(tokens.map(\.row), clean.map(\.row))
+        XCTAssertNotNil(tokens.first?.row)
+        XCTAssertTrue(tokens.allSatisfy { $0.range.upperBound <= text.unicodeScalars.count })
+        let keyword = Shipped.pipeline.tokenizeKeyword(text)
+        let cleanKeyword = Shipped.pipeline.tokenizeKeyword("にんじん")
+        XCTAssertEqual(keyword.map(\.surface), cleanKeyword.map(\.surface))
+        XCTAssertEqual(keyword.map(\.row), cleanKeyword.map(\.row))
     }
 }

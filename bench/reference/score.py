@@ -42,7 +42,7 @@ import time
 import numpy as np
 
 # The features this scorer computes, by the names encoder.json uses (LexicalFeature.name in
-# Sources/KeywordModel/LexicalMatcher.swift); weights are mapped by name, never by position.
+# Sources/KeywordModel/LexicalFeature.swift); weights are mapped by name, never by position.
 FEATURES = ["rows", "text", "maximal", "variety", "overlap", "length", "bigrams", "sharedRowsOnly",
             "textWholeTokens", "textEndsToken", "textInsideVariety"]
 F = {name: i for i, name in enumerate(FEATURES)}

@@ -15,6 +15,7 @@ import os
 import sys
 import time
 import traceback
+import unicodedata
 import urllib.error
 import urllib.request
 
@@ -177,9 +178,11 @@ def test_a_typed_keyword_is_a_correction_and_not_added(driver):
     keyword.send_keys(correction)
     keyword.send_keys(Keys.ENTER)
     records = wait_for(lambda: [r for r in feedback_records() if r.get("name") == name], message="no feedback record")
-    assert records[-1]["action"] == "correct" and records[-1]["keyword"] == correction, records
+    # Keywords are stored in NFKC, so the full-width parentheses come back as ASCII ones.
+    stored = unicodedata.normalize("NFKC", correction)
+    assert records[-1]["action"] == "correct" and records[-1]["keyword"] == stored, records
     status, body = api("GET", "/v1/keywords", token=False)
-    assert status == 200 and correction not in body["keywords"], "a correction must not add the keyword"
+    assert status == 200 and stored not in body["keywords"], "a correction must not add the keyword"
     # One of the five typed by hand is an accept.
     keyword.send_keys(Keys.CONTROL + "a")
     keyword.send_keys(expected[2])
@@ -228,6 +231,40 @@ def test_queue_of_three_names_survives_a_reload_and_exports(driver):
     stored = feedback_records()
     for name, top in zip(names, tops):
         assert any(r.get("name") == name and r.get("keyword") == top and r.get("action") == "accept" for r in stored), name
+
+
+def test_csv_cells_that_a_spreadsheet_would_run_are_escaped(driver):
+    open_fresh(driver)
+    name = "=HYPERLINK(\"http://example.invalid\") にんじん"
+    correction = "=にんじん"
+    driver.find_element(By.ID, "queue-text").send_keys(name)
+    driver.find_element(By.ID, "queue-start").click()
+    wait(driver, lambda d: d.find_element(By.ID, "queue-progress").text == "name 1 of 1", message="queue not started")
+    wait(driver, lambda d: len(shown_keywords(d)) > 0, message="suggestions never shown")
+    keyword = driver.find_element(By.ID, "keyword")
+    keyword.send_keys(correction)
+    keyword.send_keys(Keys.ENTER)
+    wait(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#decisions tbody tr")) == 1, message="no decision")
+    csv_path = os.path.join(DOWNLOADS, "decisions.csv")
+    if os.path.exists(csv_path):
+        os.remove(csv_path)
+    driver.find_element(By.ID, "export-csv").click()
+    wait_for(lambda: os.path.exists(csv_path), message="CSV not downloaded")
+    time.sleep(0.3)
+    with open(csv_path, encoding="utf-8") as file:
+        rows = list(csv.DictReader(io.StringIO(file.read())))
+    assert [(r["name"], r["keyword"], r["action"]) for r in rows] == [("'" + name, "'" + correction, "correct")], rows
+    assert not rows[0]["rank"].startswith("'") and not rows[0]["time"].startswith("'"), rows
+
+
+def test_the_page_cannot_be_framed_and_runs_no_inline_code(driver):
+    for path in ("/", "/workbench.js", "/workbench.css"):
+        with urllib.request.urlopen(URL + path) as response:
+            policy = response.headers["Content-Security-Policy"]
+            assert "script-src 'self';" in policy and "unsafe-inline" not in policy, policy
+            assert "frame-ancestors 'none'" in policy, policy
+            assert response.headers["X-Frame-Options"] == "DENY", path
+            assert response.headers["X-Content-Type-Options"] == "nosniff", path
 
 
 def test_keywords_are_added_and_removed_with_the_token(driver):
@@ -290,6 +327,8 @@ TESTS = [
     test_enter_never_takes_the_suggestions_of_an_older_text,
     test_a_typed_keyword_is_a_correction_and_not_added,
     test_queue_of_three_names_survives_a_reload_and_exports,
+    test_csv_cells_that_a_spreadsheet_would_run_are_escaped,
+    test_the_page_cannot_be_framed_and_runs_no_inline_code,
     test_keywords_are_added_and_removed_with_the_token,
     test_the_page_at_360_px,
 ]

@@ -9,6 +9,9 @@ public enum WorkLane: Sendable, Equatable {
     /// A pool of its own (`ServerConfiguration.reservedWorkers`), for short jobs that must not queue behind
     /// the shared lane's long ones (such as writes).
     case reserved
+    /// A third pool (`ServerConfiguration.secondaryWorkers`), for jobs that must not queue behind the shared lane
+    /// and that the reserved lane's jobs must not queue behind either (large appends next to small edits).
+    case secondary
 }
 
 /// How the server should run a matched request.

@@ -46,6 +46,8 @@ public struct ServerConfiguration: Sendable {
     /// Threads for blocking handlers on the reserved lane (keyword writes), which never queue behind the
     /// shared lane's batches. Default 1.
     public var reservedWorkers: Int = 1
+    /// Threads for blocking handlers on the secondary lane, apart from both others. Default 1.
+    public var secondaryWorkers: Int = 1
     public var limits = HTTPLimits()
     /// From the first byte of a request to the end of its header section. Expiry → 408 and close. Default 10 s.
     public var headerTimeout: Double = 10
@@ -62,9 +64,13 @@ public struct ServerConfiguration: Sendable {
     public var minimumBodyRate: Double = 64 * 1024
     /// Longest wait for the next request on an idle persistent connection. Expiry → close. Default 60 s.
     public var keepAliveTimeout: Double = 60
+    /// Longest wait for the first byte on a new connection (capped at `keepAliveTimeout`): a socket that never
+    /// sends anything holds a slot for this long, not a keep-alive period. Expiry → close. Default 5 s.
+    public var firstByteTimeout: Double = 5
     /// Longest time a response may wait for a slow reader. Expiry → close. Default 30 s.
     public var writeTimeout: Double = 30
-    /// Open connections. One more is answered 503 and closed. Default 4096.
+    /// Open connections. One more first closes the longest idle connection (one that never sent a byte before one
+    /// between requests); only when none is idle is it answered 503 and closed. Default 4096.
     public var maxConnections: Int = 4096
     /// After SIGTERM/SIGINT: how long in-flight requests get to finish. Default 10 s.
     public var drainTimeout: Double = 10
@@ -94,15 +100,15 @@ public struct ServerConfiguration: Sendable {
     /// `http_requests_total`, `http_request_duration_seconds` and so on. An application that names its metrics
     /// after itself sets its own (letters, digits, `_` and `:`, not starting with a digit). Default `http`.
     public var metricsPrefix = "http"
-    /// What the server's thread names start with: `<prefix>-loop-N` for the event loops, `<prefix>-worker-N` and
-    /// `<prefix>-reserved-N` for the two worker lanes (as `top -H` and debuggers show them). Default `http`.
+    /// What the server's thread names start with: `<prefix>-loop-N` for the event loops, `<prefix>-worker-N`,
+    /// `<prefix>-reserved-N` and `<prefix>-secondary-N` for the three worker lanes (as `top -H` and debuggers show them). Default `http`.
     public var threadNamePrefix = "http"
 
     public init() {}
 
     /// The smallest timeout, which sets how often deadlines are checked.
     var timerResolution: Double {
-        let smallest = min(headerTimeout, bodyIdleTimeout, bodyTimeout, keepAliveTimeout, writeTimeout)
+        let smallest = min(headerTimeout, bodyIdleTimeout, bodyTimeout, keepAliveTimeout, firstByteTimeout, writeTimeout)
         return min(0.25, max(0.005, smallest / 8))
     }
 }

@@ -1,6 +1,7 @@
-// Accepting and handing over: loop 0 owns the listening sockets, accepts in batches, refuses past
-// `maxConnections`, and hands each connection round-robin to a loop through that loop's inbox. On EMFILE it
-// stops watching the listeners for a moment instead of spinning.
+// Accepting and handing over: loop 0 owns the listening sockets, accepts in batches, and hands each connection
+// round-robin to a loop through that loop's inbox. Past `maxConnections` the receiving loop closes its longest idle
+// connection to make room, and refuses the new one only when none is idle. On EMFILE loop 0 stops watching the
+// listeners for a moment instead of spinning.
 import CSystem
 #if canImport(Glibc)
 import Glibc
@@ -24,21 +25,31 @@ extension EventLoop {
             accepted += 1
             try? Syscall.setOption(fd, level: Int32(IPPROTO_TCP), name: TCP_NODELAY, value: 1)
             let open = core.openConnections.add(1, ordering: .relaxed).newValue
-            if open > core.configuration.maxConnections {
+            if open > core.configuration.maxConnections + 256 {
+                // Far beyond the limit (the loops have not caught up evicting): do not even spend a response on it.
                 core.metrics.connectionRejected()
-                if open > core.configuration.maxConnections + 256 {
-                    // Far beyond the limit: do not even spend a response on it.
-                    core.openConnections.subtract(1, ordering: .relaxed)
-                    Syscall.close(fd)
-                } else {
-                    adopt(fd, rejected: true)
-                }
+                core.openConnections.subtract(1, ordering: .relaxed)
+                Syscall.close(fd)
                 continue
             }
+            let full = open > core.configuration.maxConnections
             let target = peers.isEmpty ? self : peers[nextPeer % peers.count]
             nextPeer &+= 1
-            if target === self { adopt(fd, rejected: false) } else { target.post(.adopt(fd)) }
+            if target === self { adopt(fd, full: full) } else { target.post(.adopt(fd, full: full)) }
         }
+    }
+
+    /// Closes this loop's connection that `HTTPConnection.evictsBefore` ranks first, if any is idle.
+    /// - Complexity: O(connections on this loop), paid only while the server is full.
+    func evictIdle() -> Bool {
+        var victim: HTTPConnection?
+        for connection in connections.values where connection.evictionRank != nil {
+            if victim.map({ connection.evictsBefore($0) }) ?? true { victim = connection }
+        }
+        guard let victim else { return false }
+        core.metrics.connectionEvicted()
+        close(victim)
+        return true
     }
 
     /// Stops watching the listeners for 100 ms (descriptors ran out).
@@ -55,8 +66,12 @@ extension EventLoop {
         for fd in listeners { _ = try? Syscall.epollControl(epoll, EPOLL_CTL_ADD, fd, events: UInt32(EPOLLIN.rawValue)) }
     }
 
-    /// Starts serving `fd`, which is already counted in `openConnections`.
-    func adopt(_ fd: Int32, rejected: Bool) {
+    /// Starts serving `fd`, which is already counted in `openConnections`; when it was accepted `full`, an idle
+    /// connection makes room for it or it is refused.
+    func adopt(_ fd: Int32, full: Bool) {
+        let rejected = full && core.openConnections.load(ordering: .relaxed) > core.configuration.maxConnections
+            && !evictIdle()
+        if rejected { core.metrics.connectionRejected() }
         let id = core.nextConnectionID.add(1, ordering: .relaxed).newValue
         let connection = HTTPConnection(fd: fd, id: id, limits: core.configuration.limits, now: now,
                                         interest: Self.readInterest)

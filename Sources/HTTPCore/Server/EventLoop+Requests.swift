@@ -93,7 +93,11 @@ extension EventLoop {
         if route.isBlocking {
             connection.state = .waiting
             let (id, fd, loop) = (connection.id, connection.fd, self)
-            let pool = route.lane == .reserved ? core.reservedPool : core.pool
+            let pool = switch route.lane {
+            case .shared: core.pool
+            case .reserved: core.reservedPool
+            case .secondary: core.secondaryPool
+            }
             pool.submit {
                 let response = route.handler(request)
                 loop.post(.completed(Completion(connectionID: id, fd: fd, request: request, label: route.label,

@@ -46,8 +46,6 @@ extension EventLoop {
     }
 
     static func jsonString(_ text: String) -> String {
-        var json = JSONWriter()
-        json.string(String(text.prefix(500)))
-        return String(decoding: json.bytes, as: UTF8.self)
+        JSONWriter.quoted(String(text.prefix(500)))
     }
 }

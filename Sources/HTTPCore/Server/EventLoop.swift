@@ -15,8 +15,8 @@ import Glibc
 /// extensions share are internal rather than private only because they live in other files.
 final class EventLoop: @unchecked Sendable {
     enum Message {
-        /// Take over an accepted connection.
-        case adopt(Int32)
+        /// Take over an accepted connection; `full` when it was accepted past `maxConnections`.
+        case adopt(Int32, full: Bool)
         /// A worker finished a blocking request.
         case completed(Completion)
         /// A worker produced the next piece of a streamed response.
@@ -158,7 +158,7 @@ final class EventLoop: @unchecked Sendable {
         }
         for message in messages {
             switch message {
-            case .adopt(let fd): adopt(fd, rejected: false)
+            case .adopt(let fd, let full): adopt(fd, full: full)
             case .completed(let completion): complete(completion)
             case .streamed(let id, let fd, let piece): received(piece, connectionID: id, fd: fd)
             case .drain: beginDrain()

@@ -94,18 +94,20 @@ public final class HTTPServer: Sendable {
         done.wait()
         core.pool.stop()
         core.reservedPool.stop()
+        core.secondaryPool.stop()
     }
 
-    /// The names the server gives its threads: the loops, then the shared and the reserved worker lane.
-    var threadNames: [String] { loopThreadNames + core.pool.threadNames + core.reservedPool.threadNames }
+    /// The names the server gives its threads: the loops, then the shared, the reserved and the secondary worker lane.
+    var threadNames: [String] { loopThreadNames + core.pool.threadNames + core.reservedPool.threadNames
+        + core.secondaryPool.threadNames }
 
     /// Bytes of the body budget held right now (see `ServerConfiguration.bodyBudgetBytes`).
     var bodyBytesHeld: Int { core.bodyBytesHeld.load(ordering: .relaxed) }
 
     /// Serves an already-connected socket (a socketpair end in tests). It counts as one open connection.
     func adopt(_ fd: Int32) {
-        core.openConnections.add(1, ordering: .relaxed)
-        loops[0].post(.adopt(fd))
+        let open = core.openConnections.add(1, ordering: .relaxed).newValue
+        loops[0].post(.adopt(fd, full: open > core.configuration.maxConnections))
     }
 
     /// Starts the loops without listening (for tests that only `adopt` sockets).

@@ -1,4 +1,4 @@
-// What every event loop of one server shares: the configuration, the responder, the metrics, the two worker
+// What every event loop of one server shares: the configuration, the responder, the metrics, the three worker
 // lanes, the connection and request counters, and the server-wide body budget. Immutable or atomic, so any
 // loop or worker may touch it without a lock.
 import Synchronization
@@ -10,6 +10,7 @@ final class ServerCore: Sendable {
     let metrics: ServerMetrics
     let pool: WorkerPool
     let reservedPool: WorkerPool
+    let secondaryPool: WorkerPool
     let openConnections = Atomic<Int>(0)
     let nextConnectionID = Atomic<UInt64>(1)
     let nextRequestID = Atomic<UInt64>(1)
@@ -23,6 +24,7 @@ final class ServerCore: Sendable {
         self.metrics = metrics
         pool = WorkerPool(count: configuration.blockingWorkers, name: configuration.threadNamePrefix + "-worker")
         reservedPool = WorkerPool(count: configuration.reservedWorkers, name: configuration.threadNamePrefix + "-reserved")
+        secondaryPool = WorkerPool(count: configuration.secondaryWorkers, name: configuration.threadNamePrefix + "-secondary")
         let random = UInt32.random(in: 0...UInt32.max)
         requestIDPrefix = String(random, radix: 16)
     }

@@ -35,6 +35,7 @@ public final class ServerMetrics: Sendable {
     private let inFlight = Atomic<Int>(0)
     private let openConnections = Atomic<Int>(0)
     private let rejectedConnections = Atomic<Int>(0)
+    private let evictedConnections = Atomic<Int>(0)
 
     /// - Parameters:
     ///   - shards: one per event loop, so loops never contend.
@@ -99,6 +100,7 @@ public final class ServerMetrics: Sendable {
     func connectionOpened() { openConnections.add(1, ordering: .relaxed) }
     func connectionClosed() { openConnections.subtract(1, ordering: .relaxed) }
     func connectionRejected() { rejectedConnections.add(1, ordering: .relaxed) }
+    func connectionEvicted() { evictedConnections.add(1, ordering: .relaxed) }
 
     /// Requests being handled right now.
     public var requestsInFlight: Int { inFlight.load(ordering: .relaxed) }
@@ -117,6 +119,13 @@ public final class ServerMetrics: Sendable {
     /// Prometheus text exposition (version 0.0.4) of every server metric.
     /// - Complexity: O(shards × distinct route/method/status combinations).
     public func render() -> String {
+        var text = PrometheusText()
+        render(into: &text)
+        return text.text
+    }
+
+    /// Writes every server metric's family into `text`.
+    public func render(into text: inout PrometheusText) {
         var requests: [Key: Int] = [:]
         var buckets = [Int](repeating: 0, count: Self.latencyBuckets.count + 1)
         var sum: Double = 0
@@ -132,61 +141,24 @@ public final class ServerMetrics: Sendable {
             }
         }
         let requestsTotal = prefix + "_requests_total"
-        var text = "# HELP \(requestsTotal) HTTP requests answered, by route, method and status.\n"
-        text += "# TYPE \(requestsTotal) counter\n"
+        text.family(requestsTotal, .counter, help: "HTTP requests answered, by route, method and status.")
         let sortedKeys = requests.keys.sorted { ($0.route, $0.method, $0.status) < ($1.route, $1.method, $1.status) }
         for key in sortedKeys {
-            text += "\(requestsTotal){route=\"\(Self.label(key.route))\",method=\"\(Self.label(key.method))\",status=\"\(key.status)\"} \(requests[key] ?? 0)\n"
+            text.sample(requestsTotal, labels: ["route": key.route, "method": key.method, "status": String(key.status)],
+                        requests[key] ?? 0)
         }
-        Self.appendHistogram(prefix + "_request_duration_seconds",
-                             help: "Time from a complete request to its serialised response.",
-                             buckets: buckets, sum: sum, to: &text)
-        Self.appendHistogram(prefix + "_request_queue_seconds",
-                             help: "Time a complete request waited on its event loop (behind the other ready connections) before its handler started.",
-                             buckets: queueBuckets, sum: queueSum, to: &text)
-        Self.appendSample(prefix + "_requests_in_flight", type: "gauge", help: "Requests being handled.",
-                          value: requestsInFlight, to: &text)
-        Self.appendSample(prefix + "_connections_open", type: "gauge", help: "Open client connections.",
-                          value: connections, to: &text)
-        Self.appendSample(prefix + "_connections_rejected_total", type: "counter",
-                          help: "Connections refused with 503 because the server was full.",
-                          value: rejectedConnections.load(ordering: .relaxed), to: &text)
-        return text
-    }
-
-    /// One metric with a single unlabelled sample.
-    static func appendSample(_ name: String, type: String, help: String, value: Int, to text: inout String) {
-        text += "# HELP \(name) \(help)\n"
-        text += "# TYPE \(name) \(type)\n"
-        text += "\(name) \(value)\n"
-    }
-
-    /// A Prometheus histogram over `latencyBuckets`: `buckets` holds one count per bound and a last one for +Inf.
-    static func appendHistogram(_ name: String, help: String, buckets: [Int], sum: Double, to text: inout String) {
-        text += "# HELP \(name) \(help)\n"
-        text += "# TYPE \(name) histogram\n"
-        var cumulative = 0
-        for (index, bound) in latencyBuckets.enumerated() {
-            cumulative += buckets[index]
-            text += "\(name)_bucket{le=\"\(bound)\"} \(cumulative)\n"
-        }
-        cumulative += buckets[latencyBuckets.count]
-        text += "\(name)_bucket{le=\"+Inf\"} \(cumulative)\n"
-        text += "\(name)_sum \(sum)\n"
-        text += "\(name)_count \(cumulative)\n"
-    }
-
-    /// Escapes a Prometheus label value.
-    public static func label(_ value: String) -> String {
-        var result = ""
-        for character in value {
-            switch character {
-            case "\\": result += "\\\\"
-            case "\"": result += "\\\""
-            case "\n": result += "\\n"
-            default: result.append(character)
-            }
-        }
-        return result
+        text.histogram(prefix + "_request_duration_seconds", help: "Time from a complete request to its serialised response.",
+                       bounds: Self.latencyBuckets, counts: buckets, sum: sum)
+        text.histogram(prefix + "_request_queue_seconds",
+                       help: "Time a complete request waited on its event loop (behind the other ready connections) before its handler started.",
+                       bounds: Self.latencyBuckets, counts: queueBuckets, sum: queueSum)
+        text.single(prefix + "_requests_in_flight", .gauge, help: "Requests being handled.", requestsInFlight)
+        text.single(prefix + "_connections_open", .gauge, help: "Open client connections.", connections)
+        text.single(prefix + "_connections_rejected_total", .counter,
+                    help: "Connections refused with 503 because the server was full.",
+                    rejectedConnections.load(ordering: .relaxed))
+        text.single(prefix + "_connections_evicted_total", .counter,
+                    help: "Idle connections closed to make room for a new one while the server was full.",
+                    evictedConnections.load(ordering: .relaxed))
     }
 }

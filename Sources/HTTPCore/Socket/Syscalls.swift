@@ -5,6 +5,7 @@
 // mistaken for a peer that went away. Elsewhere the HTTP core calls only libc helpers that report failure in
 // their return value (gmtime_r, and getaddrinfo in Listener.swift).
 import CSystem
+import Platform
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -250,12 +251,8 @@ public enum Syscall {
         max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
     }
 
-    /// Monotonic time in nanoseconds.
-    public static func monotonicNanoseconds() -> UInt64 {
-        var time = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &time)
-        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
-    }
+    /// Monotonic time in nanoseconds (see `MonotonicClock`).
+    public static func monotonicNanoseconds() -> UInt64 { MonotonicClock.nanoseconds() }
 
     /// Wall-clock seconds since 1970.
     static func wallSeconds() -> Int {

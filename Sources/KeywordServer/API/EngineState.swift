@@ -1,9 +1,7 @@
 // The application's runtime state: the store and the engine, held while the model loads in the background.
-import HTTPCore
 import Locking
 import Serving
 import StoreInterface
-import StrictJSON
 
 /// The application's runtime state, owned in one place: the store of keyword changes and feedback (once
 /// opened) and the engine (once loaded), or why loading failed. Handlers, the model loader and the store watcher
@@ -20,6 +18,7 @@ public final class EngineState: Sendable {
         var phase: Phase
         var store: (any KeywordStore)?
         var loadSeconds: Double?
+        var lastWriteFailure: String?
     }
     private let contents: Locked<Contents>
 
@@ -63,4 +62,14 @@ public final class EngineState: Sendable {
 
     /// Seconds the model took to load, if known.
     public var modelLoadSeconds: Double? { contents.withLock { $0.loadSeconds } }
+
+    /// Why the last write to the store failed (what the client was told, and the log event with the detail), or
+    /// nil when the last write succeeded: /readyz reports it, since a store that is reachable but refuses every
+    /// write (a full disk, a read-only mount) is not "ok".
+    public var lastWriteFailure: String? { contents.withLock { $0.lastWriteFailure } }
+
+    /// Records the outcome of a write: nil for success, else what failed.
+    public func noteWrite(failure: String?) {
+        contents.withLock { $0.lastWriteFailure = failure }
+    }
 }

@@ -5,7 +5,7 @@ import StoreInterface
 import StrictJSON
 import TrainingData
 
-extension Handlers {
+extension KeywordAPIHandlers {
     /// The store once opened; 503 while the service is still starting.
     private func store() throws(APIError) -> any KeywordStore {
         guard let store = state.store else { throw APIError.notReady }
@@ -14,9 +14,8 @@ extension Handlers {
 
     /// One item (`{"name", "keyword", "action", …}`) → 201 `{"id", "duplicate"}`; `{"items": [...]}` →
     /// 201 `{"ids", "stored", "duplicates"}`. All items are checked before any is stored, and stored all or none.
-    func postFeedback(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        try RequestDecoding.authorize(request, token: configuration.adminToken)
-        let fields = try RequestDecoding.object(request, maxValues: valueCaps.feedback)
+    func postFeedback(_ request: HTTPRequest, valueCap: Int) throws(APIError) -> HTTPResponse {
+        let fields = try RequestDecoding.object(request, maxValues: valueCap)
         var items: [FeedbackItem] = []
         let single = fields["items"] == nil
         if single {
@@ -41,6 +40,7 @@ extension Handlers {
         let receipts: [FeedbackReceipt]
         do {
             receipts = try store.appendFeedback(items)
+            state.noteWrite(failure: nil)
         } catch .unavailable {
             throw APIError.storeUnavailable
         } catch .clientIDConflict(let clientID, let earlierID) {
@@ -48,6 +48,7 @@ extension Handlers {
                            "\(KeywordStoreError.clientIDConflict(clientID: clientID, earlierID: earlierID)); nothing of this request was stored")
         } catch {
             Syscall.writeAll(2, Array("{\"event\":\"feedback_failed\",\"error\":\(Self.quoted("\(error)"))}\n".utf8))
+            state.noteWrite(failure: "feedback could not be saved (log event feedback_failed)")
             throw APIError(.internalServerError, .feedbackFailed, "the feedback could not be saved")
         }
         let fallbackModel = state.engine?.modelVersion ?? "unknown"
@@ -77,7 +78,6 @@ extension Handlers {
     /// `Feedback-Last-Id` names the last record the answer covers (fixed before the first line is sent), for the
     /// next `since`.
     func exportFeedback(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        try RequestDecoding.authorize(request, token: configuration.adminToken)
         let query = try RequestDecoding.query(request.query, allowed: ["since", "format", "limit"])
         let since = Int64(try RequestDecoding.integer(query, "since", default: 0, range: 0...(1 << 53), code: .invalidSince,
                                                       message: "'since' must be a record id (an integer ≥ 0)"))
@@ -146,7 +146,7 @@ final class FeedbackExport: Sendable {
         do {
             records = try store.feedback(after: after, limit: pageRecords)
         } catch {
-            Handlers.logExportFailure(error)
+            KeywordAPIHandlers.logExportFailure(error)
             cursor.withLock { $0 = nil }
             return .failed("the feedback could not be read: \(error)")
         }
@@ -286,20 +286,17 @@ final class FeedbackCounters: Sendable {
         accepted.withLock { $0[key, default: 0] += 1 }
     }
 
-    func render() -> String {
-        var text = "# HELP kwsuggest_feedback_total Feedback records stored by this process, by action.\n"
-        text += "# TYPE kwsuggest_feedback_total counter\n"
+    func render(into text: inout PrometheusText) {
+        text.family("kwsuggest_feedback_total", .counter, help: "Feedback records stored by this process, by action.")
         let actionCounts = actions.withLock { $0 }
         for action in FeedbackAction.allCases {
-            text += "kwsuggest_feedback_total{action=\"\(action.rawValue)\"} \(actionCounts[action.rawValue] ?? 0)\n"
+            text.sample("kwsuggest_feedback_total", labels: ["action": action.rawValue], actionCounts[action.rawValue] ?? 0)
         }
-        text += "# HELP kwsuggest_feedback_accepted_total Accepted or corrected keywords by the rank they were shown at "
-            + "(1-5, none: not among the first five), per model version.\n"
-        text += "# TYPE kwsuggest_feedback_accepted_total counter\n"
+        text.family("kwsuggest_feedback_accepted_total", .counter,
+                    help: "Accepted or corrected keywords by the rank they were shown at (1-5, none: not among the first five), per model version.")
         let counts = accepted.withLock { $0 }
         for (key, count) in counts.sorted(by: { ($0.key.model, $0.key.rank) < ($1.key.model, $1.key.rank) }) {
-            text += "kwsuggest_feedback_accepted_total{model=\"\(ServerMetrics.label(key.model))\",rank=\"\(key.rank)\"} \(count)\n"
+            text.sample("kwsuggest_feedback_accepted_total", labels: ["model": key.model, "rank": key.rank], count)
         }
-        return text
     }
 }

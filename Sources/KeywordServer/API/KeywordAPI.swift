@@ -1,4 +1,4 @@
-// The router: maps method + path to handlers, answers 404/405/OPTIONS, adds CORS headers.
+// The router: maps method + path to routes, answers 404/405/OPTIONS, and runs the middlewares.
 import HTTPCore
 import StrictJSON
 
@@ -14,79 +14,97 @@ public struct APIConfiguration: Sendable {
 
 /// The kwsuggest HTTP API as an `HTTPResponder`. Usable without sockets: call `respond(to:)`.
 public final class KeywordAPI: HTTPResponder {
-    public typealias Handler = @Sendable (HTTPRequest) throws(APIError) -> HTTPResponse
-
-    struct Route {
-        var path: String
-        var methods: [HTTPMethod: (handler: Handler, blocking: Bool, lane: WorkLane)]
-        var allowed: [HTTPMethod]
-    }
-
     public let configuration: APIConfiguration
     public let state: EngineState
     public let metrics: ServerMetrics
-    private let routes: [String: Route]
-    /// "METHOD path" of every route that needs the admin token when one is set; `admit` checks these on the
-    /// request head, before `100 Continue` and before any body is read.
-    private let guardedRoutes: Set<String>
-    let handlers: Handlers
+    /// Path → method → route. HEAD is answered by the GET route, OPTIONS by the router.
+    private let routes: [String: [HTTPMethod: APIRoute]]
+    let handlers: KeywordAPIHandlers
     /// The byte cap of each route's body (see `BodyCaps`).
     public let bodyCaps: BodyCaps
+    /// Around every route's handler: the body cap, then the token.
+    private let guards: [any APIMiddleware]
+    /// Around every answer, errors and the server's own included (see `decorate`): cache rules, then CORS.
+    private let headers: [any APIMiddleware]
 
     public init(configuration: APIConfiguration, state: EngineState, metrics: ServerMetrics) {
         self.configuration = configuration
         self.state = state
         self.metrics = metrics
-        let handlers = Handlers(configuration: configuration, state: state, metrics: metrics)
+        let handlers = KeywordAPIHandlers(configuration: configuration, state: state, metrics: metrics)
         self.handlers = handlers
         bodyCaps = BodyCaps(configuration.limits)
-        var table: [String: [HTTPMethod: (handler: Handler, blocking: Bool, lane: WorkLane)]] = [:]
-        var guarded: Set<String> = []
-        func add(_ method: HTTPMethod, _ path: String, blocking: Bool = false, lane: WorkLane = .shared,
-                 needsToken: Bool = false, _ handler: @escaping Handler) {
-            table[path, default: [:]][method] = (handler, blocking, lane)
-            if needsToken { guarded.insert("\(method.rawValue) \(path)") }
+        guards = [BodyCapMiddleware(), TokenMiddleware(token: configuration.adminToken)]
+        headers = [CORSMiddleware(policy: configuration.cors), NoStoreMiddleware()]
+        var table: [String: [HTTPMethod: APIRoute]] = [:]
+        for route in Self.routes(handlers, bodyCaps: bodyCaps, valueCaps: ValueCaps(configuration.limits)) {
+            table[route.path, default: [:]][route.method] = route
         }
-        add(.get, "/") { _ throws(APIError) in handlers.adminPage() }
-        add(.get, "/healthz") { _ throws(APIError) in handlers.health() }
-        add(.get, "/readyz") { _ throws(APIError) in handlers.ready() }
-        add(.get, "/metrics") { _ throws(APIError) in handlers.metricsText() }
-        add(.get, "/openapi.json") { _ throws(APIError) in handlers.openAPI() }
-        add(.get, "/v1/suggest") { request throws(APIError) in try handlers.suggestFromQuery(request) }
-        add(.post, "/v1/suggest") { request throws(APIError) in try handlers.suggestFromBody(request) }
-        add(.post, "/v1/suggest/batch", blocking: true) { request throws(APIError) in try handlers.batch(request) }
-        add(.get, "/v1/keywords") { request throws(APIError) in try handlers.keywords(request) }
-        // Writes have a worker lane of their own, so they never wait behind queued batches.
-        // Keyword changes, feedback and its export (annotator names) need the token when one is set.
-        add(.post, "/v1/keywords", blocking: true, lane: .reserved, needsToken: true) { request throws(APIError) in
-            try handlers.updateKeywords(request)
+        routes = table
+    }
+
+    /// Every route, each with all its facts. Writes have worker lanes of their own, so they never wait behind
+    /// queued batches; keyword changes and feedback have one each, so a keyword change never waits behind large
+    /// feedback posts. Keyword changes, feedback and its export (annotator names) need the token when one is set.
+    static func routes(_ handlers: KeywordAPIHandlers, bodyCaps: BodyCaps, valueCaps: ValueCaps) -> [APIRoute] {
+        func route(_ method: HTTPMethod, _ path: String, lane: WorkLane? = nil, needsToken: Bool = false,
+                   bodyCap: Int? = nil, valueCap: Int? = nil, _ handler: @escaping APIRoute.Handler) -> APIRoute {
+            APIRoute(method: method, path: path, lane: lane, needsToken: needsToken, bodyCap: bodyCap ?? bodyCaps.suggest,
+                     valueCap: valueCap ?? valueCaps.suggest, handler: handler)
         }
-        add(.post, "/v1/feedback", blocking: true, lane: .reserved, needsToken: true) { request throws(APIError) in
-            try handlers.postFeedback(request)
+        var table = WorkbenchAssets.all.map { asset in
+            route(.get, asset.path) { _, _ throws(APIError) in WorkbenchAssets.response(asset) }
         }
-        add(.get, "/v1/feedback/export", blocking: true, needsToken: true) { request throws(APIError) in
-            try handlers.exportFeedback(request)
-        }
-        var routes: [String: Route] = [:]
-        for (path, methods) in table {
-            var allowed = methods.keys.sorted { $0.rawValue < $1.rawValue }
-            if methods[.get] != nil { allowed.append(.head) }
-            allowed.append(.options)
-            routes[path] = Route(path: path, methods: methods, allowed: allowed)
-        }
-        self.routes = routes
-        guardedRoutes = guarded
+        table += [
+            route(.get, "/healthz") { _, _ throws(APIError) in handlers.health() },
+            route(.get, "/readyz") { _, _ throws(APIError) in handlers.ready() },
+            route(.get, "/metrics") { _, _ throws(APIError) in handlers.metricsText() },
+            route(.get, "/openapi.json") { _, _ throws(APIError) in handlers.openAPI() },
+            route(.get, "/v1/suggest") { request, _ throws(APIError) in try handlers.suggestFromQuery(request) },
+            route(.post, "/v1/suggest", bodyCap: bodyCaps.suggest, valueCap: valueCaps.suggest) { request, route throws(APIError) in
+                try handlers.suggestFromBody(request, valueCap: route.valueCap)
+            },
+            route(.post, "/v1/suggest/batch", lane: .shared, bodyCap: bodyCaps.batch, valueCap: valueCaps.batch) { request, route throws(APIError) in
+                try handlers.batch(request, valueCap: route.valueCap)
+            },
+            route(.get, "/v1/keywords") { request, _ throws(APIError) in try handlers.keywords(request) },
+            route(.post, "/v1/keywords", lane: .reserved, needsToken: true, bodyCap: bodyCaps.keywords,
+                  valueCap: valueCaps.keywords) { request, route throws(APIError) in
+                try handlers.updateKeywords(request, valueCap: route.valueCap)
+            },
+            route(.post, "/v1/feedback", lane: .secondary, needsToken: true, bodyCap: bodyCaps.feedback,
+                  valueCap: valueCaps.feedback) { request, route throws(APIError) in
+                try handlers.postFeedback(request, valueCap: route.valueCap)
+            },
+            route(.get, "/v1/feedback/export", lane: .shared, needsToken: true) { request, _ throws(APIError) in
+                try handlers.exportFeedback(request)
+            },
+        ]
+        return table
     }
 
     /// Every path the router serves, with the methods it has handlers for (HEAD and OPTIONS, which the router
     /// answers for every GET path and every path, are left out). The OpenAPI document must describe exactly these.
     public var routeTable: [String: Set<String>] {
-        routes.mapValues { Set($0.methods.keys.map(\.rawValue)) }
+        routes.mapValues { Set($0.keys.map(\.rawValue)) }
+    }
+
+    /// The methods `OPTIONS` and `405` name for a path: its routes', HEAD with GET, and OPTIONS.
+    private static func allowed(_ methods: [HTTPMethod: APIRoute]) -> [HTTPMethod] {
+        var allowed = methods.keys.sorted { $0.rawValue < $1.rawValue }
+        if methods[.get] != nil { allowed.append(.head) }
+        allowed.append(.options)
+        return allowed
+    }
+
+    /// The route of `request` (HEAD finds the GET route), if there is one.
+    func route(for request: HTTPRequest) -> APIRoute? {
+        routes[request.path]?[request.method == .head ? .get : request.method]
     }
 
     /// - Complexity: O(1): one dictionary lookup by path, one by method.
     public func match(_ request: HTTPRequest) -> RouteMatch {
-        guard let route = routes[request.path] else {
+        guard let methods = routes[request.path] else {
             if request.method == .options && request.target == "*" {
                 return RouteMatch(label: "*") { _ in
                     var headers = HTTPHeaders()
@@ -98,53 +116,57 @@ public final class KeywordAPI: HTTPResponder {
                 APIError(.notFound, .notFound, "no route for \(request.path.prefix(200))").response
             }
         }
+        let path = request.path
         if request.method == .options {
             let cors = configuration.cors
-            let allowed = route.allowed
-            return RouteMatch(label: route.path) { request in cors.preflight(request, allow: allowed) }
+            let allowed = Self.allowed(methods)
+            return RouteMatch(label: path) { request in cors.preflight(request, allow: allowed) }
         }
-        let method = request.method == .head ? HTTPMethod.get : request.method
-        guard let entry = route.methods[method] else {
-            let allow = route.allowed.map(\.rawValue).joined(separator: ", ")
-            return RouteMatch(label: route.path) { request in
+        guard let route = route(for: request) else {
+            let allow = Self.allowed(methods).map(\.rawValue).joined(separator: ", ")
+            return RouteMatch(label: path) { request in
                 APIError(.methodNotAllowed, .methodNotAllowed, "\(request.method) is not allowed on \(request.path)",
                          headers: [("Allow", allow)]).response
             }
         }
-        let handler = entry.handler
-        let cap = bodyCap(method, route.path)
-        return RouteMatch(label: route.path, isBlocking: entry.blocking, lane: entry.lane) { request in
+        let handler = guards.reversed().reduce(route.handler) { next, middleware in middleware.wrapping(next) }
+        return RouteMatch(label: route.path, isBlocking: route.lane != nil, lane: route.lane ?? .shared) { request in
             do throws(APIError) {
-                // The server refuses larger bodies before reading them; this covers requests answered in-process.
-                if request.body.count > cap { throw Self.bodyTooLarge(method, route.path, cap: cap) }
-                return try handler(request)
+                return try handler(request, route)
             } catch {
                 return error.response
             }
         }
     }
 
-    /// Requests to the token-guarded routes are refused on their head when the credentials are wrong, so a client that sent
-    /// `Expect: 100-continue` gets 401 instead of `100 Continue`, and no unauthorised body is read.
-    /// The handler checks again, for requests answered in-process through `respond(to:)`.
+    /// A request to a route that needs the token is refused on its head when the credentials are wrong, so a
+    /// client that sent `Expect: 100-continue` gets 401 instead of `100 Continue`, and no unauthorised body is
+    /// read; a body longer than its route takes is refused before it is read (the HTTP layer holds chunked bodies
+    /// to `bodyLimit(for:)`). These are the route's own guards, run on the head with nothing behind them.
     public func admit(_ head: HTTPRequest) -> HTTPResponse? {
-        if guardedRoutes.contains("\(head.method.rawValue) \(head.path)") {
-            do throws(APIError) {
-                try RequestDecoding.authorize(head, token: configuration.adminToken)
-            } catch {
-                return error.response
+        let route = route(for: head) ?? unmatched(head)
+        do throws(APIError) {
+            if route.needsToken { try RequestDecoding.authorize(head, token: configuration.adminToken) }
+            if let declared = head.headers["Content-Length"].flatMap({ Int(Substring($0).trimmingSpaces()) }),
+               declared > route.bodyCap {
+                throw BodyCapMiddleware.tooLarge(head.method, head.path, cap: route.bodyCap)
             }
-        }
-        // A body longer than its route takes is refused before it is read (the HTTP layer holds chunked bodies to
-        // `bodyLimit(for:)`); this answer names the route's cap.
-        let cap = bodyCap(head.method, head.path)
-        if let declared = head.headers["Content-Length"].flatMap({ Int(Substring($0).trimmingSpaces()) }), declared > cap {
-            return Self.bodyTooLarge(head.method, head.path, cap: cap).response
+        } catch {
+            return error.response
         }
         return nil
     }
 
-    public func bodyLimit(for head: HTTPRequest) -> Int? { bodyCap(head.method, head.path) }
+    public func bodyLimit(for head: HTTPRequest) -> Int? { (route(for: head) ?? unmatched(head)).bodyCap }
+
+    /// What a request without a route is held to: no token (it gets 404 or 405), and the suggest cap, which any
+    /// error answer needs.
+    private func unmatched(_ request: HTTPRequest) -> APIRoute {
+        APIRoute(method: request.method, path: "(unmatched)", lane: nil, needsToken: false, bodyCap: bodyCaps.suggest,
+                 valueCap: 0) { request, _ throws(APIError) in
+            throw APIError(.notFound, .notFound, "no route for \(request.path.prefix(200))")
+        }
+    }
 
     /// What the service's HTTP metric names start with: `kwsuggest_http_requests_total` and the rest. Dashboards
     /// and the alert rules in deploy/ use these names.
@@ -168,32 +190,24 @@ public final class KeywordAPI: HTTPResponder {
         return configuration
     }
 
-    /// The most bytes a body of `method path` may have: the route's `BodyCaps` entry; requests without a body in
-    /// the API (GET, unknown routes) may carry at most the suggest cap, which any error answer needs.
-    func bodyCap(_ method: HTTPMethod, _ path: String) -> Int {
-        guard method == .post else { return bodyCaps.suggest }
-        switch path {
-        case "/v1/suggest/batch": return bodyCaps.batch
-        case "/v1/keywords": return bodyCaps.keywords
-        case "/v1/feedback": return bodyCaps.feedback
-        default: return bodyCaps.suggest
-        }
-    }
-
-    static func bodyTooLarge(_ method: HTTPMethod, _ path: String, cap: Int) -> APIError {
-        let hint = method == .post && path == "/v1/suggest" ? "; send long lists to /v1/suggest/batch" : ""
-        return APIError(.contentTooLarge, .bodyTooLarge,
-                        "a \(method.rawValue) \(path.prefix(100)) body is at most \(cap) bytes (the largest the schema allows)\(hint)")
-    }
-
+    /// Runs the header middlewares around an answer already made: the server calls this for every answer,
+    /// those of routes, of the router (404, 405, OPTIONS), of `admit` and of the HTTP layer itself.
     public func decorate(_ response: inout HTTPResponse, for request: HTTPRequest?) {
-        // Answers under /v1/ depend on the keyword list, which changes at run time: no cache may store them
-        // (a shared cache would otherwise pick its own freshness, RFC 9111 §4.2.2).
-        if let request, request.path.hasPrefix("/v1/"), response.headers["Cache-Control"] == nil {
-            response.headers.add("Cache-Control", "no-store")
+        guard let request else {
+            if !configuration.cors.allowedOrigins.isEmpty { configuration.cors.decorate(&response, origin: nil) }
+            return
         }
-        guard !configuration.cors.allowedOrigins.isEmpty else { return }
-        configuration.cors.decorate(&response, origin: request?.headers["Origin"])
+        let chain = headers.reversed().reduce(Self.answering(response)) { next, middleware in middleware.wrapping(next) }
+        do throws(APIError) {
+            response = try chain(request, route(for: request) ?? unmatched(request))
+        } catch {
+            response = error.response
+        }
+    }
+
+    /// A handler that gives `response` back whatever it is asked.
+    private static func answering(_ response: HTTPResponse) -> APIRoute.Handler {
+        { (_: HTTPRequest, _: APIRoute) throws(APIError) -> HTTPResponse in response }
     }
 
     /// Routes and answers a request in-process, without sockets (for tests and tools).

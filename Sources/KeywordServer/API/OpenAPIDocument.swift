@@ -1,14 +1,10 @@
-// The OpenAPI 3.1 description served at GET /openapi.json. Kept by hand next to the handlers it describes;
-// a test checks that it is valid JSON and lists every route the router serves.
+// The OpenAPI 3.1 description served at GET /openapi.json. Kept by hand next to the handlers it describes; every
+// number in it comes from the limits the server enforces. A test checks that it is valid JSON and lists every
+// route the router serves.
 import HTTPCore
 import StrictJSON
 
 enum OpenAPIDocument {
-    /// The limits the document states: the same defaults the server enforces.
-    private static let limits = APILimits()
-    private static let caps = BodyCaps(limits)
-    private static let values = ValueCaps(limits)
-
     /// The sentence on a route's value cap (see `ValueCaps`).
     private static func valueCap(_ cap: Int) -> String {
         "A JSON body of more than \(cap) values (objects, arrays, strings, numbers, literals; twice what the schema allows, and a few more) is 400 too_many_values, refused as soon as the parser reaches the first value beyond."
@@ -25,7 +21,19 @@ enum OpenAPIDocument {
 
     private static let busy = "While large bodies being received fill the server's budget, a large one is 503 server_busy with Retry-After."
 
-    static let json = #"""
+    /// The document for `limits`: every bound it states is the one the server enforces with them.
+    static func json(_ limits: APILimits) -> String {
+        let caps = BodyCaps(limits)
+        let values = ValueCaps(limits)
+        let label = FeedbackDecoding.maxLabelCharacters
+        // The longest GET /v1/suggest target the schema allows, every code point percent-encoded.
+        let longestQuery = "/v1/suggest?name=".utf8.count + 12 * limits.maxNameCharacters + 9 * limits.maxPaddingCharacters
+            + "&k=".count + 3 * String(limits.maxK).count + "&explain=".count + 3 * "false".count
+        // Stating names × k exactly takes one alternative per distinct largest number of names, with and
+        // without explain.
+        func alternatives(_ most: Int) -> Int { Set((1...limits.maxK).map { min(limits.maxBatchNames, most / $0) }).count }
+        let productAlternatives = alternatives(limits.maxBatchSuggestions) + alternatives(limits.maxBatchExplainedSuggestions)
+        return #"""
 {
   "openapi": "3.1.0",
   "info": {
@@ -56,13 +64,13 @@ enum OpenAPIDocument {
         "description": "The rules of the JSON form: another parameter name is 400 unknown_field (names starting with _ are ignored, for cache busters), a repeated one is 400 duplicate_field, and k may be any integral JSON number such as 5.0.",
         "parameters": [
           {"name": "name", "in": "query", "required": true, "schema": {"$ref": "#/components/schemas/Name"}},
-          {"name": "k", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 50, "default": 5}},
+          {"name": "k", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": \#(limits.maxK), "default": \#(limits.defaultK)}},
           {"name": "explain", "in": "query", "schema": {"$ref": "#/components/schemas/TextFlag"}}
         ],
         "responses": {
           "200": {"description": "Suggestions", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/SuggestResponse"}}}},
           "400": {"$ref": "#/components/responses/Error"},
-          "414": {"description": "The request target is longer than the server's limit (16 KiB by default, above the 12950 bytes the longest query this schema allows takes with every code point percent-encoded; RFC 9112 §3)", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
+          "414": {"description": "The request target is longer than the server's limit (16 KiB by default, above the \#(longestQuery) bytes the longest query this schema allows takes with every code point percent-encoded; RFC 9112 §3)", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
           "431": {"$ref": "#/components/responses/Error"}, "500": {"$ref": "#/components/responses/Error"},
           "503": {"$ref": "#/components/responses/Error"}
         }
@@ -70,8 +78,8 @@ enum OpenAPIDocument {
     },
     "/v1/suggest/batch": {
       "post": {
-        "summary": "Top-k keywords for up to 1000 names",
-        "description": "A body over \#(caps.batch) bytes is 413 body_too_large (before it is read when Content-Length says so): the largest body the schema allows, every code point written as a JSON escape (astral ones as surrogate pairs), with \#(BodyCaps.whitespaceBytes) bytes of white space between tokens. names × k beyond the bound (10000, or 1000 with explain) is 400 batch_too_large (see BatchRequest). \#(valueCap(values.batch)) \#(busy)",
+        "summary": "Top-k keywords for up to \#(limits.maxBatchNames) names",
+        "description": "A body over \#(caps.batch) bytes is 413 body_too_large (before it is read when Content-Length says so): the largest body the schema allows, every code point written as a JSON escape (astral ones as surrogate pairs), with \#(BodyCaps.whitespaceBytes) bytes of white space between tokens. names × k beyond the bound (\#(limits.maxBatchSuggestions), or \#(limits.maxBatchExplainedSuggestions) with explain) is 400 batch_too_large (see BatchRequest). \#(valueCap(values.batch)) \#(busy)",
         "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/BatchRequest"}}}},
         "responses": {
           "200": {"description": "One result per name, in order", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/BatchResponse"}}}},
@@ -88,7 +96,7 @@ enum OpenAPIDocument {
         "description": "Without parameters, the whole list. With offset, limit or prefix, one page of the keywords that start with prefix, in list order; matched counts them. Other parameter names are 400 unknown_field (names starting with _ are ignored).",
         "parameters": [
           {"name": "offset", "in": "query", "schema": {"type": "integer", "minimum": 0, "maximum": 2147483647, "default": 0}},
-          {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": 10000, "default": 1000}},
+          {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": \#(limits.maxKeywordPage), "default": \#(min(limits.defaultKeywordPage, limits.maxKeywordPage))}},
           {"name": "prefix", "in": "query", "schema": {"type": "string", "maxLength": \#(limits.maxKeywordCharacters + limits.maxPaddingCharacters)}, "description": "No keyword is longer; a longer prefix is 400 invalid_page"}
         ],
         "responses": {
@@ -117,7 +125,7 @@ enum OpenAPIDocument {
     },
     "/v1/feedback": {
       "post": {
-        "summary": "Record annotator decisions: one item, or {\"items\": [...]} of up to 1000 (stored all or none)",
+        "summary": "Record annotator decisions: one item, or {\"items\": [...]} of up to \#(limits.maxFeedbackItems) (stored all or none)",
         "description": "A body over \#(caps.feedback) bytes is 413 body_too_large (before it is read when Content-Length says so), the largest the schema allows. \#(valueCap(values.feedback)) \#(busy)",
         "security": [{}, {"bearer": []}],
         "requestBody": {"required": true, "content": {"application/json": {"schema": {"oneOf": [{"$ref": "#/components/schemas/FeedbackItem"}, {"$ref": "#/components/schemas/FeedbackBatch"}]}}}},
@@ -152,10 +160,12 @@ enum OpenAPIDocument {
       }
     },
     "/healthz": {"get": {"summary": "Liveness", "responses": {"200": {"description": "Alive", "content": {"application/json": {"schema": {"type": "object", "properties": {"status": {"const": "ok"}}, "required": ["status"]}}}}}}},
-    "/readyz": {"get": {"summary": "Readiness: 200 once the model is loaded, 503 before", "responses": {"200": {"description": "Ready", "content": {"application/json": {"schema": {"type": "object", "properties": {"status": {"const": "ready"}, "model": {"type": "string"}, "store": {"enum": ["ok", "unavailable"], "description": "unavailable while the database cannot be reached: suggestions still work, changes answer 503"}, "store_kind": {"enum": ["file", "postgres"]}}}}}}, "503": {"$ref": "#/components/responses/Error"}}}},
+    "/readyz": {"get": {"summary": "Readiness: 200 once the model is loaded, 503 before", "responses": {"200": {"description": "Ready", "content": {"application/json": {"schema": {"type": "object", "properties": {"status": {"const": "ready"}, "model": {"type": "string"}, "store": {"enum": ["ok", "unavailable", "write_failed"], "description": "unavailable while the database cannot be reached: suggestions still work, changes answer 503; write_failed while the last write to a reachable store failed (a full disk, a read-only mount), until one succeeds"}, "store_kind": {"enum": ["file", "postgres"]}, "last_write_error": {"type": "string", "description": "What the last failed write was, and the log event with its detail (present with write_failed)"}}}}}}, "503": {"$ref": "#/components/responses/Error"}}}},
     "/metrics": {"get": {"summary": "Prometheus metrics", "responses": {"200": {"description": "Text exposition format 0.0.4", "content": {"text/plain": {"schema": {"type": "string"}}}}}}},
     "/openapi.json": {"get": {"summary": "This document", "responses": {"200": {"description": "OpenAPI 3.1", "content": {"application/json": {"schema": {"type": "object"}}}}}}},
-    "/": {"get": {"summary": "The annotation workbench (HTML)", "responses": {"200": {"description": "HTML", "content": {"text/html": {"schema": {"type": "string"}}}}}}}
+    "/": {"get": {"summary": "The annotation workbench (HTML)", "responses": {"200": {"description": "HTML", "content": {"text/html": {"schema": {"type": "string"}}}}}}},
+    "/workbench.js": {"get": {"summary": "The workbench's script", "responses": {"200": {"description": "JavaScript", "content": {"text/javascript": {"schema": {"type": "string"}}}}}}},
+    "/workbench.css": {"get": {"summary": "The workbench's styles", "responses": {"200": {"description": "CSS", "content": {"text/css": {"schema": {"type": "string"}}}}}}}
   },
   "components": {
     "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer", "description": "Required for POST /v1/keywords, POST /v1/feedback and GET /v1/feedback/export when KWSUGGEST_ADMIN_TOKEN is set"}},
@@ -165,12 +175,12 @@ enum OpenAPIDocument {
     },
     "schemas": {
       "Name": {
-        "type": "string", "minLength": 1, "maxLength": \#(limits.maxNameCharacters + limits.maxPaddingCharacters), "pattern": "^[\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\x00]([^\\x00]{0,998}[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\x00])?[\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*$",
-        "description": "A product name: 1-1000 Unicode code points after trimming white space (Unicode White_Space), no NUL (rejected on purpose: C tools and log lines cut strings there). The pattern states exactly that; white space around the name does not count towards the 1000; with it the name is at most 1100 code points (maxLength), so the schema bounds every body."
+        "type": "string", "minLength": 1, "maxLength": \#(limits.maxNameCharacters + limits.maxPaddingCharacters), "pattern": "^[\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\x00]([^\\x00]{0,\#(limits.maxNameCharacters - 2)}[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\x00])?[\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*$",
+        "description": "A product name: 1-\#(limits.maxNameCharacters) Unicode code points after trimming white space (Unicode White_Space), no NUL (rejected on purpose: C tools and log lines cut strings there). The pattern states exactly that; white space around the name does not count towards the \#(limits.maxNameCharacters); with it the name is at most \#(limits.maxNameCharacters + limits.maxPaddingCharacters) code points (maxLength), so the schema bounds every body."
       },
       "Keyword": {
-        "type": "string", "minLength": 1, "maxLength": \#(limits.maxKeywordCharacters + limits.maxPaddingCharacters), "pattern": "^[\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\x00-\\x1f\\x7f-\\x9f]([^\\x00-\\x1f\\x7f-\\x9f]{0,98}[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\x00-\\x1f\\x7f-\\x9f])?[\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*$",
-        "description": "1-100 Unicode code points after trimming white space, no control characters inside (the pattern states exactly that); with the white space around it at most 200 (maxLength)"
+        "type": "string", "minLength": 1, "maxLength": \#(limits.maxKeywordCharacters + limits.maxPaddingCharacters), "pattern": "^[\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\x00-\\x1f\\x7f-\\x9f]([^\\x00-\\x1f\\x7f-\\x9f]{0,\#(limits.maxKeywordCharacters - 2)}[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\x00-\\x1f\\x7f-\\x9f])?[\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*$",
+        "description": "1-\#(limits.maxKeywordCharacters) Unicode code points after trimming white space, no control characters inside (the pattern states exactly that); with the white space around it at most \#(limits.maxKeywordCharacters + limits.maxPaddingCharacters) (maxLength)"
       },
       "TextFlag": {
         "type": "string", "pattern": "^([Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|[Yy][Ee][Ss]|[Nn][Oo]|1|0|)$", "default": "false",
@@ -180,7 +190,7 @@ enum OpenAPIDocument {
         "type": "object", "required": ["name"], "additionalProperties": false,
         "properties": {
           "name": {"$ref": "#/components/schemas/Name"},
-          "k": {"type": ["integer", "null"], "minimum": 1, "maximum": 50, "default": 5, "description": "null means the default, 5"},
+          "k": {"type": ["integer", "null"], "minimum": 1, "maximum": \#(limits.maxK), "default": \#(limits.defaultK), "description": "null means the default, \#(limits.defaultK)"},
           "explain": {"type": ["boolean", "null"], "default": false, "description": "null means false (kept for clients that send it)"}
         }
       },
@@ -188,7 +198,7 @@ enum OpenAPIDocument {
         "type": "object", "required": ["name"], "additionalProperties": false,
         "properties": {
           "name": {"$ref": "#/components/schemas/Name"},
-          "k": {"type": "integer", "minimum": 1, "maximum": 50, "default": 5},
+          "k": {"type": "integer", "minimum": 1, "maximum": \#(limits.maxK), "default": \#(limits.defaultK)},
           "explain": {"$ref": "#/components/schemas/TextFlag"}
         }
       },
@@ -216,10 +226,10 @@ enum OpenAPIDocument {
       },
       "BatchRequest": {
         "type": "object", "required": ["names"], "additionalProperties": false,
-        "description": "names × k is at most 10000, or 1000 with explain (k absent or null counts as 5); more is 400 batch_too_large. maxItems and k's maximum do not imply it (1000 × 50), and JSON Schema cannot state a product: stated exactly it is one alternative per distinct largest number of names (84 of them), more than test generators such as schemathesis can work with, so it stays here. An answer over 8 MiB is 413 response_too_large.",
+        "description": "names × k is at most \#(limits.maxBatchSuggestions), or \#(limits.maxBatchExplainedSuggestions) with explain (k absent or null counts as \#(limits.defaultK)); more is 400 batch_too_large. maxItems and k's maximum do not imply it (\#(limits.maxBatchNames) × \#(limits.maxK)), and JSON Schema cannot state a product: stated exactly it is one alternative per distinct largest number of names (\#(productAlternatives) of them), more than test generators such as schemathesis can work with, so it stays here. An answer over \#(limits.maxBatchResponseBytes / (1024 * 1024)) MiB is 413 response_too_large.",
         "properties": {
-          "names": {"type": "array", "maxItems": 1000, "items": {"$ref": "#/components/schemas/Name"}},
-          "k": {"type": ["integer", "null"], "minimum": 1, "maximum": 50, "default": 5, "description": "null means the default, 5"},
+          "names": {"type": "array", "maxItems": \#(limits.maxBatchNames), "items": {"$ref": "#/components/schemas/Name"}},
+          "k": {"type": ["integer", "null"], "minimum": 1, "maximum": \#(limits.maxK), "default": \#(limits.defaultK), "description": "null means the default, \#(limits.defaultK)"},
           "explain": {"type": ["boolean", "null"], "default": false, "description": "null means false"}
         }
       },
@@ -232,33 +242,33 @@ enum OpenAPIDocument {
       },
       "KeywordList": {
         "type": "object", "required": ["keywords", "count", "version"],
-        "properties": {"keywords": {"type": "array", "items": {"type": "string"}}, "count": {"type": "integer", "description": "Keywords in the whole list (at most 50000)"}, "version": {"type": "string"},
+        "properties": {"keywords": {"type": "array", "items": {"type": "string"}}, "count": {"type": "integer", "description": "Keywords in the whole list (at most \#(limits.maxKeywords))"}, "version": {"type": "string"},
                        "matched": {"type": "integer", "description": "Only for a page: keywords with the prefix"}, "offset": {"type": "integer", "description": "Only for a page"}, "limit": {"type": "integer", "description": "Only for a page"}}
       },
       "KeywordChange": {
         "type": "object", "additionalProperties": false,
-        "description": "A change with nothing to add or remove writes nothing and answers the current list; at most 10000 in add and remove together (400 too_many_keywords); the list holds at most 50000 keywords (400 keyword_list_full); each 1-100 Unicode code points after trimming, no control characters. null is the same as an empty list.",
+        "description": "A change with nothing to add or remove writes nothing and answers the current list; at most \#(limits.maxKeywordChanges) in add and remove together (400 too_many_keywords); the list holds at most \#(limits.maxKeywords) keywords (400 keyword_list_full); each 1-\#(limits.maxKeywordCharacters) Unicode code points after trimming, no control characters. null is the same as an empty list.",
         "properties": {
-          "add": {"type": ["array", "null"], "maxItems": 10000, "items": {"$ref": "#/components/schemas/Keyword"}},
-          "remove": {"type": ["array", "null"], "maxItems": 10000, "items": {"$ref": "#/components/schemas/Keyword"}},
-          "actor": {"type": ["string", "null"], "minLength": 1, "maxLength": 200, "pattern": "^[^\\x00-\\x1f\\x7f-\\x9f]*$", "description": "Who makes the change, recorded with it in the PostgreSQL store's change log (the file store keeps no log)"}
+          "add": {"type": ["array", "null"], "maxItems": \#(limits.maxKeywordChanges), "items": {"$ref": "#/components/schemas/Keyword"}},
+          "remove": {"type": ["array", "null"], "maxItems": \#(limits.maxKeywordChanges), "items": {"$ref": "#/components/schemas/Keyword"}},
+          "actor": {"type": ["string", "null"], "minLength": 1, "maxLength": \#(label), "pattern": "^[^\\x00-\\x1f\\x7f-\\x9f]*$", "description": "Who makes the change, recorded with it in the PostgreSQL store's change log (the file store keeps no log)"}
         }
       },
       "FeedbackItem": {
         "type": "object", "required": ["name", "keyword", "action"], "additionalProperties": false,
         "properties": {
-          "id": {"type": ["string", "null"], "minLength": 1, "maxLength": 200, "pattern": "^[^\\x00-\\x1f\\x7f-\\x9f]*$", "description": "Client-chosen, 1-200 code points without control characters, compared in Unicode NFC (stored so). A second item with the same id and the same decision (name, keyword, action, shown, model, annotator) is a retry: not stored again, it gets the first one's id. The same id with a different decision is refused with 409 id_conflict, whichever annotator sends it: ids are global, not per annotator"},
+          "id": {"type": ["string", "null"], "minLength": 1, "maxLength": \#(label), "pattern": "^[^\\x00-\\x1f\\x7f-\\x9f]*$", "description": "Client-chosen, 1-\#(label) code points without control characters, compared in Unicode NFC (stored so). A second item with the same id and the same decision (name, keyword, action, shown, model, annotator) is a retry: not stored again, it gets the first one's id. The same id with a different decision is refused with 409 id_conflict, whichever annotator sends it: ids are global, not per annotator"},
           "name": {"$ref": "#/components/schemas/Name"},
           "keyword": {"$ref": "#/components/schemas/Keyword"},
           "action": {"enum": ["accept", "correct", "reject"]},
-          "shown": {"type": ["array", "null"], "maxItems": 50, "items": {"$ref": "#/components/schemas/Keyword"}, "description": "The keywords shown, best first"},
-          "model": {"type": ["string", "null"], "minLength": 1, "maxLength": 200, "pattern": "^[^\\x00-\\x1f\\x7f-\\x9f]*$", "description": "Model version that made the suggestions"},
-          "annotator": {"type": ["string", "null"], "minLength": 1, "maxLength": 200, "pattern": "^[^\\x00-\\x1f\\x7f-\\x9f]*$"}
+          "shown": {"type": ["array", "null"], "maxItems": \#(limits.maxK), "items": {"$ref": "#/components/schemas/Keyword"}, "description": "The keywords shown, best first"},
+          "model": {"type": ["string", "null"], "minLength": 1, "maxLength": \#(label), "pattern": "^[^\\x00-\\x1f\\x7f-\\x9f]*$", "description": "Model version that made the suggestions"},
+          "annotator": {"type": ["string", "null"], "minLength": 1, "maxLength": \#(label), "pattern": "^[^\\x00-\\x1f\\x7f-\\x9f]*$"}
         }
       },
       "FeedbackBatch": {
         "type": "object", "required": ["items"], "additionalProperties": false,
-        "properties": {"items": {"type": "array", "minItems": 1, "maxItems": 1000, "items": {"$ref": "#/components/schemas/FeedbackItem"}}}
+        "properties": {"items": {"type": "array", "minItems": 1, "maxItems": \#(limits.maxFeedbackItems), "items": {"$ref": "#/components/schemas/FeedbackItem"}}}
       },
       "FeedbackCreated": {
         "type": "object", "required": ["id", "duplicate"],
@@ -288,4 +298,5 @@ enum OpenAPIDocument {
   }
 }
 """#
+    }
 }

@@ -43,8 +43,10 @@ public struct APILimits: Sendable, Equatable {
     /// store's lock (`serve` builds it with this number); a change that would make the list longer is answered
     /// 400 `keyword_list_full`. Default 50,000.
     public var maxKeywords = KeywordRules.maxKeywords
-    /// Keywords in one page of `GET /v1/keywords?limit=` (default page size 1,000). Default 10,000.
+    /// Keywords in one page of `GET /v1/keywords?limit=`. Default 10,000.
     public var maxKeywordPage = 10_000
+    /// Keywords in a page of `GET /v1/keywords` that names no `limit` (at most `maxKeywordPage`). Default 1,000.
+    public var defaultKeywordPage = 1000
     /// Unicode code points in one keyword. Default 100.
     public var maxKeywordCharacters = KeywordRules.maxCodePoints
     /// Feedback objects in one `POST /v1/feedback` (`{"items": [...]}`). Default 1000.
@@ -60,16 +62,6 @@ public struct APILimits: Sendable, Equatable {
         rules.maxKeywordCodePoints = maxKeywordCharacters
         rules.maxShown = maxK
         return rules
-    }
-
-    /// A product name as the API accepts it (trimmed; not empty, no NUL, at most `maxNameCharacters` code
-    /// points), or the API's error, so other front ends (the CLI) apply exactly the server's rules.
-    public func checkedName(_ raw: String) -> Result<String, APIError> {
-        do throws(APIError) {
-            return .success(try RequestDecoding.name(raw, limits: self))
-        } catch {
-            return .failure(error)
-        }
     }
 }
 

@@ -57,9 +57,9 @@ struct ServeCommand: Command {
                   accessLog.spec, noVerify.spec, autoAcceptPrecision.spec, allowOpenWrites.spec],
         discussion: """
             Listens first and prints 'listening on http://HOST:PORT', then opens the store and loads the model in
-            the background; /readyz answers 503 until both are done (a model file whose SHA-256 differs from
-            manifest.json stops it with exit 1). Keyword changes (POST /v1/keywords) and
-            feedback (POST /v1/feedback) are durable in the store before they are acknowledged. The file store
+            the background, logging the model directory it chose; /readyz answers 503 until both are done (a
+            model file whose SHA-256 differs from manifest.json stops it with exit 1). Keyword changes
+            (POST /v1/keywords) and feedback (POST /v1/feedback) are durable in the store before they are acknowledged. The file store
             locks a file beside the overlay, so processes on one machine may share it; changes by other
             processes are picked up within 1 s (SIGHUP reloads at once). For replicas on several machines use
             postgres://user@host:5432/db (needs libpq5; password from the URL, PGPASSWORD or PGPASSFILE).
@@ -78,6 +78,7 @@ struct ServeCommand: Command {
     var host: String
     var port: Int
     var modelDirectory: String
+    var modelSource: ModelSearch.Source
     var threads: Int?
     var corsOrigins: [String]
     var storeLocation: StoreLocation
@@ -96,7 +97,8 @@ struct ServeCommand: Command {
         } else {
             port = 8080
         }
-        modelDirectory = resolveModelDirectory(try arguments.get(Self.model))
+        let search = ModelSearch.current(option: try arguments.get(Self.model))
+        (modelDirectory, modelSource) = (search.path, search.source)
         threads = try arguments.get(Self.threads)
         var origins = try arguments.all(Self.corsOrigin)
         if origins.isEmpty, let text = Environment.value("KWSUGGEST_CORS_ORIGINS") {
@@ -129,12 +131,13 @@ struct ServeCommand: Command {
             throw CommandError.failure(error.message)
         }
         let factory = Self.engineFactory
-        let (directory, verify, precision) = (modelDirectory, verify, autoAcceptPrecision)
+        let (directory, source, verify, precision) = (modelDirectory, modelSource, verify, autoAcceptPrecision)
         let maxKeywords = options.api.limits.maxKeywords
-        let runner = ServiceRunner(options: options, loader: { store in
-            try factory(directory, store, verify, precision, maxKeywords)
-        },
-                                   announce: { line in
+        let loader: @Sendable (any KeywordStore) throws -> any SuggestionEngine = { store in
+            ServiceRunner.event(["event": "model_directory", "path": directory, "source": source.rawValue])
+            return try factory(directory, store, verify, precision, maxKeywords)
+        }
+        let runner = ServiceRunner(options: options, loader: loader, announce: { line in
             // Unbuffered, so a supervisor reading stdout sees the address at once.
             writeStandardOutput(Array((line + "\n").utf8))
         })

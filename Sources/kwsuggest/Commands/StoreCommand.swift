@@ -35,8 +35,9 @@ struct StoreCommand: Command {
             The archive is JSON lines: {"type":"keywords","added":[...],"removed":[...]}, then one
             {"type":"feedback",...} line per feedback record, with its id and time. Import replaces the store's
             keyword changes and adds the feedback records whose ids (and client ids) it does not hold yet; a bad
-            line is reported with its number and nothing is written; so is an archive whose keyword changes would
-            make the model's list (--model) longer than 50000 keywords. To move to PostgreSQL:
+            line (longer than 64 MiB, not valid JSON, a bad field) is reported with its number and nothing is
+            written; so is an archive whose keyword changes would make the model's list (--model) longer than 50000
+            keywords. To move to PostgreSQL:
               kwsuggest store export --store file:models/default/keywords.overlay.json --file backup.jsonl
               kwsuggest store import --store postgres://user@host:5432/db --file backup.jsonl
             With --format training, export writes training data instead: one {"name","keywords","source"} line per
@@ -105,13 +106,13 @@ struct StoreCommand: Command {
     }
 
     private func importArchive(_ store: any KeywordStore) throws {
-        let data: Data
+        let handle: FileHandle
         if let file {
-            do { data = try Data(contentsOf: URL(fileURLWithPath: file)) } catch {
+            do { handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: file)) } catch {
                 throw CommandError.failure("\(file): cannot read: \(error.localizedDescription)")
             }
         } else {
-            data = FileHandle.standardInput.readDataToEndOfFile()
+            handle = FileHandle.standardInput
         }
         // The keyword changes must leave a list the model can serve: its own keywords are the base they apply to.
         let base: [String]
@@ -120,7 +121,7 @@ struct StoreCommand: Command {
         } catch {
             throw CommandError.failure("\(error)")
         }
-        let summary = try StoreArchive.importArchive(data, source: file ?? "<stdin>", into: store, base: base)
+        let summary = try StoreArchive.importArchive(reading: handle, source: file ?? "<stdin>", into: store, base: base)
         printError("imported into \(store.displayName): \(summary.added) added and \(summary.removed) removed keywords; "
             + "\(summary.feedbackStored) of \(summary.feedbackRead) feedback records stored (the rest were there already)")
     }

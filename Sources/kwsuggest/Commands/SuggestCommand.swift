@@ -3,6 +3,7 @@ import Foundation
 import ModelStorage
 import Serving
 import StoreInterface
+import StrictJSON
 
 /// `kwsuggest suggest`: the top-k keywords for each product name (arguments, or stdin lines).
 struct SuggestCommand: Command {
@@ -54,16 +55,23 @@ struct SuggestCommand: Command {
         defer { output.flush() }
         func answer(_ name: String, _ place: String) throws {
             if name.allSatisfy({ $0.isWhitespace }) { return }
+            let result: SuggestionResult
             do {
-                let result = engine.suggest(try NameRules.checked(name), k: k, explain: explain)
-                output.write(json ? SuggestionFormat.json(result) : SuggestionFormat.text(result))
+                result = engine.suggest(try NameRules.checked(name), k: k, explain: explain)
             } catch {
                 output.flush()
                 throw CommandError.failure("\(place): \(error.message(field: "name"))")
             }
+            do {
+                try SuggestionWire.check(result)
+            } catch {
+                output.flush()
+                throw CommandError.failure("\(place): \(error.description)")
+            }
+            output.write(json ? SuggestionFormat.json(result, explain: explain) : SuggestionFormat.text(result))
         }
         if names.isEmpty {
-            try forEachInputLine(maxLineBytes: Self.maxLineBytes) { number, line in
+            try forEachInputLine(maxLineBytes: Self.maxLineBytes, requireUTF8: true) { number, line in
                 try answer(line, "standard input line \(number)")
             }
         } else {
@@ -89,7 +97,7 @@ func loadEngine(model: String, keywordsFile: String?, verify: Bool = true) throw
     }
 }
 
-/// Text and JSON renderings of a suggestion result.
+/// Text and JSON renderings of a suggestion result (scores checked finite before either).
 enum SuggestionFormat {
     static func text(_ result: SuggestionResult) -> String {
         var out = terminalSafe(result.name) + (result.autoAccept ? "\t(auto-accept)" : "") + "\n"
@@ -105,25 +113,10 @@ enum SuggestionFormat {
         return out
     }
 
-    static func json(_ result: SuggestionResult) -> String {
-        var out = "{\"name\":" + jsonQuote(result.name)
-        if let tokens = result.tokens { out += ",\"tokens\":[" + tokens.map(jsonQuote).joined(separator: ",") + "]" }
-        out += ",\"suggestions\":["
-        out += result.suggestions.map { suggestion in
-            var item = "{\"keyword\":" + jsonQuote(suggestion.keyword) + ",\"score\":" + number(suggestion.score)
-            if let confidence = suggestion.confidence { item += ",\"confidence\":" + String(format: "%.6f", confidence) }
-            if let weights = suggestion.weights {
-                item += ",\"weights\":[" + weights.map { "{\"token\":" + jsonQuote($0.token) + ",\"weight\":" + number($0.weight) + "}" }
-                    .joined(separator: ",") + "]"
-            }
-            return item + "}"
-        }.joined(separator: ",")
-        out += "],\"auto_accept\":\(result.autoAccept)"
-        if let reason = result.reason { out += ",\"reason\":" + jsonQuote(reason.rawValue) }
-        return out + "}\n"
-    }
-
-    static func number(_ value: Float) -> String {
-        value.isFinite ? formatFloat(value, significantDigits: 6) : "0"
+    /// The result in the wire form the HTTP API answers with (see `SuggestionWire`), one line. Check it first.
+    static func json(_ result: SuggestionResult, explain: Bool) -> String {
+        var json = JSONWriter(capacity: 256 + result.name.utf8.count)
+        json.object { json in SuggestionWire.writeMembers(result, name: result.name, explain: explain, into: &json) }
+        return String(decoding: json.bytes, as: UTF8.self) + "\n"
     }
 }

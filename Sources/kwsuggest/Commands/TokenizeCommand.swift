@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import KeywordText
+import Platform
 
 /// `kwsuggest tokenize`: shows what the text pipeline makes of product names.
 struct TokenizeCommand: Command {
@@ -115,15 +116,9 @@ struct TokenizeCommand: Command {
         return text + "}\n"
     }
 
-    private func monotonicSeconds() -> Double { clockSeconds(CLOCK_MONOTONIC) }
+    private func monotonicSeconds() -> Double { MonotonicClock.seconds() }
     /// CPU time of this thread: steadier than wall time on a busy machine.
-    private func threadCPUSeconds() -> Double { clockSeconds(CLOCK_THREAD_CPUTIME_ID) }
-
-    private func clockSeconds(_ clock: clockid_t) -> Double {
-        var now = timespec()
-        clock_gettime(clock, &now)
-        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-    }
+    private func threadCPUSeconds() -> Double { MonotonicClock.threadCPUSeconds() }
 }
 
 /// Totals for `--stats`.

@@ -1,129 +1,12 @@
-// The annotation workbench served at GET /: plain HTML and JS, no build step, no external assets.
-import HTTPCore
-import StrictJSON
-
-enum AdminPage {
-    /// Keyboard first. Suggestions follow the name as it is typed (debounced); Enter in the name field accepts the
-    /// top suggestion for the text as it is now (waiting for fresh suggestions when the shown ones are for an older
-    /// text); keys 1–5 choose a suggestion whenever focus is not in a text field; a keyword typed into the keyword
-    /// field that is not among the five is recorded as a correction. Every decision is posted to /v1/feedback with a
-    /// client id, so a retried post stores one record; unsent decisions are retried. Queue mode steps through
-    /// pasted or loaded names, keeps a table of decisions (CSV and JSON-lines export) and survives a reload
-    /// (localStorage). Keyword management lists, adds and removes keywords with the admin token.
-    static let html = #"""
-<!doctype html>
-<html lang="ja">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>kwsuggest workbench</title>
-<style>
-  * { box-sizing: border-box; }
-  body { font-family: system-ui, "Noto Sans CJK JP", sans-serif; max-width: 52rem; margin: 1rem auto; padding: 0 .8rem; color: #1d2327; line-height: 1.4; }
-  h1 { font-size: 1.25rem; margin: .4rem 0 .8rem; }
-  h2 { font-size: 1.05rem; margin: 1.6rem 0 .4rem; border-bottom: 1px solid #dcdcde; padding-bottom: .2rem; }
-  label { display: block; margin-top: .8rem; font-weight: 600; }
-  input[type=text], input[type=password], textarea { width: 100%; font-size: 1.05rem; padding: .45rem; margin-top: .25rem; border: 1px solid #8c8f94; border-radius: 4px; }
-  textarea { min-height: 5rem; font-size: .95rem; }
-  button { font-size: .95rem; padding: .4rem .75rem; border: 1px solid #8c8f94; border-radius: 4px; background: #f6f7f7; cursor: pointer; }
-  button:hover, button:focus-visible { background: #e0f0ff; }
-  :focus-visible { outline: 3px solid #2271b1; outline-offset: 1px; }
-  .row { display: flex; flex-wrap: wrap; gap: .5rem; align-items: center; margin-top: .5rem; }
-  #suggestions { list-style: none; padding: 0; margin: .6rem 0 0; display: flex; flex-direction: column; gap: .35rem; min-height: 2.4rem; }
-  #suggestions button { width: 100%; display: flex; align-items: center; gap: .6rem; text-align: left; font-size: 1rem; border-radius: 6px; }
-  #suggestions button.highlighted { border-color: #2271b1; box-shadow: inset 0 0 0 1px #2271b1; }
-  #suggestions kbd { font: .8rem ui-monospace, monospace; border: 1px solid #8c8f94; border-radius: 3px; padding: 0 .3rem; background: #fff; }
-  #suggestions .keyword { flex: 1; font-weight: 600; }
-  #suggestions .confidence { font-variant-numeric: tabular-nums; color: #1d2327; min-width: 3.2rem; text-align: right; }
-  #suggestions .bar[hidden] { visibility: hidden; display: block; }
-  #suggestions .bar { width: 4rem; height: .45rem; background: #dcdcde; border-radius: 2px; overflow: hidden; }
-  #suggestions .bar span { display: block; height: 100%; background: #2271b1; }
-  #suggestions .score { color: #50575e; font-size: .85rem; min-width: 3rem; text-align: right; }
-  #tokens { margin-top: .5rem; min-height: 1.6rem; }
-  #tokens span { display: inline-block; padding: .05rem .25rem; margin: 0 .15rem .15rem 0; border-radius: 3px; border: 1px solid #c3c4c7; }
-  .badge { display: inline-block; font-size: .85rem; padding: .1rem .5rem; border-radius: 1rem; }
-  #auto-accept.on { background: #00a32a; color: #fff; }
-  #auto-accept.off { background: #f0f0f1; color: #50575e; }
-  .status { color: #50575e; font-size: .9rem; margin-top: .4rem; min-height: 1.2rem; }
-  .error { color: #b32d2e; }
-  .table-wrap { overflow-x: auto; margin-top: .6rem; }
-  table { border-collapse: collapse; width: 100%; font-size: .9rem; }
-  th, td { border-bottom: 1px solid #dcdcde; padding: .25rem .4rem; text-align: left; vertical-align: top; }
-  #kw-list { list-style: none; padding: 0; margin: .4rem 0 0; display: flex; flex-wrap: wrap; gap: .3rem; max-height: 14rem; overflow-y: auto; }
-  #kw-list li { display: flex; align-items: center; gap: .2rem; border: 1px solid #c3c4c7; border-radius: 1rem; padding: 0 .2rem 0 .6rem; }
-  #kw-list button { border: none; background: none; padding: .1rem .35rem; font-size: 1rem; }
-  .hint { color: #50575e; font-size: .85rem; }
-  @media (max-width: 30rem) {
-    body { padding: 0 .5rem; }
-    #suggestions .bar { display: none; }
-  }
-</style>
-</head>
-<body>
-<h1>kwsuggest workbench</h1>
-<main>
-<section aria-labelledby="annotate-title">
-  <h2 id="annotate-title">Annotate</h2>
-  <label for="name">Product name</label>
-  <input id="name" type="text" autocomplete="off" placeholder="淡路島産 カラーにんじん 3本" aria-describedby="name-hint">
-  <p id="name-hint" class="hint">Enter takes the top suggestion. Esc leaves the field; then 1–5 choose a suggestion, x rejects the highlighted one.</p>
-  <div class="row"><span id="auto-accept" class="badge off" role="status">no suggestions yet</span><span id="model" class="hint"></span></div>
-  <ol id="suggestions" aria-label="Suggestions" tabindex="-1"></ol>
-  <div id="tokens" aria-label="Name tokens, shaded by the highlighted suggestion's attention"></div>
-  <label for="keyword">Keyword</label>
-  <input id="keyword" type="text" autocomplete="off" aria-describedby="keyword-hint">
-  <p id="keyword-hint" class="hint">Enter records it: one of the suggestions is an accept, any other keyword a correction (the list itself does not change).</p>
-  <div class="row"><button id="reject" type="button" aria-keyshortcuts="x">Reject highlighted</button></div>
-  <div id="status" class="status" role="status" aria-live="polite"></div>
-</section>
-
-<section aria-labelledby="queue-title">
-  <h2 id="queue-title">Queue</h2>
-  <label for="queue-text">Names, one per line</label>
-  <textarea id="queue-text" autocomplete="off"></textarea>
-  <label for="queue-file">Or load a text or CSV file (first column; a header row named "name" is skipped)</label>
-  <input id="queue-file" type="file" accept=".txt,.csv,text/plain,text/csv">
-  <div class="row">
-    <button id="queue-start" type="button">Start queue</button>
-    <button id="queue-skip" type="button">Skip name</button>
-    <button id="queue-stop" type="button">Stop queue</button>
-    <span id="queue-progress" class="hint" role="status" aria-live="polite"></span>
-  </div>
-  <h2 id="decisions-title">Decisions</h2>
-  <div class="row">
-    <button id="export-csv" type="button">Export CSV</button>
-    <button id="export-jsonl" type="button">Export JSON lines</button>
-    <button id="decisions-clear" type="button">Clear decisions</button>
-    <span id="decisions-count" class="hint"></span>
-  </div>
-  <div class="table-wrap">
-    <table id="decisions" aria-labelledby="decisions-title">
-      <thead><tr><th scope="col">#</th><th scope="col">Name</th><th scope="col">Keyword</th><th scope="col">Action</th><th scope="col">Rank</th><th scope="col">Confidence</th><th scope="col">Saved</th></tr></thead>
-      <tbody></tbody>
-    </table>
-  </div>
-</section>
-
-<section aria-labelledby="keywords-title">
-  <h2 id="keywords-title">Keywords</h2>
-  <label for="kw-filter">Filter</label>
-  <input id="kw-filter" type="text" autocomplete="off">
-  <p id="kw-count" class="hint"></p>
-  <ul id="kw-list" aria-label="Keywords"></ul>
-  <label for="kw-new">New keyword</label>
-  <div class="row"><input id="kw-new" type="text" autocomplete="off"><button id="kw-add" type="button">Add keyword</button></div>
-  <div id="kw-status" class="status" role="status" aria-live="polite"></div>
-</section>
-
-<section aria-labelledby="settings-title">
-  <h2 id="settings-title">Settings</h2>
-  <label for="annotator">Annotator</label>
-  <input id="annotator" type="text" autocomplete="username">
-  <label for="token">Admin token (keyword changes and feedback, when the server has one)</label>
-  <input id="token" type="password" autocomplete="off">
-</section>
-</main>
-<script>
+// The annotation workbench (served at /workbench.js, loaded by the page at /).
+//
+// Keyboard first. Suggestions follow the name as it is typed (debounced); Enter in the name field accepts the top
+// suggestion for the text as it is now (waiting for fresh suggestions when the shown ones are for an older text);
+// keys 1–5 choose a suggestion whenever focus is not in a text field; a keyword typed into the keyword field that
+// is not among the five is recorded as a correction. Every decision is posted to /v1/feedback with a client id, so
+// a retried post stores one record; unsent decisions are retried. Queue mode steps through pasted or loaded names,
+// keeps a table of decisions (CSV and JSON-lines export) and survives a reload (localStorage). Keyword management
+// lists, adds and removes keywords with the admin token.
 "use strict";
 const $ = function (id) { return document.getElementById(id); };
 const nameField = $("name"), keywordField = $("keyword"), box = $("suggestions"), tokensBox = $("tokens");
@@ -376,8 +259,11 @@ function renderDecisions() {
   $("decisions-count").textContent = state.decisions.length + " decisions" + (unsaved ? ", " + unsaved + " not saved yet" : "");
 }
 
+// A text cell that starts with = + - @ (or a tab or carriage return) would be read as a formula by a
+// spreadsheet: it gets a leading apostrophe, which spreadsheets show as text. Numbers are written as they are.
 function csvField(value) {
-  const text = value === null || value === undefined ? "" : String(value);
+  let text = value === null || value === undefined ? "" : String(value);
+  if (typeof value !== "number" && /^[=+\-@\t\r]/.test(text)) text = "'" + text;
   return /[",\r\n]/.test(text) ? '"' + text.replace(/"/g, '""') + '"' : text;
 }
 
@@ -619,8 +505,3 @@ renderDecisions();
 loadKeywords();
 if (state.queue.position >= 0) loadQueueItem();
 retryUnsaved();
-</script>
-</body>
-</html>
-"""#
-}

@@ -1,4 +1,4 @@
-// The API's handlers: each turns a request into a response or throws an APIError.
+// The handlers `KeywordAPI`'s routes point at: each turns a request into a response or throws an APIError.
 import Foundation
 import HTTPCore
 import Serving
@@ -9,24 +9,23 @@ import StrictJSON
 import Glibc
 #endif
 
-final class Handlers: Sendable {
+final class KeywordAPIHandlers: Sendable {
     let configuration: APIConfiguration
     let state: EngineState
     let metrics: ServerMetrics
     let feedbackCounts = FeedbackCounters()
     private let healthBody: [UInt8] = Array(#"{"status":"ok"}"#.utf8)
-    private let pageBody: [UInt8] = Array(AdminPage.html.utf8)
-    private let openAPIBody: [UInt8] = Array(OpenAPIDocument.json.utf8)
+    /// The OpenAPI document for the configured limits.
+    private let openAPIBody: [UInt8]
 
     init(configuration: APIConfiguration, state: EngineState, metrics: ServerMetrics) {
         self.configuration = configuration
         self.state = state
         self.metrics = metrics
+        openAPIBody = Array(OpenAPIDocument.json(configuration.limits).utf8)
     }
 
     private var limits: APILimits { configuration.limits }
-    /// The most JSON values each route's body may hold (see `ValueCaps`).
-    var valueCaps: ValueCaps { ValueCaps(configuration.limits) }
 
     private func engine() throws(APIError) -> any SuggestionEngine {
         switch state.current {
@@ -48,8 +47,10 @@ final class Handlers: Sendable {
                 json.field("status", string: "ready")
                 json.field("model", string: engine.modelVersion)
                 if let store = state.store {
-                    json.field("store", string: store.isAvailable ? "ok" : "unavailable")
+                    let failure = state.lastWriteFailure
+                    json.field("store", string: !store.isAvailable ? "unavailable" : failure == nil ? "ok" : "write_failed")
                     json.field("store_kind", string: store.kind)
+                    if let failure { json.field("last_write_error", string: failure) }
                 }
             }
             return .json(.ok, json.bytes)
@@ -60,43 +61,35 @@ final class Handlers: Sendable {
         }
     }
 
-    func adminPage() -> HTTPResponse {
-        var headers = HTTPHeaders()
-        headers.add("Content-Type", "text/html; charset=utf-8")
-        headers.add("Cache-Control", "no-cache")
-        headers.add("Content-Security-Policy", "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'unsafe-inline'")
-        return HTTPResponse(status: .ok, headers: headers, body: pageBody)
-    }
-
     func openAPI() -> HTTPResponse { .json(.ok, openAPIBody) }
 
     func metricsText() -> HTTPResponse {
-        var text = metrics.render()
-        text += "# HELP kwsuggest_model_ready 1 once the model is loaded.\n# TYPE kwsuggest_model_ready gauge\n"
+        var text = PrometheusText()
+        metrics.render(into: &text)
+        text.family("kwsuggest_model_ready", .gauge, help: "1 once the model is loaded.")
         switch state.current {
         case .ready(let engine):
-            text += "kwsuggest_model_ready 1\n"
-            text += "# HELP kwsuggest_model_info The loaded model.\n# TYPE kwsuggest_model_info gauge\n"
-            text += "kwsuggest_model_info{version=\"\(ServerMetrics.label(engine.modelVersion))\"} 1\n"
+            text.sample("kwsuggest_model_ready", 1)
+            text.family("kwsuggest_model_info", .gauge, help: "The loaded model.")
+            text.sample("kwsuggest_model_info", labels: ["version": engine.modelVersion], 1)
             let list = engine.keywordList()
-            text += "# HELP kwsuggest_keywords Keywords currently served.\n# TYPE kwsuggest_keywords gauge\n"
-            text += "kwsuggest_keywords{version=\"\(ServerMetrics.label(list.version))\"} \(list.keywords.count)\n"
+            text.family("kwsuggest_keywords", .gauge, help: "Keywords currently served.")
+            text.sample("kwsuggest_keywords", labels: ["version": list.version], list.keywords.count)
             if let seconds = state.modelLoadSeconds {
-                text += "# HELP kwsuggest_model_load_seconds Time the model took to load.\n# TYPE kwsuggest_model_load_seconds gauge\n"
-                text += "kwsuggest_model_load_seconds \(seconds)\n"
+                text.family("kwsuggest_model_load_seconds", .gauge, help: "Time the model took to load.")
+                text.sample("kwsuggest_model_load_seconds", seconds)
             }
         case .loading, .failed:
-            text += "kwsuggest_model_ready 0\n"
+            text.sample("kwsuggest_model_ready", 0)
         }
         if let store = state.store {
-            text += "# HELP kwsuggest_store_up 1 while the store of keyword changes and feedback can be reached.\n"
-            text += "# TYPE kwsuggest_store_up gauge\n"
-            text += "kwsuggest_store_up{kind=\"\(store.kind)\"} \(store.isAvailable ? 1 : 0)\n"
+            text.family("kwsuggest_store_up", .gauge, help: "1 while the store of keyword changes and feedback can be reached.")
+            text.sample("kwsuggest_store_up", labels: ["kind": store.kind], store.isAvailable ? 1 : 0)
         }
-        text += feedbackCounts.render()
+        feedbackCounts.render(into: &text)
         var headers = HTTPHeaders()
         headers.add("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-        return HTTPResponse(status: .ok, headers: headers, body: Array(text.utf8))
+        return HTTPResponse(status: .ok, headers: headers, body: Array(text.text.utf8))
     }
 
     // MARK: Suggestions
@@ -104,12 +97,12 @@ final class Handlers: Sendable {
     /// The fields of a suggestion request in text form (a query string or a form body).
     private static let textFields: Set<String> = ["name", "k", "explain"]
 
-    func suggestFromBody(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+    func suggestFromBody(_ request: HTTPRequest, valueCap: Int) throws(APIError) -> HTTPResponse {
         if try RequestDecoding.bodyFormat(request, form: true) == .form {
             let fields = try RequestDecoding.form(request, allowed: Self.textFields)
             return try suggest(try textInput(fields, missingName: "add name=<product name> to the form"))
         }
-        let fields = try RequestDecoding.object(request, maxValues: valueCaps.suggest)
+        let fields = try RequestDecoding.object(request, maxValues: valueCap)
         try RequestDecoding.onlyFields(fields, ["name", "k", "explain"])
         let input = SuggestInput(name: try RequestDecoding.name(fields["name"], limits: limits),
                                  k: try RequestDecoding.k(fields["k"], limits: limits),
@@ -144,9 +137,12 @@ final class Handlers: Sendable {
 
     /// A score that is not a number means a damaged model, never an answer: 500, and the log says why.
     static func checkFinite(_ result: SuggestionResult) throws(APIError) {
-        guard result.suggestions.contains(where: { !$0.score.isFinite }) else { return }
-        Syscall.writeAll(2, Array("{\"event\":\"non_finite_score\",\"name\":\(quoted(String(result.name.prefix(200))))}\n".utf8))
-        throw APIError(.internalServerError, .internalError, "the model produced a score that is not a number; see the server log")
+        do throws(SuggestionWire.NonFiniteScore) {
+            try SuggestionWire.check(result)
+        } catch {
+            Syscall.writeAll(2, Array("{\"event\":\"non_finite_score\",\"name\":\(quoted(String(result.name.prefix(200))))}\n".utf8))
+            throw APIError(.internalServerError, .internalError, "the model produced a score that is not a number; see the server log")
+        }
     }
 
     private func suggest(_ input: SuggestInput) throws(APIError) -> HTTPResponse {
@@ -155,49 +151,14 @@ final class Handlers: Sendable {
         try Self.checkFinite(result)
         var json = JSONWriter(capacity: 256 + input.name.utf8.count)
         json.object { json in
-            json.field("name", string: input.name)
-            if input.explain, let tokens = result.tokens {
-                json.field("tokens") { json in json.array { json in for token in tokens { json.string(token) } } }
-            }
-            json.field("suggestions") { json in Self.writeSuggestions(result.suggestions, explain: input.explain, into: &json) }
-            Self.writeVerdict(result, into: &json)
+            SuggestionWire.writeMembers(result, name: input.name, explain: input.explain, into: &json)
             json.field("model", string: engine.modelVersion)
         }
         return .json(.ok, json.bytes)
     }
 
-    /// `auto_accept`, and `reason` when there are no suggestions.
-    static func writeVerdict(_ result: SuggestionResult, into json: inout JSONWriter) {
-        json.field("auto_accept", bool: result.autoAccept)
-        if let reason = result.reason { json.field("reason", string: reason.rawValue) }
-    }
-
-    static func writeSuggestions(_ suggestions: [Suggestion], explain: Bool, into json: inout JSONWriter) {
-        json.array { json in
-            for suggestion in suggestions {
-                json.object { json in
-                    json.field("keyword", string: suggestion.keyword)
-                    json.field("score") { $0.number(suggestion.score) }
-                    if let confidence = suggestion.confidence { json.field("confidence", number: (confidence * 1e6).rounded() / 1e6) }
-                    if explain, let weights = suggestion.weights {
-                        json.field("weights") { json in
-                            json.array { json in
-                                for weight in weights {
-                                    json.object { json in
-                                        json.field("token", string: weight.token)
-                                        json.field("weight") { $0.number(weight.weight) }
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    func batch(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        let fields = try RequestDecoding.object(request, maxValues: valueCaps.batch)
+    func batch(_ request: HTTPRequest, valueCap: Int) throws(APIError) -> HTTPResponse {
+        let fields = try RequestDecoding.object(request, maxValues: valueCap)
         try RequestDecoding.onlyFields(fields, ["names", "k", "explain"])
         guard let namesValue = fields["names"] else { throw .badRequest(.missingNames, "'names' is required") }
         guard namesValue != .null else { throw .badRequest(.invalidNames, "'names' must be an array of strings") }
@@ -233,14 +194,7 @@ final class Handlers: Sendable {
                             failure = error
                             break
                         }
-                        json.object { json in
-                            json.field("name", string: name)
-                            if explain, let tokens = result.tokens {
-                                json.field("tokens") { json in json.array { json in for token in tokens { json.string(token) } } }
-                            }
-                            json.field("suggestions") { json in Self.writeSuggestions(result.suggestions, explain: explain, into: &json) }
-                            Self.writeVerdict(result, into: &json)
-                        }
+                        json.object { json in SuggestionWire.writeMembers(result, name: name, explain: explain, into: &json) }
                     }
                 }
             }
@@ -267,7 +221,7 @@ final class Handlers: Sendable {
                                         message: "'\(name)' must be an integer from \(range.lowerBound) to \(range.upperBound)")
         }
         let offset = try integer("offset", default: 0, range: 0...Int(Int32.max))
-        let limit = try integer("limit", default: min(1000, limits.maxKeywordPage), range: 1...limits.maxKeywordPage)
+        let limit = try integer("limit", default: min(limits.defaultKeywordPage, limits.maxKeywordPage), range: 1...limits.maxKeywordPage)
         let prefix = query["prefix"] ?? ""
         // No keyword is longer than this, and the schema's maxLength keeps every page URL under the URI limit.
         guard RequestDecoding.fitsCodePoints(prefix, limits.maxKeywordCharacters + limits.maxPaddingCharacters) else {
@@ -307,7 +261,10 @@ final class Handlers: Sendable {
     static func expectedVersion(_ request: HTTPRequest) throws(APIError) -> String? {
         guard let header = request.headers["If-Match"]?.trimmingCharacters(in: .whitespaces), !header.isEmpty, header != "*" else { return nil }
         var tag = Substring(header)
-        if tag.hasPrefix("W/") { tag = tag.dropFirst(2) }
+        // If-Match compares strongly (RFC 9110 §13.1.1): a weak tag can never match, and the list's tags are strong.
+        if tag.hasPrefix("W/") {
+            throw .badRequest(.invalidIfMatch, "If-Match takes the strong entity tag of GET /v1/keywords, not a weak W/ tag")
+        }
         if tag.hasPrefix("\""), tag.hasSuffix("\""), tag.count >= 2 { tag = tag.dropFirst().dropLast() }
         guard !tag.isEmpty, !tag.contains(","), !tag.contains("\"") else {
             throw .badRequest(.invalidIfMatch, "If-Match must be one entity tag, the \"version\" of GET /v1/keywords")
@@ -315,9 +272,8 @@ final class Handlers: Sendable {
         return String(tag)
     }
 
-    func updateKeywords(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
-        try RequestDecoding.authorize(request, token: configuration.adminToken)
-        let fields = try RequestDecoding.object(request, maxValues: valueCaps.keywords)
+    func updateKeywords(_ request: HTTPRequest, valueCap: Int) throws(APIError) -> HTTPResponse {
+        let fields = try RequestDecoding.object(request, maxValues: valueCap)
         try RequestDecoding.onlyFields(fields, ["add", "remove", "actor"])
         let sent = KeywordChange(add: try RequestDecoding.strings(fields["add"], field: "add", code: .invalidAdd),
                                  remove: try RequestDecoding.strings(fields["remove"], field: "remove", code: .invalidRemove))
@@ -327,36 +283,55 @@ final class Handlers: Sendable {
         } catch {
             throw .badRequest(.invalidKeyword, "\(error)")
         }
-        let (add, remove) = (checked.add, checked.remove)
-        guard add.count + remove.count <= limits.maxKeywordChanges else {
+        let (requestedAdd, requestedRemove) = (checked.add, checked.remove)
+        guard requestedAdd.count + requestedRemove.count <= limits.maxKeywordChanges else {
             throw .badRequest(.tooManyKeywords, "at most \(limits.maxKeywordChanges) keywords per change")
         }
-        let change = KeywordChange(add: add, remove: remove, expectedVersion: try Self.expectedVersion(request),
-                                   requestID: request.requestID,
-                                   actor: try FeedbackDecoding.label(fields["actor"], field: "actor", code: .invalidActor))
+        let expectedVersion = try Self.expectedVersion(request)
+        let actor = try FeedbackDecoding.label(fields["actor"], field: "actor", code: .invalidActor)
         let engine = try engine()
-        // An empty change changes nothing: the answer is the current list, and nothing is written.
-        if add.isEmpty && remove.isEmpty { return keywordResponse(engine.keywordList()) }
+        let present = engine.listed(requestedAdd + requestedRemove)
+        // A removal wins over an addition in the same change, and removing a keyword the list does not hold
+        // changes nothing, so it is not recorded: the overlay's `removed` stays bounded by the list.
+        let requestedRemoval = Set(requestedRemove)
+        let removing = requestedRemoval.intersection(present)
+        let remove = requestedRemove.filter { removing.contains($0) }
+        let add = requestedAdd.filter { !requestedRemoval.contains($0) }
+        // An empty change changes nothing: the answer is the current list, and nothing is written; a stale
+        // If-Match is still a failed precondition.
+        if add.isEmpty && remove.isEmpty {
+            let list = engine.keywordList()
+            if let expectedVersion, expectedVersion != list.version { throw Self.versionMismatch(expectedVersion, list.version) }
+            return keywordResponse(list)
+        }
+        let change = KeywordChange(add: add, remove: remove, expectedVersion: expectedVersion,
+                                   requestID: request.requestID,
+                                   actor: actor)
+        // The list's size is checked by the engine under the store's lock (`KeywordStoreError.listFull`).
         do {
-            return keywordResponse(try engine.updateKeywords(change))
+            let list = try engine.updateKeywords(change)
+            state.noteWrite(failure: nil)
+            return keywordResponse(list)
         } catch KeywordStoreError.listFull(let count, let limit) {
             throw .badRequest(.keywordListFull, "\(KeywordStoreError.listFull(count: count, limit: limit))")
         } catch KeywordStoreError.versionMismatch(let current) {
-            throw APIError(.preconditionFailed, .versionMismatch,
-                           "the keyword list changed since version \(change.expectedVersion ?? ""); it is now \(current): reload it and retry",
-                           headers: [("ETag", "\"\(current)\"")])
+            throw Self.versionMismatch(change.expectedVersion ?? "", current)
         } catch KeywordStoreError.unavailable {
             throw APIError.storeUnavailable
         } catch {
             // The detail (a path, an errno) goes to the log, not to the client.
             Syscall.writeAll(2, Array("{\"event\":\"keyword_update_failed\",\"error\":\(Self.quoted("\(error)"))}\n".utf8))
+            state.noteWrite(failure: "a keyword change could not be saved (log event keyword_update_failed)")
             throw APIError(.internalServerError, .keywordUpdateFailed, "the keyword change could not be saved")
         }
     }
 
-    static func quoted(_ text: String) -> String {
-        var json = JSONWriter()
-        json.string(text)
-        return String(decoding: json.bytes, as: UTF8.self)
+    /// 412 `version_mismatch`: the list is no longer at the version the client's If-Match names.
+    static func versionMismatch(_ expected: String, _ current: String) -> APIError {
+        APIError(.preconditionFailed, .versionMismatch,
+                 "the keyword list changed since version \(expected); it is now \(current): reload it and retry",
+                 headers: [("ETag", "\"\(current)\"")])
     }
+
+    static func quoted(_ text: String) -> String { JSONWriter.quoted(text) }
 }

@@ -1,0 +1,66 @@
+// Per-thread buffers the lexical matcher fills with one name's exact-match evidence.
+
+/// Reusable per-thread buffers for `LexicalMatcher.match`; after a call, `touched` lists the keywords with any
+/// evidence and `features[k * LexicalFeature.count + f]` holds their feature values (zero for all others).
+public struct LexicalScratch: Sendable {
+    public internal(set) var touched: [Int32] = []
+    public internal(set) var features: [Float]
+    var isTouched: [Bool]
+    var overlapCount: [Int32]
+    var bigramHits: [Int32]
+    var textSpan: [Int32]
+    var rowSpan: [Int32]
+    /// The touched keywords with a text or row span (the only ones that can cover another match).
+    var spanned: [Int32] = []
+    /// Variety matches of the current name as (start, end, keyword) triples, in folded offsets.
+    var varietySpans: [Int32] = []
+    /// Per keyword: 0 no text match yet, 1 every text match so far inside another keyword's variety, 2 not.
+    var insideVariety: [UInt8]
+
+    public init(keywordCount: Int) {
+        features = [Float](repeating: 0, count: keywordCount * LexicalFeature.count)
+        isTouched = [Bool](repeating: false, count: keywordCount)
+        overlapCount = [Int32](repeating: 0, count: keywordCount)
+        bigramHits = [Int32](repeating: 0, count: keywordCount)
+        textSpan = [Int32](repeating: -1, count: keywordCount * 2)
+        insideVariety = [UInt8](repeating: 0, count: keywordCount)
+        rowSpan = [Int32](repeating: -1, count: keywordCount * 2)
+        touched.reserveCapacity(keywordCount)
+    }
+
+    public var keywordCount: Int { isTouched.count }
+
+    /// The feature vector of keyword `k` (zeros when untouched).
+    public func featureValues(of k: Int) -> ArraySlice<Float> {
+        features[(k * LexicalFeature.count)..<((k + 1) * LexicalFeature.count)]
+    }
+
+    mutating func clear() {
+        for k32 in touched {
+            let k = Int(k32)
+            isTouched[k] = false
+            overlapCount[k] = 0
+            bigramHits[k] = 0
+            insideVariety[k] = 0
+            textSpan[2 * k] = -1; textSpan[2 * k + 1] = -1
+            rowSpan[2 * k] = -1; rowSpan[2 * k + 1] = -1
+            for f in 0..<LexicalFeature.count { features[k * LexicalFeature.count + f] = 0 }
+        }
+        touched.removeAll(keepingCapacity: true)
+        spanned.removeAll(keepingCapacity: true)
+        varietySpans.removeAll(keepingCapacity: true)
+    }
+
+    @inline(__always) mutating func touch(_ k: Int) {
+        if !isTouched[k] {
+            isTouched[k] = true
+            touched.append(Int32(k))
+        }
+    }
+
+    @inline(__always) mutating func set(_ k: Int, _ feature: LexicalFeature, _ value: Float) {
+        touch(k)
+        let at = k * LexicalFeature.count + feature.rawValue
+        features[at] = max(features[at], value)
+    }
+}
