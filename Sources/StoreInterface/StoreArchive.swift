@@ -162,7 +162,7 @@ public enum StoreArchive {
         }
         let overlay = KeywordOverlay(added: try clean(added, "added"), removed: try clean(removed, "removed"))
         let addedSet = Set(overlay.added)
-        if let index = overlay.removed.firstIndex(where: { addedSet.contains($0) }) {
+        if let index = removed.firstIndex(where: { addedSet.contains(KeywordRules.canonical($0)) }) {
             throw KeywordProblem(field: "removed[\(index)]", problem: "is also in 'added'")
         }
         return overlay
