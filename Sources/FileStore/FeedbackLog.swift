@@ -89,9 +89,11 @@ final class FeedbackLog: Sendable {
     func importFeedback(_ records: [FeedbackRecord]) throws(KeywordStoreError) -> Int {
         try withFeedbackFile { (fd, index) throws(KeywordStoreError) -> Int in
             var present = Set<Int64>()
+            var number = 0
             try LineReader(fd: fd, path: feedbackPath).forEachLine(from: 0, until: index.scanned) { (line, _) throws(KeywordStoreError) -> Bool in
+                number += 1
                 if !FeedbackFrame.isHeader(line) {
-                    present.insert(try FeedbackIndex.quickRecord(line, path: feedbackPath, number: 0).id)
+                    present.insert(try FeedbackIndex.quickRecord(line, path: feedbackPath, number: number).id)
                 }
                 return true
             }

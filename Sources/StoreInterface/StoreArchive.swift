@@ -51,9 +51,9 @@ public enum StoreArchive {
     /// by `KeywordRules` (a keyword in both lists is refused), feedback records by `FeedbackRules` (name, keyword,
     /// `shown`, labels, a record id from 1 to `FeedbackRules.maxRecordID`, a valid `received_at`), record ids
     /// increasing line by line. A bad line (longer than `maxLineBytes`, not valid JSON, a repeated key, a field of
-    /// the wrong type, a broken rule) throws an error naming `source` and the line, and nothing is written. The keyword changes are also
-    /// refused, and nothing is written, when the list they would serve on `base` (the model's own keywords) breaks
-    /// `KeywordRules.checkListSize`; that check runs under the store's lock.
+    /// the wrong type, a broken rule) throws an error naming `source` and the line, and nothing is written. The
+    /// keyword changes are also refused, and nothing is written, when the list they would serve on `base` (the
+    /// model's own keywords) breaks `KeywordRules.checkListSize`; that check runs under the store's lock.
     public static func importArchive(_ data: Data, source: String, into store: any KeywordStore,
                                      base: [String], maxKeywords: Int = KeywordRules.maxKeywords) throws -> ImportSummary {
         var pending = Array(data)
@@ -162,7 +162,7 @@ public enum StoreArchive {
         }
         let overlay = KeywordOverlay(added: try clean(added, "added"), removed: try clean(removed, "removed"))
         let addedSet = Set(overlay.added)
-        if let index = overlay.removed.firstIndex(where: { addedSet.contains($0) }) {
+        if let index = removed.firstIndex(where: { addedSet.contains(KeywordRules.canonical($0)) }) {
             throw KeywordProblem(field: "removed[\(index)]", problem: "is also in 'added'")
         }
         return overlay

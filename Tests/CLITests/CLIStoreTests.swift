@@ -50,7 +50,8 @@ final class CLIStoreTests: XCTestCase {
         }
         let file = "file:" + directory + "/keywords.overlay.json"
         // Ids and client ids of their own, so records other tests left in the database cannot collide.
-        let base = Int.random(in: 1_000_000...1_000_000_000)
+        // Starting with 1, so no replacement below makes `"id":3` or `"id":5` of another's digits.
+        let base = Int.random(in: 1_000_000_000...1_999_999_999)
         let unique = archive.replacingOccurrences(of: #""id":3"#, with: "\"id\":\(base)")
             .replacingOccurrences(of: #""id":5"#, with: "\"id\":\(base + 2)")
             .replacingOccurrences(of: "c-1", with: "c-\(base)")
