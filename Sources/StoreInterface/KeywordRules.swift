@@ -67,6 +67,11 @@ public enum KeywordRules {
         return visible ? nil : "has no visible character (only white space, combining marks or invisible characters)"
     }
 
+    /// Whether a non-ASCII code point can never appear in a keyword (the API's schema lists these).
+    public static func refuses(_ scalar: Unicode.Scalar) -> Bool {
+        !scalar.isASCII && problem(with: scalar) != nil
+    }
+
     /// Why one code point cannot appear in a keyword, or nil.
     private static func problem(with scalar: Unicode.Scalar) -> String? {
         // Formatted only for a refusal: this runs for every code point of every keyword of a change.

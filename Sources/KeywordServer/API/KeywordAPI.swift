@@ -65,7 +65,7 @@ public final class KeywordAPI: HTTPResponder {
             route(.get, "/healthz") { _, _ throws(APIError) in handlers.health() },
             route(.get, "/readyz") { _, _ throws(APIError) in handlers.ready() },
             route(.get, "/metrics") { _, _ throws(APIError) in handlers.metricsText() },
-            route(.get, "/openapi.json") { _, _ throws(APIError) in handlers.openAPI() },
+            route(.get, "/openapi.json", lane: .bulk) { _, _ throws(APIError) in handlers.openAPI() },
             route(.get, "/v1/suggest") { request, _ throws(APIError) in try handlers.suggestFromQuery(request) },
             route(.post, "/v1/suggest", bodyCap: bodyCaps.suggest, valueCap: valueCaps.suggest) { request, route throws(APIError) in
                 try handlers.suggestFromBody(request, valueCap: route.valueCap)

@@ -1,6 +1,7 @@
 // The handlers `KeywordAPI`'s routes point at: each turns a request into a response or throws an APIError.
 import Foundation
 import HTTPCore
+import Locking
 import Serving
 import Sockets
 import StoreInterface
@@ -20,13 +21,14 @@ final class KeywordAPIHandlers: Sendable {
     let queueCounters = QueueCounters()
     private let healthBody: [UInt8] = Array(#"{"status":"ok"}"#.utf8)
     /// The OpenAPI document for the configured limits.
-    private let openAPIBody: [UInt8]
+    /// The OpenAPI document, rendered on its first request (its keyword pattern scans every code point once
+    /// per process) and kept.
+    private let openAPIBody = Locked<[UInt8]?>(nil)
 
     init(configuration: APIConfiguration, state: EngineState, metrics: ServerMetrics) {
         self.configuration = configuration
         self.state = state
         self.metrics = metrics
-        openAPIBody = Array(OpenAPIDocument.json(configuration.limits).utf8)
         exportSlots = ExportSlots(limit: configuration.limits.maxConcurrentExports)
     }
 
@@ -67,7 +69,15 @@ final class KeywordAPIHandlers: Sendable {
         }
     }
 
-    func openAPI() -> HTTPResponse { .json(.ok, openAPIBody) }
+    func openAPI() -> HTTPResponse {
+        let limits = configuration.limits
+        return .json(.ok, openAPIBody.withLock { body in
+            if let body { return body }
+            let rendered = Array(OpenAPIDocument.json(limits).utf8)
+            body = rendered
+            return rendered
+        })
+    }
 
     func metricsText() -> HTTPResponse {
         var text = PrometheusText()

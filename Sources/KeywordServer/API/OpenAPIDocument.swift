@@ -2,6 +2,7 @@
 // number in it comes from the limits the server enforces. A test checks that it is valid JSON and lists every
 // route the router serves.
 import HTTPCore
+import StoreInterface
 import StrictJSON
 
 enum OpenAPIDocument {
@@ -18,6 +19,37 @@ enum OpenAPIDocument {
         }
         return String(decoding: json.bytes, as: UTF8.self)
     }
+
+    /// The non-ASCII code points no keyword may hold (`KeywordRules.refuses`), as ranges for a character class
+    /// of a pattern inside a JSON string: BMP ones as `\\uXXXX` escapes, astral ones as the characters
+    /// themselves (what both ECMA-262 with the `u` flag and Python's `re` read). Computed once per process.
+    private static let refusedKeywordRanges: String = {
+        var text = ""
+        func append(_ scalar: Unicode.Scalar) {
+            text += scalar.value <= 0xFFFF ? "\\\\u" + String(format: "%04x", scalar.value) : String(Character(scalar))
+        }
+        var start: Unicode.Scalar?
+        var last: Unicode.Scalar?
+        func close() {
+            guard let first = start, let end = last else { return }
+            append(first)
+            if end != first {
+                text += "-"
+                append(end)
+            }
+            start = nil
+        }
+        for value in UInt32(0x80)...0x10FFFF {
+            guard let scalar = Unicode.Scalar(value), KeywordRules.refuses(scalar) else {
+                close()
+                continue
+            }
+            if start == nil { start = scalar }
+            last = scalar
+        }
+        close()
+        return text
+    }()
 
     private static let busy = "While large bodies being received fill the server's budget, a large one is 503 server_busy with Retry-After."
 
@@ -186,8 +218,8 @@ enum OpenAPIDocument {
         "description": "A product name: 1-\#(limits.maxNameCharacters) Unicode code points after trimming white space (Unicode White_Space), no NUL (rejected on purpose: C tools and log lines cut strings there). The pattern states exactly that; white space around the name does not count towards the \#(limits.maxNameCharacters); with it the name is at most \#(limits.maxNameCharacters + limits.maxPaddingCharacters) code points (maxLength), so the schema bounds every body."
       },
       "Keyword": {
-        "type": "string", "minLength": 1, "maxLength": \#(limits.maxKeywordCharacters + limits.maxPaddingCharacters), "pattern": "^[\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\x00-\\x1f\\x7f-\\x9f]([^\\x00-\\x1f\\x7f-\\x9f]{0,\#(limits.maxKeywordCharacters - 2)}[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\x00-\\x1f\\x7f-\\x9f])?[\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*$",
-        "description": "1-\#(limits.maxKeywordCharacters) Unicode code points after trimming white space, no control characters inside (the pattern states exactly that); with the white space around it at most \#(limits.maxKeywordCharacters + limits.maxPaddingCharacters) (maxLength)"
+        "type": "string", "minLength": 1, "maxLength": \#(limits.maxKeywordCharacters + limits.maxPaddingCharacters), "pattern": "^[\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\x00-\\x1f\\x7f-\\x9f\#(refusedKeywordRanges)]([^\\x00-\\x1f\\x7f-\\x9f\#(refusedKeywordRanges)]{0,\#(limits.maxKeywordCharacters - 2)}[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\x00-\\x1f\\x7f-\\x9f\#(refusedKeywordRanges)])?[\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*$",
+        "description": "1-\#(limits.maxKeywordCharacters) Unicode code points after trimming white space, no control characters inside, and none of the invisible, format, private-use, unassigned or noncharacter code points the server refuses (the pattern lists them); the server also folds it to NFKC and refuses one with no visible character; with the white space around it at most \#(limits.maxKeywordCharacters + limits.maxPaddingCharacters) (maxLength)"
       },
       "TextFlag": {
         "type": "string", "pattern": "^([Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|[Yy][Ee][Ss]|[Nn][Oo]|1|0|)$", "default": "false",
