@@ -142,7 +142,12 @@ struct ServeCommand: Command {
             return try factory(directory, store, verify, precision, maxKeywords)
         }
         options.registryFallback = directory
-        options.modelLoader = { modelDirectory, store in try factory(modelDirectory, store, verify, precision, maxKeywords) }
+        options.modelLoader = { modelDirectory, store in
+            if modelDirectory == directory {
+                ServiceRunner.event(["event": "model_directory", "path": directory, "source": source.rawValue])
+            }
+            return try factory(modelDirectory, store, verify, precision, maxKeywords)
+        }
         let runner = ServiceRunner(options: options, loader: loader, announce: { line in
             // Unbuffered, so a supervisor reading stdout sees the address at once.
             writeStandardOutput(Array((line + "\n").utf8))
