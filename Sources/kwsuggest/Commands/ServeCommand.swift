@@ -171,7 +171,6 @@ struct ServeCommand: Command {
         }
         options.registryFallback = directory
         options.modelLoader = { modelDirectory, store in
-            // The --model directory (served until the registry has a live version) is logged with where it was found.
             if modelDirectory == directory {
                 ServiceRunner.event(["event": "model_directory", "path": directory, "source": source.rawValue])
             }
