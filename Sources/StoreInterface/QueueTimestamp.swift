@@ -49,7 +49,7 @@ public enum QueueTimestamp {
         guard (1...lengths[month - 1]).contains(day) else { return nil }
         // Days from the civil date (Howard Hinnant's algorithm).
         let y = month <= 2 ? year - 1 : year
-        let era = y / 400
+        let era = (y >= 0 ? y : y - 399) / 400
         let yearOfEra = y - era * 400
         let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
         let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear

@@ -15,6 +15,8 @@ final class QueueTextTests: XCTestCase {
         XCTAssertEqual(QueueTimestamp.parse("2026-09-21T14:13:20Z"), 1_790_000_000_000)
         XCTAssertEqual(QueueTimestamp.parse("2026-09-21T14:13:20.1Z"), 1_790_000_000_100)
         XCTAssertEqual(QueueTimestamp.parse("2000-02-29T00:00:00Z"), 951_782_400_000)
+        XCTAssertEqual(QueueTimestamp.parse("0000-02-29T00:00:00Z").map(QueueTimestamp.format), "0000-02-29T00:00:00.000Z")
+        XCTAssertEqual(QueueTimestamp.parse("0000-01-01T00:00:00Z"), -62_167_219_200_000)
         for bad in ["", "2026-09-21", "2026-09-21T14:13:20+09:00", "2026-02-30T00:00:00Z", "2026-09-21T24:00:00Z",
                     "2026-09-21T14:13:20.1234Z", "2026-09-21 14:13:20Z", "1900-02-29T00:00:00Z", "２０２６-09-21T14:13:20Z"] {
             XCTAssertNil(QueueTimestamp.parse(bad), bad)

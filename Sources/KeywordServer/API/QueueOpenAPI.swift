@@ -86,7 +86,7 @@ enum QueueOpenAPI {
         "description": "Streamed (chunked transfer coding) from the store page by page. If the store fails midway the connection closes before the last chunk.",
         "security": [{}, {"bearer": []}],
         "parameters": [
-          {"name": "since", "in": "query", "description": "Only labels made at or after this UTC time", "schema": {"type": "string", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}(\\.[0-9]{1,3})?Z$"}}
+          {"name": "since", "in": "query", "description": "Only labels made at or after this UTC time", "schema": {"type": "string", "pattern": "^(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,3})?Z$"}}
         ],
         "responses": {
           "200": {"description": "One LabelLine object per line", "content": {"application/x-ndjson": {"schema": {"type": "string"}}}},
@@ -131,17 +131,23 @@ enum QueueOpenAPI {
         }
       },
       "QueueDecision": {
-        "type": "object", "required": ["lease", "annotator"], "additionalProperties": false,
-        "description": "Exactly one of id and ids, and exactly one of keywords and action; skip and flag take id (400 invalid_ids, invalid_keywords or invalid_action otherwise). null is the same as absent.",
-        "properties": {
-          "lease": {"$ref": "#/components/schemas/Label"},
-          "annotator": {"$ref": "#/components/schemas/Label"},
-          "id": {"oneOf": [{"$ref": "#/components/schemas/Label"}, {"type": "null"}]},
-          "ids": {"type": ["array", "null"], "minItems": 1, "maxItems": \#(QueueDecoding.maxItems), "items": {"$ref": "#/components/schemas/Label"}},
-          "keywords": {"type": ["array", "null"], "minItems": 1, "maxItems": \#(QueueDecoding.maxLabelKeywords), "items": {"$ref": "#/components/schemas/Keyword"}},
-          "action": {"enum": ["skip", "flag", null]}
-        }
+        "description": "A label for one item (id) or many (ids), or a skip or a flag of one item (id). A field a variant does not take may be absent or null.",
+        "oneOf": [
+          {"type": "object", "required": ["lease", "annotator", "id", "keywords"], "additionalProperties": false,
+           "properties": {"lease": {"$ref": "#/components/schemas/Label"}, "annotator": {"$ref": "#/components/schemas/Label"},
+                          "id": {"$ref": "#/components/schemas/Label"}, "ids": {"type": "null"},
+                          "keywords": {"$ref": "#/components/schemas/LabelKeywords"}, "action": {"type": "null"}}},
+          {"type": "object", "required": ["lease", "annotator", "ids", "keywords"], "additionalProperties": false,
+           "properties": {"lease": {"$ref": "#/components/schemas/Label"}, "annotator": {"$ref": "#/components/schemas/Label"},
+                          "id": {"type": "null"}, "ids": {"type": "array", "minItems": 1, "maxItems": \#(QueueDecoding.maxItems), "items": {"$ref": "#/components/schemas/Label"}},
+                          "keywords": {"$ref": "#/components/schemas/LabelKeywords"}, "action": {"type": "null"}}},
+          {"type": "object", "required": ["lease", "annotator", "id", "action"], "additionalProperties": false,
+           "properties": {"lease": {"$ref": "#/components/schemas/Label"}, "annotator": {"$ref": "#/components/schemas/Label"},
+                          "id": {"$ref": "#/components/schemas/Label"}, "ids": {"type": "null"},
+                          "keywords": {"type": "null"}, "action": {"enum": ["skip", "flag"]}}}
+        ]
       },
+      "LabelKeywords": {"type": "array", "minItems": 1, "maxItems": \#(QueueDecoding.maxLabelKeywords), "items": {"$ref": "#/components/schemas/Keyword"}},
       "QueueDecided": {
         "type": "object", "required": ["decided", "feedback"],
         "properties": {"decided": {"type": "integer", "minimum": 1, "description": "Items decided"}, "feedback": {"type": "array", "items": {"type": "integer", "minimum": 1}, "description": "Ids of the feedback records the labels wrote"}}
