@@ -51,7 +51,7 @@ final class FeedbackIDTests: XCTestCase {
         let client = try RawClient(port: server.port)
         for (sent, keyword) in [("req-7", "ごぼう"), ("bad id <script>", "れんこん")] {
             let body = #"{"add": ["\#(keyword)"]}"#
-            client.send("POST /v1/keywords HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nX-Request-Id: \(sent)\r\n"
+            client.send("POST /v1/keywords HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nX-Request-Id: \(sent)\r\n"
                 + "Content-Length: \(body.utf8.count)\r\n\r\n\(body)")
             let response = try XCTUnwrap(client.readResponse())
             XCTAssertEqual(response.status, 200)

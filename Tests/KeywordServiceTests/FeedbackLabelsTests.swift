@@ -76,7 +76,10 @@ final class TrainingRecipeTests: XCTestCase {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let manifest = try ModelManifest.load(path: root.appendingPathComponent("models/default/manifest.json").path)
         let recipe = try XCTUnwrap(manifest.recipe)
-        XCTAssertEqual(recipe.data.map(\.path), ["data/train.jsonl"])
+        XCTAssertEqual(recipe.data.map(\.path), ["data/train.jsonl", "data/train-knowledge.jsonl"])
+        let header = try JSONSerialization.jsonObject(with: Data(contentsOf: root.appendingPathComponent("models/default/encoder.json")))
+        let config = try XCTUnwrap((header as? [String: Any])?["config"] as? [String: Any])
+        XCTAssertEqual(recipe.options.subwordBuckets, config["subwordBuckets"] as? Int, "the recipe trains the sub-word table the model has")
         let previous = FileManager.default.currentDirectoryPath
         FileManager.default.changeCurrentDirectoryPath(root.path)
         defer { FileManager.default.changeCurrentDirectoryPath(previous) }
