@@ -118,7 +118,9 @@ public final class ModelWatcher: Sendable {
             guard let failed = state.failed, failed.target == wanted, failed.revision == head.revision else { return false }
             return Date().timeIntervalSince(failed.at) < retryInterval
         }
-        if !skip { try? swap(to: wanted, revision: head.revision, reason: reason) }
+        // The log says whether the promotion skipped the gate (`model promote --force`).
+        let gate = head.live.flatMap { catalog.model($0)?.gate }.map { $0.contains("\"forced\":true") ? "forced" : "passed" }
+        if !skip { try? swap(to: wanted, revision: head.revision, reason: reason, gate: gate) }
         updateShadow(head)
         // The newest pushed version is the likely next promotion: have its files ready.
         if let newest = catalog.models.last?.version, newest != head.live, newest != head.shadow {
@@ -128,7 +130,8 @@ public final class ModelWatcher: Sendable {
 
     /// Loads `target` beside the served model and installs it; a failure leaves the served one and is recorded.
     /// `keepFailure`: installing the fallback because the wanted version failed keeps that failure reported.
-    private func swap(to target: ModelTarget, revision: Int64, reason: String, keepFailure: Bool = false) throws {
+    private func swap(to target: ModelTarget, revision: Int64, reason: String, keepFailure: Bool = false,
+                      gate: String? = nil) throws {
         let started = Date()
         let engine: any SuggestionEngine
         do {
@@ -173,7 +176,7 @@ public final class ModelWatcher: Sendable {
         _ = try? engine.reloadKeywords()
         log([("event", old == nil ? "model_loaded" : "model_swapped"), ("model", engine.modelVersion),
              ("source", target == .fallback ? "--model \(fallback)" : "registry \(registry.displayName)"),
-             ("previous", old ?? ""), ("reason", reason),
+             ("previous", old ?? ""), ("reason", reason), ("gate", gate ?? "none"),
              ("load_ms", String(format: "%.1f", Date().timeIntervalSince(started) * 1000))])
     }
 
