@@ -48,7 +48,7 @@ COPY --from=build /out/usr/local/bin/kwsuggest /usr/local/bin/kwsuggest
 # with a volume (--overlay /data/…) or the PostgreSQL store nothing under /app is written.
 COPY --chown=kwsuggest:kwsuggest models/default ./models/default
 # The training data the model's recipe names (paths resolve against /app), so the retraining job repeats it.
-COPY data/train.jsonl data/dev.jsonl ./data/
+COPY data/train.jsonl data/train-knowledge.jsonl data/dev.jsonl ./data/
 ENV KWSUGGEST_MODEL=/app/models/default \
     PORT=8080
 USER 10001:10001

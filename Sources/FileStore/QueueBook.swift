@@ -145,4 +145,3 @@ struct QueueBook: Sendable {
         scanned += committed
     }
 }
-
