@@ -23,19 +23,28 @@ public protocol QueueStore: AnyObject, Sendable {
 }
 
 /// What the lease orders compare: the top confidence, the arrival, the id.
-package struct QueueOrderKey: Sendable, Equatable {
-    package var confidence: Double
-    package var enqueuedAt: QueueTime
-    package var id: String
+public struct QueueOrderKey: Sendable, Equatable {
+    public var confidence: Double
+    public var enqueuedAt: QueueTime
+    public var id: String
+
+    @inlinable
+    public init(confidence: Double, enqueuedAt: QueueTime, id: String) {
+        self.confidence = confidence
+        self.enqueuedAt = enqueuedAt
+        self.id = id
+    }
 }
 
 extension QueueItem {
-    package var orderKey: QueueOrderKey { QueueOrderKey(confidence: confidence, enqueuedAt: enqueuedAt, id: id) }
+    public var orderKey: QueueOrderKey { QueueOrderKey(confidence: confidence, enqueuedAt: enqueuedAt, id: id) }
 }
 
 extension QueueOrder {
-    /// Whether `a` goes before `b` in this order; ties fall to arrival, then id, so the order is total.
-    package func precedes(_ a: QueueOrderKey, _ b: QueueOrderKey) -> Bool {
+    /// Whether `a` goes before `b` in this order; ties fall to arrival, then id, so the order is total. Inlinable:
+    /// a file store's lease compares once per open item.
+    @inlinable
+    public func precedes(_ a: QueueOrderKey, _ b: QueueOrderKey) -> Bool {
         switch self {
         case .uncertain where a.confidence != b.confidence: return a.confidence < b.confidence
         case .confident where a.confidence != b.confidence: return a.confidence > b.confidence
