@@ -76,14 +76,17 @@ final class ExportBoundsTests: XCTestCase {
         XCTAssertEqual(api.handlers.exportSlots.inUse, 1)
     }
 
-    /// Export pages and keyword pages are read on the bulk lane: never an event loop, never the suggest lane.
+    /// Export pages (feedback and labels) and keyword pages are read on the bulk lane: never an event loop, never
+    /// the suggest lane.
     func testLargeAnswersRunOnTheBulkLane() {
         let api = makeAPI(store: store)
-        for target in ["/v1/feedback/export", "/v1/keywords"] {
+        for target in ["/v1/feedback/export", "/v1/keywords", "/v1/labels/export"] {
             let route = api.match(makeRequest(.get, target))
             XCTAssertTrue(route.isBlocking, target)
             XCTAssertEqual(route.lane, .bulk, target)
         }
         XCTAssertEqual(api.match(makeRequest(.post, "/v1/suggest/batch", body: "{}")).lane, .shared)
+        // Enqueueing up to 1,000 items suggests each: batch work, kept off the keyword writes' lane.
+        XCTAssertEqual(api.match(makeRequest(.post, "/v1/queue/items", body: "{}")).lane, .shared)
     }
 }

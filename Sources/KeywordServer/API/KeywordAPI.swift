@@ -86,7 +86,8 @@ public final class KeywordAPI: HTTPResponder {
                 try handlers.exportFeedback(request)
             },
             // The annotation queue: every route reads or writes the store, and all of them carry annotator names.
-            route(.post, "/v1/queue/items", lane: .reserved, needsToken: true, bodyCap: bodyCaps.queueItems,
+            // Enqueueing suggests every item, as a batch does: it runs on the batches' lane, not the writes'.
+            route(.post, "/v1/queue/items", lane: .shared, needsToken: true, bodyCap: bodyCaps.queueItems,
                   valueCap: valueCaps.queueItems) { request, route throws(APIError) in
                 try handlers.enqueue(request, valueCap: route.valueCap)
             },
@@ -103,7 +104,7 @@ public final class KeywordAPI: HTTPResponder {
                 try handlers.undo(request, valueCap: route.valueCap)
             },
             route(.get, "/v1/queue/stats", lane: .shared, needsToken: true) { _, _ throws(APIError) in try handlers.queueStats() },
-            route(.get, "/v1/labels/export", lane: .shared, needsToken: true) { request, _ throws(APIError) in
+            route(.get, "/v1/labels/export", lane: .bulk, needsToken: true) { request, _ throws(APIError) in
                 try handlers.exportLabels(request)
             },
         ]
