@@ -141,7 +141,7 @@ enum OpenAPIDocument {
         "description": "A body over \#(caps.keywords) bytes is 413 body_too_large (before it is read when Content-Length says so), the largest the schema allows. \#(valueCap(values.keywords)) \#(busy)",
         "security": [{}, {"bearer": []}],
         "parameters": [
-          {"name": "If-Match", "in": "header", "description": "The list version (ETag of GET /v1/keywords) the change is made against, quoted or bare, W/ allowed; a stale one gets 412; * or an empty value means no check; a list of several tags is 400 invalid_if_match", "schema": {"type": "string", "pattern": "^[ \\t]*(\\*|(W/)?\"[^\",]+\"|W/[^\",]+|(?!W/)[^\",]+)?[ \\t]*$"}}
+          {"name": "If-Match", "in": "header", "description": "The list version (ETag of GET /v1/keywords) the change is made against, quoted or bare; a weak W/ tag is 400 invalid_if_match (If-Match compares strongly); a stale one gets 412; * or an empty value means no check; a list of several tags is 400 invalid_if_match", "schema": {"type": "string", "pattern": "^[ \\t]*(\\*|\"[^\",]+\"|(?!W/)[^\",]+)?[ \\t]*$"}}
         ],
         "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/KeywordChange"}}}},
         "responses": {
