@@ -98,7 +98,9 @@ struct BenchRunner {
             components.keywords += extras
             let start = BenchClock.wall()
             do {
-                engine = try ModelEngine(components: components, store: engine.store, options: engine.options, applyOverlay: false)
+                // The benchmark's list is built in memory and never served, so it may pass the served list's cap.
+                engine = try ModelEngine(components: components, store: engine.store, options: engine.options, applyOverlay: false,
+                                         maxKeywords: max(engine.maxKeywords, components.keywords.count))
             } catch let error as ModelDirectoryError {
                 throw CommandError.failure(error.description)
             }
