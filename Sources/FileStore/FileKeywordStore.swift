@@ -125,42 +125,12 @@ public final class FileKeywordStore: KeywordStore {
 
     public func startWatching(_ onChange: @escaping @Sendable (String) -> Void) {
         guard !watching.exchange(true, ordering: .relaxed) else { return }
-        let path = overlayPath, interval = pollInterval
-        let thread = Thread { [weak self] in
-            var last = FileIdentity(path: path)
-            // The file may have changed between the caller's first read and now.
-            onChange("watch started")
-            while let self, !self.stopped.load(ordering: .relaxed) {
-                usleep(useconds_t(interval * 1_000_000))
-                let now = FileIdentity(path: path)
-                if now != last {
-                    last = now
-                    onChange("overlay file changed")
-                }
-            }
-        }
-        thread.name = "kwsuggest-store-watch"
-        thread.start()
+        FilePoller.start(path: overlayPath, interval: pollInterval, threadName: "kwsuggest-store-watch",
+                         reason: "overlay file changed", isStopped: { [weak self] in self?.stopped.load(ordering: .relaxed) ?? true },
+                         onChange: onChange)
     }
 
     public func close() {
         stopped.store(true, ordering: .relaxed)
-    }
-}
-
-/// Identity, size and modification time of a file; any change means it was rewritten.
-struct FileIdentity: Equatable {
-    var device: UInt64 = 0, inode: UInt64 = 0, size: Int64 = 0, seconds: Int = 0, nanoseconds: Int = 0
-    var exists = false
-
-    init(path: String) {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return }
-        exists = true
-        device = UInt64(info.st_dev)
-        inode = UInt64(info.st_ino)
-        size = Int64(info.st_size)
-        seconds = Int(info.st_mtim.tv_sec)
-        nanoseconds = Int(info.st_mtim.tv_nsec)
     }
 }

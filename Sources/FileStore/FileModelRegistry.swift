@@ -80,22 +80,9 @@ public final class FileModelRegistry: ModelRegistry {
 
     public func startWatching(_ onChange: @escaping @Sendable (String) -> Void) {
         guard !watching.exchange(true, ordering: .relaxed) else { return }
-        let path = catalogPath, interval = pollInterval
-        let thread = Thread { [weak self] in
-            var last = FileIdentity(path: path)
-            // The head may have changed between the caller's first read and now.
-            onChange("watch started")
-            while let self, !self.stopped.load(ordering: .relaxed) {
-                usleep(useconds_t(interval * 1_000_000))
-                let now = FileIdentity(path: path)
-                if now != last {
-                    last = now
-                    onChange("registry file changed")
-                }
-            }
-        }
-        thread.name = "kwsuggest-registry-watch"
-        thread.start()
+        FilePoller.start(path: catalogPath, interval: pollInterval, threadName: "kwsuggest-registry-watch",
+                         reason: "registry file changed", isStopped: { [weak self] in self?.stopped.load(ordering: .relaxed) ?? true },
+                         onChange: onChange)
     }
 
     public func close() {
