@@ -53,23 +53,57 @@ public enum KeywordRules {
                 continue
             }
             if let problem = problem(with: scalar) { return problem }
-            switch scalar.properties.generalCategory {
-            case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
-                 .decimalNumber, .letterNumber, .otherNumber,
-                 .connectorPunctuation, .dashPunctuation, .openPunctuation, .closePunctuation,
-                 .initialPunctuation, .finalPunctuation, .otherPunctuation,
-                 .mathSymbol, .currencySymbol, .modifierSymbol, .otherSymbol:
-                visible = true
-            default:
-                break
-            }
+            if shows(scalar) { visible = true }
         }
         return visible ? nil : "has no visible character (only white space, combining marks or invisible characters)"
     }
 
-    /// Whether a non-ASCII code point can never appear in a keyword (the API's schema lists these).
+    /// Whether a code point draws something by itself: a letter, number, punctuation or symbol. White space,
+    /// combining marks and everything `problem(with:)` refuses do not.
+    private static func shows(_ scalar: Unicode.Scalar) -> Bool {
+        switch scalar.properties.generalCategory {
+        case .uppercaseLetter, .lowercaseLetter, .titlecaseLetter, .modifierLetter, .otherLetter,
+             .decimalNumber, .letterNumber, .otherNumber,
+             .connectorPunctuation, .dashPunctuation, .openPunctuation, .closePunctuation,
+             .initialPunctuation, .finalPunctuation, .otherPunctuation,
+             .mathSymbol, .currencySymbol, .modifierSymbol, .otherSymbol:
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// Whether a non-ASCII code point can never appear in a keyword.
     public static func refuses(_ scalar: Unicode.Scalar) -> Bool {
         !scalar.isASCII && problem(with: scalar) != nil
+    }
+
+    /// What one code point, as sent, contributes to a keyword, once it is folded to NFKC as `canonical(_:)` folds
+    /// it: the per-code-point facts the API's schema states about keywords.
+    public enum CodePointRole: Sendable, Equatable {
+        /// Never allowed inside a keyword: a control, or a code point that is refused, or folds to one that is.
+        /// (White space that is also a control, such as TAB, may still pad a keyword, since padding is trimmed.)
+        case refused
+        /// Allowed, but it shows nothing alone, even once folded: white space, combining marks, and spacing
+        /// accents such as ¨ or ゛ that fold to a space and a combining mark. A keyword needs one `visible`.
+        case invisible
+        /// Allowed, and once folded it draws something.
+        case visible
+    }
+
+    /// The role of `scalar` in a keyword (see `CodePointRole`).
+    public static func role(of scalar: Unicode.Scalar) -> CodePointRole {
+        if scalar.isASCII {
+            if scalar.value < 0x20 || scalar.value == 0x7F { return .refused }
+            return scalar.value == 0x20 ? .invisible : .visible
+        }
+        if refuses(scalar) { return .refused }
+        var role = CodePointRole.invisible
+        for folded in String(scalar).precomposedStringWithCompatibilityMapping.unicodeScalars {
+            if (folded.isASCII && (folded.value < 0x20 || folded.value == 0x7F)) || refuses(folded) { return .refused }
+            if shows(folded) { role = .visible }
+        }
+        return role
     }
 
     /// Why one code point cannot appear in a keyword, or nil.

@@ -20,35 +20,21 @@ enum OpenAPIDocument {
         return String(decoding: json.bytes, as: UTF8.self)
     }
 
-    /// The non-ASCII code points no keyword may hold (`KeywordRules.refuses`), as ranges for a character class
-    /// of a pattern inside a JSON string: BMP ones as `\\uXXXX` escapes, astral ones as the characters
-    /// themselves (what both ECMA-262 with the `u` flag and Python's `re` read). Computed once per process.
-    private static let refusedKeywordRanges: String = {
-        var text = ""
-        func append(_ scalar: Unicode.Scalar) {
-            text += scalar.value <= 0xFFFF ? "\\\\u" + String(format: "%04x", scalar.value) : String(Character(scalar))
-        }
-        var start: Unicode.Scalar?
-        var last: Unicode.Scalar?
-        func close() {
-            guard let first = start, let end = last else { return }
-            append(first)
-            if end != first {
-                text += "-"
-                append(end)
-            }
-            start = nil
-        }
+    /// The members of the Keyword pattern's two character classes: the non-ASCII code points a keyword may hold
+    /// (`KeywordRules.role(of:)` is not `.refused`) and, of those, the ones that show nothing (`.invisible`).
+    /// Computed once per process. They are positive lists of what is allowed, not negated lists of what is
+    /// refused: a regex-driven generator (schemathesis) enumerates every code point of a class's ranges, and the
+    /// refused ones (unassigned planes, private use) far outnumber the allowed.
+    private static let keywordClasses: (allowed: String, invisible: String) = {
+        var allowed = CharacterRanges()
+        var invisible = CharacterRanges()
         for value in UInt32(0x80)...0x10FFFF {
-            guard let scalar = Unicode.Scalar(value), KeywordRules.refuses(scalar) else {
-                close()
-                continue
-            }
-            if start == nil { start = scalar }
-            last = scalar
+            guard let scalar = Unicode.Scalar(value) else { continue }
+            let role = KeywordRules.role(of: scalar)
+            allowed.add(scalar, role != .refused)
+            invisible.add(scalar, role == .invisible)
         }
-        close()
-        return text
+        return (allowed.members, invisible.members)
     }()
 
     private static let busy = "While large bodies being received fill the server's budget, a large one is 503 server_busy with Retry-After."
@@ -218,8 +204,8 @@ enum OpenAPIDocument {
         "description": "A product name: 1-\#(limits.maxNameCharacters) Unicode code points after trimming white space (Unicode White_Space), no NUL (rejected on purpose: C tools and log lines cut strings there). The pattern states exactly that; white space around the name does not count towards the \#(limits.maxNameCharacters); with it the name is at most \#(limits.maxNameCharacters + limits.maxPaddingCharacters) code points (maxLength), so the schema bounds every body."
       },
       "Keyword": {
-        "type": "string", "minLength": 1, "maxLength": \#(limits.maxKeywordCharacters + limits.maxPaddingCharacters), "pattern": "^[\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\x00-\\x1f\\x7f-\\x9f\#(refusedKeywordRanges)]([^\\x00-\\x1f\\x7f-\\x9f\#(refusedKeywordRanges)]{0,\#(limits.maxKeywordCharacters - 2)}[^\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\\x00-\\x1f\\x7f-\\x9f\#(refusedKeywordRanges)])?[\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*$",
-        "description": "1-\#(limits.maxKeywordCharacters) Unicode code points after trimming white space, no control characters inside, and none of the invisible, format, private-use, unassigned or noncharacter code points the server refuses (the pattern lists them); the server also folds it to NFKC and refuses one with no visible character; with the white space around it at most \#(limits.maxKeywordCharacters + limits.maxPaddingCharacters) (maxLength)"
+        "type": "string", "minLength": 1, "maxLength": \#(limits.maxKeywordCharacters + limits.maxPaddingCharacters), "pattern": "^(?![\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\#(keywordClasses.invisible)]*$)[\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*[\\x20-\\x7e\#(keywordClasses.allowed)]{1,\#(limits.maxKeywordCharacters)}[\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*$",
+        "description": "1-\#(limits.maxKeywordCharacters) Unicode code points after trimming white space (counted once folded to NFKC, as stored: a few compatibility characters such as ㍿ fold to several), no control characters inside, none of the format, private-use, unassigned or noncharacter code points the server refuses, and at least one code point that shows something once folded (not only white space, combining marks or spacing accents such as ゛); the pattern lists the code points allowed and those that show nothing; with the white space around it at most \#(limits.maxKeywordCharacters + limits.maxPaddingCharacters) (maxLength)"
       },
       "TextFlag": {
         "type": "string", "pattern": "^([Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|[Yy][Ee][Ss]|[Nn][Oo]|1|0|)$", "default": "false",
