@@ -22,6 +22,10 @@ api_files=(
 for file in "${api_files[@]}" Sources/CSystem/CSystem.c Sources/CSystem/include/CSystem.h; do
   [[ -f $file ]] || { echo "fuzz/build.sh: $file is missing; update the file list in fuzz/build.sh" >&2; exit 1; }
 done
+for module in "${modules[@]}"; do
+  [[ -n $(find "Sources/$module" -name '*.swift' 2>/dev/null) ]] ||
+    { echo "fuzz/build.sh: no Swift files in Sources/$module; update the module list in fuzz/build.sh" >&2; exit 1; }
+done
 mkdir -p "$(dirname "$OUT")"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -37,10 +41,6 @@ objects=("$work/CSystem.o")
 
 for module in "${modules[@]}"; do
   mapfile -t files < <(find "Sources/$module" -name '*.swift' | sort)
-  if (( ${#files[@]} == 0 )); then
-    echo "fuzz/build.sh: no Swift files in Sources/$module; update the module list in fuzz/build.sh" >&2
-    exit 1
-  fi
   swiftc "${swift_flags[@]}" -module-name "$module" -wmo -emit-module -emit-module-path "$work/$module.swiftmodule" \
     -c "${files[@]}" -o "$work/$module.o"
   objects+=("$work/$module.o")
