@@ -1,37 +1,51 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer binary for the HTTP request parser and the JSON request decoding.
-# The sources it needs (StrictJSON, the HTTP core's parser and types, the API's request decoding) are
-# compiled together with fuzz/FuzzTarget.swift into one module, outside the SwiftPM build, so the target
-# reaches internal types such as RequestParser directly; their imports of each other are dropped in the
-# copies compiled here. Output: .build-tools/fuzz/http-fuzzer (override with OUT=path).
+# Builds the libFuzzer binary for the HTTP request parser and the JSON request decoding with swiftc directly,
+# outside the SwiftPM build (Package.swift declares no fuzz target and builds nothing with sanitizers).
+#
+# The modules below the API (the strict JSON reader, the HTTP core, the socket layer and what they import,
+# and the store contract that holds the keyword and name rules) are compiled as they are, each from its whole
+# directory under Sources/, with the fuzzer's coverage and AddressSanitizer. The API's request decoding and its
+# errors (a few files of KeywordServer, which as a whole needs the stores and the model) are compiled together
+# with fuzz/FuzzTarget.swift into one module, so the target reaches their internal types directly.
+# Output: .build-tools/fuzz/http-fuzzer (override with OUT=path).
 # Usage: bash fuzz/build.sh            then see fuzz/run.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-.build-tools/fuzz/http-fuzzer}
+# In dependency order (each as Package.swift declares it); CSystem is the C shim the system-call wrappers use.
+modules=(Platform StrictJSON Locking Sockets HTTPCore StoreInterface)
+api_files=(
+  Sources/KeywordServer/API/RequestDecoding.swift
+  Sources/KeywordServer/API/APIError.swift
+  Sources/KeywordServer/API/APIErrorCode.swift
+)
+for file in "${api_files[@]}" Sources/CSystem/CSystem.c Sources/CSystem/include/CSystem.h; do
+  [[ -f $file ]] || { echo "fuzz/build.sh: $file is missing; update the file list in fuzz/build.sh" >&2; exit 1; }
+done
+for module in "${modules[@]}"; do
+  [[ -n $(find "Sources/$module" -name '*.swift' 2>/dev/null) ]] ||
+    { echo "fuzz/build.sh: no Swift files in Sources/$module; update the module list in fuzz/build.sh" >&2; exit 1; }
+done
 mkdir -p "$(dirname "$OUT")"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-sources=(
-  Sources/StrictJSON/*.swift
-  Sources/HTTPCore/HTTP/HTTPTypes.swift Sources/HTTPCore/HTTP/RequestParser.swift Sources/HTTPCore/HTTP/BodyFraming.swift
-  Sources/HTTPCore/HTTP/HTTPParseError.swift
-  Sources/HTTPCore/HTTP/ChunkedBody.swift Sources/HTTPCore/HTTP/HTTPGrammar.swift
-  Sources/HTTPCore/HTTP/ServerConfiguration.swift Sources/HTTPCore/HTTP/Responder.swift
-  Sources/HTTPCore/HTTP/ErrorCode.swift Sources/HTTPCore/HTTP/ResponseStream.swift Sources/HTTPCore/Socket/Syscalls.swift
-  Sources/KeywordServer/API/RequestDecoding.swift Sources/KeywordServer/API/APIError.swift
-  Sources/KeywordServer/API/APIErrorCode.swift Sources/StoreInterface/KeywordRules.swift
-)
-copies=()
-for source in "${sources[@]}"; do
-  copy="$work/$(basename "$(dirname "$source")")-$(basename "$source")"
-  sed -E '/^import (StrictJSON|HTTPCore|Locking|StoreInterface)$/d' "$source" > "$copy"
-  copies+=("$copy")
-done
-# The C shim the system-call wrappers use, as a module of its own.
+# -package-name: the sources use the `package` access level; -enable-testing: the target reaches the HTTP core's
+# internal parser through `@testable import`, as the tests do.
+swift_flags=(-sanitize=fuzzer,address -O -g -parse-as-library -package-name kwsuggest -enable-testing
+  -enable-upcoming-feature ExistentialAny -I "$work")
+
 mkdir -p "$work/CSystem"
 printf 'module CSystem {\n  header "%s"\n  export *\n}\n' "$PWD/Sources/CSystem/include/CSystem.h" > "$work/CSystem/module.modulemap"
 clang -c -O1 -g -fsanitize=fuzzer-no-link,address -I Sources/CSystem/include Sources/CSystem/CSystem.c -o "$work/CSystem.o"
-swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name KeywordServerFuzz \
-  -enable-upcoming-feature ExistentialAny -I "$work/CSystem" \
-  "${copies[@]}" fuzz/FuzzTarget.swift "$work/CSystem.o" -o "$OUT" 2>&1 | { grep -v "Cannot export local symbol" || true; }
+objects=("$work/CSystem.o")
+
+for module in "${modules[@]}"; do
+  mapfile -t files < <(find "Sources/$module" -name '*.swift' | sort)
+  swiftc "${swift_flags[@]}" -module-name "$module" -wmo -emit-module -emit-module-path "$work/$module.swiftmodule" \
+    -c "${files[@]}" -o "$work/$module.o"
+  objects+=("$work/$module.o")
+done
+
+swiftc "${swift_flags[@]}" -module-name KeywordServerFuzz \
+  "${api_files[@]}" fuzz/FuzzTarget.swift "${objects[@]}" -o "$OUT" 2>&1 | { grep -v "Cannot export local symbol" || true; }
 echo "built $OUT"
