@@ -68,14 +68,17 @@ public struct FeedbackLabels: Sendable, Equatable {
         self.disagreements = disagreements
     }
 
-    /// Every record of `store` with an id above `after` (and at most `through`), oldest first, read a page at a time.
-    public static func records(from store: any KeywordStore, after: Int64 = 0,
-                               through: Int64? = nil) throws(KeywordStoreError) -> [FeedbackRecord] {
+    /// Every record of `store` with an id above `after` (and at most `through`), oldest first, read a page at a time,
+    /// less the `withdrawn` ones (written by annotation-queue decisions that were undone: they teach nothing).
+    public static func records(from store: any KeywordStore, after: Int64 = 0, through: Int64? = nil,
+                               withdrawn: Set<Int64> = []) throws(KeywordStoreError) -> [FeedbackRecord] {
         var result: [FeedbackRecord] = []
         var cursor = after
         while true {
             let page = try store.feedback(after: cursor, limit: 1_000)
-            for record in page where through.map({ record.id <= $0 }) ?? true { result.append(record) }
+            for record in page where through.map({ record.id <= $0 }) ?? true && !withdrawn.contains(record.id) {
+                result.append(record)
+            }
             guard let last = page.last, page.count == 1_000, through.map({ last.id < $0 }) ?? true else { return result }
             cursor = last.id
         }

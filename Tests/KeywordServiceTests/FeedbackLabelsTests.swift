@@ -67,6 +67,12 @@ final class FeedbackLabelsTests: XCTestCase {
         _ = try store.appendFeedback((0..<2_500).map { FeedbackItem(name: "name \($0)", keyword: "k", action: .accept) })
         XCTAssertEqual(try FeedbackLabels.records(from: store).count, 2_500)
         XCTAssertEqual(try FeedbackLabels.records(from: store, after: 2_000).map(\.id).first, 2_001)
+        // Records an undone queue decision withdrew teach nothing, across page boundaries too.
+        let withdrawn: Set<Int64> = [1, 1_000, 1_001, 2_500]
+        let kept = try FeedbackLabels.records(from: store, withdrawn: withdrawn)
+        XCTAssertEqual(kept.count, 2_496)
+        XCTAssertTrue(kept.allSatisfy { !withdrawn.contains($0.id) })
+        XCTAssertFalse(FeedbackLabels(kept).names.contains { $0.name == "name 0" })
     }
 }
 

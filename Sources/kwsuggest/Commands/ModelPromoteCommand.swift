@@ -92,7 +92,8 @@ struct ModelPromoteCommand: Command {
             for file in files { sets.append(GateSet(name: (file as NSString).lastPathComponent, data: try LabelledData.load(path: file))) }
             let store = try location.open()
             defer { store.close() }
-            let records = try FeedbackLabels.records(from: store, after: candidate.trainedThrough ?? 0)
+            let withdrawn = try location.openQueue(feedbackStore: store, policy: QueuePolicy()).withdrawnFeedback()
+            let records = try FeedbackLabels.records(from: store, after: candidate.trainedThrough ?? 0, withdrawn: withdrawn)
             let labels = FeedbackLabels(records)
             sets.append(GateSet(name: "feedback", data: Array(labels.names.suffix(newestNames))))
             let overlay = try store.loadOverlay()

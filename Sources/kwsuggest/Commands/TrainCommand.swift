@@ -138,13 +138,15 @@ struct TrainCommand: Command {
         }
     }
 
-    /// The labels of every decision in the --feedback store, or nil without one.
+    /// The labels of every decision in the --feedback store (less those an undone queue decision withdrew), or nil
+    /// without one.
     private func readFeedback() throws -> FeedbackLabels? {
         guard let feedbackStore else { return nil }
         do {
             let store = try feedbackStore.open()
             defer { store.close() }
-            return FeedbackLabels(try FeedbackLabels.records(from: store))
+            let withdrawn = try feedbackStore.openQueue(feedbackStore: store, policy: QueuePolicy()).withdrawnFeedback()
+            return FeedbackLabels(try FeedbackLabels.records(from: store, withdrawn: withdrawn))
         } catch {
             throw CommandError.failure("cannot read the feedback of \(feedbackStore.displayName): \(error)")
         }
