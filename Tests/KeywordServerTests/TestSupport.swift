@@ -141,7 +141,12 @@ final class RawClient {
 
     init(fd: Int32) {
         self.fd = fd
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        receiveTimeout(seconds: 5)
+    }
+
+    /// How long a read waits for the peer before it counts as a timeout.
+    func receiveTimeout(seconds: Int) {
+        var timeout = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
