@@ -76,19 +76,13 @@ public final class FileQueueStore: QueueStore {
 
     public func labels(after cursor: LabelCursor?, limit: Int) throws(QueueError) -> [QueueLabel] {
         try read { book in
-            // The first `limit` labels after the cursor, found in one pass.
-            var page: [QueueLabel] = []
-            let before = { (a: QueueLabel, b: QueueLabel) in (a.at, a.id) < (b.at, b.id) }
-            for item in book.items.values {
-                guard let label = item.label else { continue }
-                if let cursor, !cursor.precedes(at: label.at, id: label.id) { continue }
-                if page.count == limit, let last = page.last, !before(label, last) { continue }
-                let index = page.partitioningIndex { before(label, $0) }
-                page.insert(label, at: index)
-                if page.count > limit { page.removeLast() }
-            }
-            return page
+            LabelCursor.firstPage(of: book.items.values.lazy.compactMap(\.label), after: cursor, limit: limit,
+                                  at: \.at, id: \.id)
         }
+    }
+
+    public func flagged(after cursor: LabelCursor?, limit: Int) throws(QueueError) -> [QueueFlag] {
+        try read { QueueFlag.page(of: $0.items.values, after: cursor, limit: limit) }
     }
 
     public func withdrawnFeedback() throws(QueueError) -> Set<Int64> {
@@ -235,17 +229,5 @@ struct BookWorkspace: QueueWorkspace {
     mutating func record(_ decision: QueueDecision) {
         changedDecisions[decision.id] = decision
         lines.append(.decision(decision))
-    }
-}
-
-extension Array {
-    /// The first index whose element satisfies `belongsAfter`, for an array partitioned by it (binary search).
-    func partitioningIndex(where belongsAfter: (Element) -> Bool) -> Int {
-        var low = 0, high = count
-        while low < high {
-            let middle = (low + high) / 2
-            if belongsAfter(self[middle]) { high = middle } else { low = middle + 1 }
-        }
-        return low
     }
 }

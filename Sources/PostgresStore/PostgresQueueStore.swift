@@ -117,6 +117,16 @@ public final class PostgresQueueStore: QueueStore, @unchecked Sendable {
         }
     }
 
+    public func flagged(after cursor: LabelCursor?, limit: Int) throws(QueueError) -> [QueueFlag] {
+        try transaction { (workspace: inout RowWorkspace) throws(QueueError) in
+            var items: [QueueItem] = []
+            for row in try workspace.run("SELECT doc::text FROM kwsuggest_queue_items WHERE state = 'flagged'") {
+                items.append(try workspace.decodeItem(row.first ?? nil))
+            }
+            return QueueFlag.page(of: items, after: cursor, limit: limit)
+        }
+    }
+
     public func withdrawnFeedback() throws(QueueError) -> Set<Int64> {
         try transaction { (workspace: inout RowWorkspace) throws(QueueError) in
             var ids = Set<Int64>()

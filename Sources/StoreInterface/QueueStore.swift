@@ -18,6 +18,8 @@ public protocol QueueStore: AnyObject, Sendable {
     func stats(at now: QueueTime) throws(QueueError) -> QueueStats
     /// Current labels after `cursor` in (time, id) order, at most `limit`.
     func labels(after cursor: LabelCursor?, limit: Int) throws(QueueError) -> [QueueLabel]
+    /// Flagged items after `cursor` in (flag time, id) order, at most `limit`.
+    func flagged(after cursor: LabelCursor?, limit: Int) throws(QueueError) -> [QueueFlag]
     /// Feedback records written by decisions that were undone since: they leave the training data.
     func withdrawnFeedback() throws(QueueError) -> Set<Int64>
 }

@@ -139,6 +139,13 @@ struct QueueContract {
         XCTAssertEqual(stats.items, QueueStats.Items(queued: 1, leased: 1, labelled: 3, flagged: 1))
         XCTAssertEqual(stats.annotators["aiko"]?.decisions, 5)
         XCTAssertEqual(stats.annotators["aiko"]?.medianSeconds, 1)
+        // The flagged list names the item, who flagged it, when, and what the model suggested; it pages by (time, id).
+        let flags = try make(policy).flagged(after: nil, limit: 10)
+        XCTAssertEqual(flags, [QueueFlag(id: "s5", name: "name of s5", annotator: "aiko", at: Self.t0 + 7000,
+                                         suggestions: lease.items[4].suggestions)])
+        XCTAssertEqual(try store.flagged(after: LabelCursor(at: Self.t0 + 7000, id: "s5"), limit: 10), [])
+        XCTAssertEqual(try store.flagged(after: LabelCursor(at: Self.t0 + 7000, id: nil), limit: 10).map(\.id), ["s5"])
+        XCTAssertEqual(try store.flagged(after: nil, limit: 0), [])
 
         // Undo: flag, skip, then s3 (depth 3); a fourth finds nothing within reach.
         let undone = try (0..<3).map { _ in try make(policy).undo(annotator: "aiko", at: Self.t0 + 8000).item }
@@ -154,6 +161,7 @@ struct QueueContract {
         XCTAssertFalse(redo[0].feedback.contains(many[1].feedback[0]))
         stats = try store.stats(at: Self.t0 + 9000)
         XCTAssertEqual(stats.items, QueueStats.Items(queued: 0, leased: 1, labelled: 5, flagged: 0))
+        XCTAssertEqual(try store.flagged(after: nil, limit: 10), [], "an undone flag leaves the flagged list")
         let labels = try store.labels(after: nil, limit: 100)
         XCTAssertEqual(labels.map(\.id), ["s1", "s2", "s3", "s4", "s5"])
         XCTAssertEqual(labels.last?.keywords, ["ごぼう"])

@@ -1,0 +1,32 @@
+// Paging the queue's time-ordered lists (labels, flags) the same way in every store.
+
+extension LabelCursor {
+    /// The first `limit` of `entries` after `cursor` (from the start when nil) in (time, id) order, found in one
+    /// pass over entries in any order, keeping at most `limit` at a time.
+    public static func firstPage<Entries: Sequence>(of entries: Entries, after cursor: LabelCursor?, limit: Int,
+                                                    at: (Entries.Element) -> QueueTime,
+                                                    id: (Entries.Element) -> String) -> [Entries.Element] {
+        var page: [Entries.Element] = []
+        guard limit > 0 else { return page }
+        func before(_ a: Entries.Element, _ b: Entries.Element) -> Bool { (at(a), id(a)) < (at(b), id(b)) }
+        for entry in entries {
+            if let cursor, !cursor.precedes(at: at(entry), id: id(entry)) { continue }
+            if page.count == limit, let last = page.last, !before(entry, last) { continue }
+            page.insert(entry, at: page.partitioningIndex { before(entry, $0) })
+            if page.count > limit { page.removeLast() }
+        }
+        return page
+    }
+}
+
+extension Array {
+    /// The first index whose element satisfies `belongsAfter`, for an array partitioned by it (binary search).
+    package func partitioningIndex(where belongsAfter: (Element) -> Bool) -> Int {
+        var low = 0, high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if belongsAfter(self[middle]) { high = middle } else { low = middle + 1 }
+        }
+        return low
+    }
+}
