@@ -47,6 +47,10 @@ let package = Package(
             name: "ModelStorage",
             dependencies: ["CDigest", "KeywordIndex", "KeywordModel", "KeywordText", "KeywordVectors", "StrictJSON"],
             swiftSettings: settings),
+        // Opening the store a location names (and its queue and model registry): the one place that knows every
+        // store implementation.
+        .target(name: "StoreOpening", dependencies: ["FileStore", "ModelStorage", "PostgresStore", "StoreInterface"],
+                swiftSettings: settings),
         // Training data: labelled names read and written (JSON lines), and the ones feedback records teach.
         .target(name: "TrainingData", dependencies: ["ModelStorage", "StoreInterface", "StrictJSON"], swiftSettings: settings),
         // The serving engine: a loaded model and its live keyword list behind a store.
@@ -70,18 +74,24 @@ let package = Package(
         // The workbench page, script and styles are files of their own, compiled into the binary as byte arrays.
         .target(
             name: "KeywordServer",
-            dependencies: ["FileStore", "HTTPCore", "Locking", "ModelStorage", "PostgresStore", "Serving", "Sockets",
-                           "StoreInterface", "StrictJSON", "TrainingData"],
+            dependencies: ["HTTPCore", "Locking", "Serving", "Sockets", "StoreInterface", "StrictJSON", "TrainingData"],
             resources: [.embedInCode("Workbench/workbench.html"), .embedInCode("Workbench/workbench.js"),
                         .embedInCode("Workbench/queue.js"), .embedInCode("Workbench/workbench.css")],
+            swiftSettings: settings),
+        // Running `serve`: the server, the model loader, the store watcher, the registry follower and the signals
+        // as a group of services with run/shutdown, and the rules checked before it listens.
+        .target(
+            name: "ServerLifecycle",
+            dependencies: ["FileStore", "HTTPCore", "KeywordServer", "Locking", "Serving", "Sockets", "StoreInterface",
+                           "StoreOpening", "StrictJSON"],
             swiftSettings: settings),
 
         // The CLI on top of both paths.
         .executableTarget(
             name: "kwsuggest",
             dependencies: ["FileStore", "HTTPCore", "KeywordIndex", "KeywordModel", "KeywordServer", "KeywordText",
-                           "KeywordVectors", "Locking", "ModelStorage", "Platform", "PostgresStore", "Serving",
-                           "Sockets", "StoreInterface", "StrictJSON", "Training", "TrainingData"],
+                           "KeywordVectors", "Locking", "ModelStorage", "Platform", "PostgresStore", "ServerLifecycle",
+                           "Serving", "Sockets", "StoreInterface", "StoreOpening", "StrictJSON", "Training", "TrainingData"],
             swiftSettings: settings),
 
         .testTarget(name: "PlatformTests", dependencies: ["Platform"], swiftSettings: settings),
@@ -105,6 +115,7 @@ let package = Package(
                            "StoreInterface", "StrictJSON"],
             resources: [.copy("Fixtures")],
             swiftSettings: settings),
+        .testTarget(name: "ServerLifecycleTests", dependencies: ["KeywordServer", "ServerLifecycle"], swiftSettings: settings),
         // Reads Package.swift and the sources: each module's imports are exactly its declared dependencies.
         .testTarget(name: "PackageGraphTests", swiftSettings: settings),
         // Runs the built `kwsuggest` binary (found beside the test bundle); it imports none of the modules, and

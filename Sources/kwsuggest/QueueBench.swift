@@ -1,6 +1,6 @@
 // `kwsuggest bench --queue N`: what one lease, decision and stats call costs with N items in the annotation queue.
 import Foundation
-import KeywordServer
+import StoreOpening
 import StoreInterface
 
 /// Fills a fresh queue (a file store in a temporary directory, or the given PostgreSQL) with N items whose

@@ -76,8 +76,8 @@ final class PackageGraphTests: XCTestCase {
 
     /// The service layers point one way: the store contract and the stores know nothing of models, serving or
     /// training; the model files nothing of stores; serving no store implementation, no HTTP and no training;
-    /// training (the CLI's) no HTTP and no store implementation; the server no training; the socket layer nothing
-    /// of HTTP. Checked on the whole dependency closure, so no edge sneaks in through another module.
+    /// training (the CLI's) no HTTP and no store implementation; the HTTP API no training, no store implementation
+    /// and nothing of how the process runs; the runner no training; the socket layer nothing of HTTP. Checked on the whole dependency closure, so no edge sneaks in through another module.
     func testServiceLayersKeepTheirDirection() throws {
         let targets = try declaredTargets()
         func closure(_ name: String) -> Set<String> {
@@ -96,7 +96,9 @@ final class PackageGraphTests: XCTestCase {
             "ModelStorage": ["StoreInterface", "FileStore", "PostgresStore", "Serving", "Training", "HTTPCore"],
             "Serving": ["FileStore", "PostgresStore", "Training", "TrainingData", "HTTPCore", "KeywordServer"],
             "Training": ["FileStore", "PostgresStore", "HTTPCore", "KeywordServer"],
-            "KeywordServer": ["Training"],
+            "StoreOpening": ["Serving", "Training", "HTTPCore", "KeywordServer"],
+            "KeywordServer": ["Training", "FileStore", "PostgresStore", "StoreOpening", "ServerLifecycle"],
+            "ServerLifecycle": ["Training"],
             "Sockets": ["HTTPCore", "KeywordServer", "StrictJSON"],
         ]
         for (module, banned) in forbidden.sorted(by: { $0.key < $1.key }) {

@@ -1,5 +1,5 @@
 import Foundation
-import KeywordServer
+import StoreOpening
 import ModelStorage
 import StoreInterface
 import Training

@@ -1,5 +1,6 @@
 import HTTPCore
 import KeywordServer
+import ServerLifecycle
 import ModelStorage
 import PostgresStore
 import Serving

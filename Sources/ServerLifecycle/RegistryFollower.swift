@@ -1,8 +1,10 @@
 // Following the store's model registry as a service: the live version is served (the --model directory while
 // none is live), promotions are swapped in while the server runs, and a candidate in shadow is loaded beside it.
 import Dispatch
+import KeywordServer
 import Serving
 import StoreInterface
+import StoreOpening
 
 /// Loads the first model through a `ModelWatcher` (the model loader calls `load` on the opened store), then lets
 /// it follow the registry until shutdown.

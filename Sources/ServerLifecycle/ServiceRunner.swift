@@ -3,6 +3,7 @@
 import FileStore
 import Foundation
 import HTTPCore
+import KeywordServer
 import Serving
 import Sockets
 import StoreInterface
@@ -120,10 +121,4 @@ public final class ServiceRunner: Sendable {
         }
         Syscall.writeAll(2, json.bytes + [0x0A])
     }
-}
-
-/// A failure of the service as a whole (the model could not be loaded).
-public struct ServiceError: Error, CustomStringConvertible {
-    public var message: String
-    public var description: String { message }
 }

@@ -1,5 +1,4 @@
 // Signals as a service: SIGTERM and SIGINT stop the group, SIGHUP reloads the keyword list.
-import HTTPCore
 import Locking
 import Sockets
 #if canImport(Glibc)

@@ -1,10 +1,11 @@
 // Opening the store and loading the model as a service, in the background while the server already listens.
 import Foundation
-import HTTPCore
+import KeywordServer
 import Locking
 import Serving
 import Sockets
 import StoreInterface
+import StoreOpening
 
 /// Opens the store (retrying while a database cannot be reached yet), loads the engine on it and hands both to
 /// the application state; then starts the store watcher. A failure is recorded once, in the state (so /readyz
