@@ -71,10 +71,14 @@ let package = Package(
         .target(name: "Sockets", dependencies: ["CSystem", "Platform"], swiftSettings: settings),
         .target(name: "HTTPCore", dependencies: ["CSystem", "Locking", "Sockets", "StrictJSON"],
                 swiftSettings: settings),
+        // The API's building blocks, below its endpoints: the route value and the middlewares around handlers
+        // (token, body cap, CORS, no-store), request decoding and the limits it applies, and errors as answers
+        // with every code a client can see.
+        .target(name: "APICore", dependencies: ["HTTPCore", "StoreInterface", "StrictJSON"], swiftSettings: settings),
         // The workbench page, script and styles are files of their own, compiled into the binary as byte arrays.
         .target(
             name: "KeywordServer",
-            dependencies: ["HTTPCore", "Locking", "Serving", "Sockets", "StoreInterface", "StrictJSON", "TrainingData"],
+            dependencies: ["APICore", "HTTPCore", "Locking", "Serving", "Sockets", "StoreInterface", "StrictJSON", "TrainingData"],
             resources: [.embedInCode("Workbench/workbench.html"), .embedInCode("Workbench/workbench.js"),
                         .embedInCode("Workbench/queue.js"), .embedInCode("Workbench/workbench.css")],
             swiftSettings: settings),
@@ -82,14 +86,14 @@ let package = Package(
         // as a group of services with run/shutdown, and the rules checked before it listens.
         .target(
             name: "ServerLifecycle",
-            dependencies: ["FileStore", "HTTPCore", "KeywordServer", "Locking", "Serving", "Sockets", "StoreInterface",
-                           "StoreOpening", "StrictJSON"],
+            dependencies: ["APICore", "FileStore", "HTTPCore", "KeywordServer", "Locking", "Serving", "Sockets",
+                           "StoreInterface", "StoreOpening", "StrictJSON"],
             swiftSettings: settings),
 
         // The CLI on top of both paths.
         .executableTarget(
             name: "kwsuggest",
-            dependencies: ["FileStore", "HTTPCore", "KeywordIndex", "KeywordModel", "KeywordServer", "KeywordText",
+            dependencies: ["APICore", "FileStore", "HTTPCore", "KeywordIndex", "KeywordModel", "KeywordServer", "KeywordText",
                            "KeywordVectors", "Locking", "ModelStorage", "Platform", "PostgresStore", "ServerLifecycle",
                            "Serving", "Sockets", "StoreInterface", "StoreOpening", "StrictJSON", "Training", "TrainingData"],
             swiftSettings: settings),
@@ -111,11 +115,11 @@ let package = Package(
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore", "MutationTesting"], swiftSettings: settings),
         .testTarget(
             name: "KeywordServerTests",
-            dependencies: ["FileStore", "HTTPCore", "KeywordServer", "Locking", "MutationTesting", "PostgresStore", "Serving",
-                           "StoreInterface", "StrictJSON"],
+            dependencies: ["APICore", "FileStore", "HTTPCore", "KeywordServer", "Locking", "MutationTesting", "PostgresStore",
+                           "Serving", "StoreInterface", "StrictJSON"],
             resources: [.copy("Fixtures")],
             swiftSettings: settings),
-        .testTarget(name: "ServerLifecycleTests", dependencies: ["KeywordServer", "ServerLifecycle"], swiftSettings: settings),
+        .testTarget(name: "ServerLifecycleTests", dependencies: ["APICore", "ServerLifecycle"], swiftSettings: settings),
         // Reads Package.swift and the sources: each module's imports are exactly its declared dependencies.
         .testTarget(name: "PackageGraphTests", swiftSettings: settings),
         // Runs the built `kwsuggest` binary (found beside the test bundle); it imports none of the modules, and

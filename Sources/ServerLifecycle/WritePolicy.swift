@@ -1,5 +1,6 @@
 // Who may change the keyword list: the admin token from the environment, and the rule that an
 // address other hosts can reach never serves open writes by accident.
+import APICore
 import Foundation
 import KeywordServer
 

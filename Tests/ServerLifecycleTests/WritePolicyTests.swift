@@ -1,4 +1,4 @@
-import KeywordServer
+import APICore
 @testable import ServerLifecycle
 import XCTest
 

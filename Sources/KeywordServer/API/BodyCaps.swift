@@ -1,5 +1,6 @@
 // The byte cap of each route's request body, derived from the limits the OpenAPI document states, so that no
 // body the schema allows is refused for its size.
+import APICore
 
 /// The largest request body each route's schema allows, in bytes: every string at its `maxLength` with every
 /// code point written in the longest form JSON allows (a `\uXXXX` escape; an astral code point as a surrogate

@@ -1,4 +1,5 @@
 // POST /v1/feedback and GET /v1/feedback/export: annotator decisions in, training data out.
+import APICore
 import HTTPCore
 import Locking
 import Sockets

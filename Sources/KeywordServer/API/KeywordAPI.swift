@@ -1,4 +1,5 @@
 // The router: maps method + path to routes, answers 404/405/OPTIONS, and runs the middlewares.
+import APICore
 import HTTPCore
 import StrictJSON
 

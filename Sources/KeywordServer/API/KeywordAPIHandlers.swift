@@ -1,4 +1,5 @@
 // The handlers `KeywordAPI`'s routes point at: each turns a request into a response or throws an APIError.
+import APICore
 import Foundation
 import HTTPCore
 import Locking
@@ -10,6 +11,13 @@ import StrictJSON
 #if canImport(Glibc)
 import Glibc
 #endif
+
+/// Validated input of one suggestion request.
+public struct SuggestInput: Equatable, Sendable {
+    public var name: String
+    public var k: Int
+    public var explain: Bool
+}
 
 final class KeywordAPIHandlers: Sendable {
     let configuration: APIConfiguration

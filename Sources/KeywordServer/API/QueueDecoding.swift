@@ -1,4 +1,5 @@
 // The queue routes' request bodies, checked field by field; each error names the field.
+import APICore
 import HTTPCore
 import Sockets
 import StoreInterface
@@ -153,27 +154,4 @@ enum QueueDecoding {
             return APIError(.internalServerError, .queueFailed, "the queue could not be read or written")
         }
     }
-}
-
-extension ErrorCode {
-    public static let invalidN = ErrorCode("invalid_n")
-    public static let invalidOrder = ErrorCode("invalid_order")
-    public static let invalidLease = ErrorCode("invalid_lease")
-    public static let invalidIds = ErrorCode("invalid_ids")
-    public static let invalidKeywords = ErrorCode("invalid_keywords")
-    public static let unknownItem = ErrorCode("unknown_item")
-    public static let notLeased = ErrorCode("not_leased")
-    public static let itemClosed = ErrorCode("item_closed")
-    public static let nothingToUndo = ErrorCode("nothing_to_undo")
-    public static let queueFailed = ErrorCode("queue_failed")
-
-    /// The queue routes' codes (part of `all`).
-    static let queueCodes: [ErrorCode] = [
-        .invalidN, .invalidOrder, .invalidLease, .invalidIds, .invalidKeywords, .unknownItem, .notLeased, .itemClosed,
-        .nothingToUndo, .queueFailed,
-    ]
-}
-
-extension HTTPStatus {
-    static let conflict = HTTPStatus(409, "Conflict")
 }

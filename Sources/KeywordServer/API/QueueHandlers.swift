@@ -1,4 +1,5 @@
 // The annotation queue's routes: items in, leases out, decisions and undo back, figures and labels out.
+import APICore
 import HTTPCore
 import Locking
 import StoreInterface

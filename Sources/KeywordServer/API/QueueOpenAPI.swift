@@ -1,4 +1,5 @@
 // The annotation queue's part of /openapi.json: its paths and schemas, with the numbers its decoding uses.
+import APICore
 
 enum QueueOpenAPI {
     private static let caps = BodyCaps(APILimits())

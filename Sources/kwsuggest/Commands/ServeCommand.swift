@@ -1,8 +1,9 @@
+import APICore
 import HTTPCore
 import KeywordServer
-import ServerLifecycle
 import ModelStorage
 import PostgresStore
+import ServerLifecycle
 import Serving
 import Sockets
 import StoreInterface
