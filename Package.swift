@@ -22,6 +22,9 @@ let package = Package(
         .target(name: "StrictJSON", swiftSettings: settings),
         // What the package needs from the platform, written once: clocks and the FNV-1a hash.
         .target(name: "Platform", swiftSettings: settings),
+        // The process's one event log on standard error: events as JSON lines with a level, and the CLI's
+        // messages to a person.
+        .target(name: "EventLog", dependencies: ["StrictJSON"], swiftSettings: settings),
         // The model path, as the data flows: text and vectors feed the service; the model (encoder, exact-match
         // evidence, trainer), which needs only the JSON reader for encoder.json, is what the keyword index builds
         // on; the service wires them together.
@@ -45,7 +48,7 @@ let package = Package(
         // Model files: the directory (manifest, checksums, calibration) loaded, checked and written.
         .target(
             name: "ModelStorage",
-            dependencies: ["CDigest", "KeywordIndex", "KeywordModel", "KeywordText", "KeywordVectors", "StrictJSON"],
+            dependencies: ["CDigest", "EventLog", "KeywordIndex", "KeywordModel", "KeywordText", "KeywordVectors", "StrictJSON"],
             swiftSettings: settings),
         // Opening the store a location names (and its queue and model registry): the one place that knows every
         // store implementation.
@@ -54,7 +57,7 @@ let package = Package(
         // Training data: labelled names read and written (JSON lines), and the ones feedback records teach.
         .target(name: "TrainingData", dependencies: ["ModelStorage", "StoreInterface", "StrictJSON"], swiftSettings: settings),
         // The serving engine: a loaded model and its live keyword list behind a store.
-        .target(name: "Serving", dependencies: ["KeywordIndex", "KeywordModel", "Locking", "ModelStorage", "Platform",
+        .target(name: "Serving", dependencies: ["EventLog", "KeywordIndex", "KeywordModel", "Locking", "ModelStorage", "Platform",
                                                 "StoreInterface", "StrictJSON"],
                 swiftSettings: settings),
         // Training and evaluation (the CLI only): encoder fitting, calibration fitting, metrics.
@@ -69,7 +72,7 @@ let package = Package(
         // system-call wrappers (sockets, epoll, eventfd, pipes, signals) and listening sockets; it knows nothing of HTTP.
         .target(name: "CSystem"),
         .target(name: "Sockets", dependencies: ["CSystem", "Platform"], swiftSettings: settings),
-        .target(name: "HTTPCore", dependencies: ["CSystem", "Locking", "Sockets", "StrictJSON"],
+        .target(name: "HTTPCore", dependencies: ["CSystem", "EventLog", "Locking", "Sockets", "StrictJSON"],
                 swiftSettings: settings),
         // The API's building blocks, below its endpoints: the route value and the middlewares around handlers
         // (token, body cap, CORS, no-store), request decoding and the limits it applies, and errors as answers
@@ -78,7 +81,7 @@ let package = Package(
         // The workbench page, script and styles are files of their own, compiled into the binary as byte arrays.
         .target(
             name: "KeywordServer",
-            dependencies: ["APICore", "HTTPCore", "Locking", "Serving", "Sockets", "StoreInterface", "StrictJSON", "TrainingData"],
+            dependencies: ["APICore", "EventLog", "HTTPCore", "Locking", "Serving", "StoreInterface", "StrictJSON", "TrainingData"],
             resources: [.embedInCode("Workbench/workbench.html"), .embedInCode("Workbench/workbench.js"),
                         .embedInCode("Workbench/queue.js"), .embedInCode("Workbench/workbench.css")],
             swiftSettings: settings),
@@ -86,19 +89,20 @@ let package = Package(
         // as a group of services with run/shutdown, and the rules checked before it listens.
         .target(
             name: "ServerLifecycle",
-            dependencies: ["APICore", "FileStore", "HTTPCore", "KeywordServer", "Locking", "Serving", "Sockets",
-                           "StoreInterface", "StoreOpening", "StrictJSON"],
+            dependencies: ["APICore", "EventLog", "FileStore", "HTTPCore", "KeywordServer", "Locking", "Serving", "Sockets",
+                           "StoreInterface", "StoreOpening"],
             swiftSettings: settings),
 
         // The CLI on top of both paths.
         .executableTarget(
             name: "kwsuggest",
-            dependencies: ["APICore", "FileStore", "HTTPCore", "KeywordIndex", "KeywordModel", "KeywordServer", "KeywordText",
+            dependencies: ["APICore", "EventLog", "FileStore", "HTTPCore", "KeywordIndex", "KeywordModel", "KeywordServer", "KeywordText",
                            "KeywordVectors", "Locking", "ModelStorage", "Platform", "PostgresStore", "ServerLifecycle",
                            "Serving", "Sockets", "StoreInterface", "StoreOpening", "StrictJSON", "Training", "TrainingData"],
             swiftSettings: settings),
 
         .testTarget(name: "PlatformTests", dependencies: ["Platform"], swiftSettings: settings),
+        .testTarget(name: "EventLogTests", dependencies: ["EventLog"], swiftSettings: settings),
         .testTarget(name: "KeywordTextTests", dependencies: ["KeywordText"], resources: [.copy("Fixtures")],
                     swiftSettings: settings),
         .testTarget(name: "KeywordVectorsTests", dependencies: ["KeywordVectors"], resources: [.copy("Fixtures")],

@@ -1,8 +1,8 @@
 // POST /v1/feedback and GET /v1/feedback/export: annotator decisions in, training data out.
 import APICore
+import EventLog
 import HTTPCore
 import Locking
-import Sockets
 import StoreInterface
 import StrictJSON
 import TrainingData
@@ -49,7 +49,7 @@ extension KeywordAPIHandlers {
             throw APIError(HTTPStatus(409, "Conflict"), .idConflict,
                            "\(KeywordStoreError.clientIDConflict(clientID: clientID, earlierID: earlierID)); nothing of this request was stored")
         } catch {
-            Syscall.writeAll(2, Array("{\"event\":\"feedback_failed\",\"error\":\(Self.quoted("\(error)"))}\n".utf8))
+            EventLog.record(.error, "feedback_failed", ["error": "\(error)"])
             state.noteWrite(failure: "feedback could not be saved (log event feedback_failed)")
             throw APIError(.internalServerError, .feedbackFailed, "the feedback could not be saved")
         }
@@ -132,7 +132,7 @@ extension KeywordAPIHandlers {
     }
 
     static func logExportFailure(_ error: KeywordStoreError) {
-        Syscall.writeAll(2, Array("{\"event\":\"feedback_export_failed\",\"error\":\(quoted("\(error)"))}\n".utf8))
+        EventLog.record(.error, "feedback_export_failed", ["error": "\(error)"])
     }
 }
 
@@ -207,14 +207,10 @@ final class FeedbackExport: Sendable {
         return .bytes(body)
     }
 
+    /// A raw record is written as the stores write it (`FeedbackLine`); otherwise its training line, if it teaches one.
     static func line(_ record: FeedbackRecord, raw: Bool, withdrawn: Set<Int64> = []) -> [UInt8] {
-        var json = JSONWriter()
-        if raw {
-            FeedbackDecoding.writeRecord(record, into: &json)
-        } else {
-            return LabelledData.example(record, withdrawn: withdrawn).map(LabelledData.line) ?? []
-        }
-        return json.bytes + [0x0A]
+        if raw { return FeedbackLine.encode(record) }
+        return LabelledData.example(record, withdrawn: withdrawn).map(LabelledData.line) ?? []
     }
 }
 
@@ -310,21 +306,6 @@ enum FeedbackDecoding {
             return try FeedbackRules.label(text, field: field, kind: .model)
         } catch {
             throw .badRequest(code, error.message)
-        }
-    }
-
-    /// A stored record as the raw export writes it (the same keys as the file store's lines).
-    static func writeRecord(_ record: FeedbackRecord, into json: inout JSONWriter) {
-        json.object { json in
-            json.field("id", int: Int(record.id))
-            if let client = record.item.clientID { json.field("client_id", string: client) }
-            json.field("received_at", string: record.receivedAt)
-            json.field("name", string: record.item.name)
-            json.field("keyword", string: record.item.keyword)
-            json.field("action", string: record.item.action.rawValue)
-            json.field("shown") { json in json.array { json in for keyword in record.item.shown { json.string(keyword) } } }
-            if let model = record.item.model { json.field("model", string: model) }
-            if let annotator = record.item.annotator { json.field("annotator", string: annotator) }
         }
     }
 }

@@ -1,10 +1,10 @@
 // The handlers `KeywordAPI`'s routes point at: each turns a request into a response or throws an APIError.
 import APICore
+import EventLog
 import Foundation
 import HTTPCore
 import Locking
 import Serving
-import Sockets
 import StoreInterface
 import StrictJSON
 
@@ -166,7 +166,7 @@ final class KeywordAPIHandlers: Sendable {
         do throws(SuggestionWire.NonFiniteScore) {
             try SuggestionWire.check(result)
         } catch {
-            Syscall.writeAll(2, Array("{\"event\":\"non_finite_score\",\"name\":\(quoted(String(result.name.prefix(200))))}\n".utf8))
+            EventLog.record(.error, "non_finite_score", ["name": String(result.name.prefix(200))])
             throw APIError(.internalServerError, .internalError, "the model produced a score that is not a number; see the server log")
         }
     }
@@ -347,7 +347,7 @@ final class KeywordAPIHandlers: Sendable {
             throw APIError.storeUnavailable
         } catch {
             // The detail (a path, an errno) goes to the log, not to the client.
-            Syscall.writeAll(2, Array("{\"event\":\"keyword_update_failed\",\"error\":\(Self.quoted("\(error)"))}\n".utf8))
+            EventLog.record(.error, "keyword_update_failed", ["error": "\(error)"])
             state.noteWrite(failure: "a keyword change could not be saved (log event keyword_update_failed)")
             throw APIError(.internalServerError, .keywordUpdateFailed, "the keyword change could not be saved")
         }
@@ -359,6 +359,4 @@ final class KeywordAPIHandlers: Sendable {
                  "the keyword list changed since version \(expected); it is now \(current): reload it and retry",
                  headers: [("ETag", "\"\(current)\"")])
     }
-
-    static func quoted(_ text: String) -> String { JSONWriter.quoted(text) }
 }

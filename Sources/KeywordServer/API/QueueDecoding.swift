@@ -1,7 +1,7 @@
 // The queue routes' request bodies, checked field by field; each error names the field.
 import APICore
+import EventLog
 import HTTPCore
-import Sockets
 import StoreInterface
 import StrictJSON
 
@@ -150,7 +150,7 @@ enum QueueDecoding {
         case .nothingToUndo: return APIError(.conflict, .nothingToUndo, "this annotator has no decision to undo (at most 10 back)")
         case .store(.unavailable): return .storeUnavailable
         case .store(let failure):
-            Syscall.writeAll(2, Array("{\"event\":\"queue_failed\",\"error\":\(JSONWriter.quoted("\(failure)"))}\n".utf8))
+            EventLog.record(.error, "queue_failed", ["error": "\(failure)"])
             return APIError(.internalServerError, .queueFailed, "the queue could not be read or written")
         }
     }

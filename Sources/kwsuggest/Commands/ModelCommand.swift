@@ -55,9 +55,4 @@ struct ModelCommand: CommandGroup {
             throw CommandError.failure(error.description)
         }
     }
-
-    /// One JSON line on stderr, as serve logs its events.
-    static func event(_ fields: KeyValuePairs<String, String>) {
-        printError("{" + fields.map { "\(jsonQuote($0.key)):\(jsonQuote($0.value))" }.joined(separator: ",") + "}")
-    }
 }
