@@ -93,11 +93,19 @@ let package = Package(
                            "StoreInterface", "StoreOpening"],
             swiftSettings: settings),
 
+        // The measurements behind `kwsuggest bench`: load time, suggest latency, tokenizer throughput, memory, keyword
+        // changes and annotation-queue operations.
+        .target(
+            name: "Benchmarks",
+            dependencies: ["FileStore", "KeywordIndex", "KeywordVectors", "Locking", "ModelStorage", "Platform", "Serving",
+                           "StoreInterface", "StoreOpening"],
+            swiftSettings: settings),
+
         // The CLI on top of both paths.
         .executableTarget(
             name: "kwsuggest",
-            dependencies: ["APICore", "EventLog", "FileStore", "HTTPCore", "KeywordIndex", "KeywordModel", "KeywordServer", "KeywordText",
-                           "KeywordVectors", "Locking", "ModelStorage", "Platform", "PostgresStore", "ServerLifecycle",
+            dependencies: ["APICore", "Benchmarks", "EventLog", "FileStore", "HTTPCore", "KeywordIndex", "KeywordModel", "KeywordServer", "KeywordText",
+                           "KeywordVectors", "ModelStorage", "Platform", "PostgresStore", "ServerLifecycle",
                            "Serving", "Sockets", "StoreInterface", "StoreOpening", "StrictJSON", "Training", "TrainingData"],
             swiftSettings: settings),
 
