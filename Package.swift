@@ -78,10 +78,15 @@ let package = Package(
         // (token, body cap, CORS, no-store), request decoding and the limits it applies, and errors as answers
         // with every code a client can see.
         .target(name: "APICore", dependencies: ["HTTPCore", "StoreInterface", "StrictJSON"], swiftSettings: settings),
+        // The team annotation queue over HTTP: the queue as the API uses it (each product suggested first), its
+        // routes with their caps, handlers, metrics and its part of the OpenAPI document.
+        .target(name: "QueueAPI", dependencies: ["APICore", "EventLog", "HTTPCore", "Locking", "Serving", "StoreInterface", "StrictJSON"],
+                swiftSettings: settings),
         // The workbench page, script and styles are files of their own, compiled into the binary as byte arrays.
         .target(
             name: "KeywordServer",
-            dependencies: ["APICore", "EventLog", "HTTPCore", "Locking", "Serving", "StoreInterface", "StrictJSON", "TrainingData"],
+            dependencies: ["APICore", "EventLog", "HTTPCore", "Locking", "QueueAPI", "Serving", "StoreInterface", "StrictJSON",
+                           "TrainingData"],
             resources: [.embedInCode("Workbench/workbench.html"), .embedInCode("Workbench/workbench.js"),
                         .embedInCode("Workbench/queue.js"), .embedInCode("Workbench/workbench.css")],
             swiftSettings: settings),
@@ -89,8 +94,8 @@ let package = Package(
         // as a group of services with run/shutdown, and the rules checked before it listens.
         .target(
             name: "ServerLifecycle",
-            dependencies: ["APICore", "EventLog", "FileStore", "HTTPCore", "KeywordServer", "Locking", "Serving", "Sockets",
-                           "StoreInterface", "StoreOpening"],
+            dependencies: ["APICore", "EventLog", "FileStore", "HTTPCore", "KeywordServer", "Locking", "QueueAPI", "Serving",
+                           "Sockets", "StoreInterface", "StoreOpening"],
             swiftSettings: settings),
 
         // The measurements behind `kwsuggest bench`: load time, suggest latency, tokenizer throughput, memory, keyword
@@ -128,7 +133,7 @@ let package = Package(
         .testTarget(
             name: "KeywordServerTests",
             dependencies: ["APICore", "FileStore", "HTTPCore", "KeywordServer", "Locking", "MutationTesting", "PostgresStore",
-                           "Serving", "StoreInterface", "StrictJSON"],
+                           "QueueAPI", "Serving", "StoreInterface", "StrictJSON"],
             resources: [.copy("Fixtures")],
             swiftSettings: settings),
         .testTarget(name: "ServerLifecycleTests", dependencies: ["APICore", "ServerLifecycle"], swiftSettings: settings),

@@ -202,6 +202,39 @@ package enum RequestDecoding {
         return result
     }
 
+    /// A keyword outside feedback (a queue lease's filter, a queue label): `KeywordRules.cleaned` of a string,
+    /// the rule every keyword follows.
+    package static func keywordText(_ value: JSONValue?, field: String, limits: APILimits, required: Bool) throws(APIError) -> String? {
+        guard let value, value != .null else {
+            if required { throw .badRequest(.invalidKeyword, "'\(field)' is required") }
+            return nil
+        }
+        guard case .string(let raw) = value else { throw .badRequest(.invalidKeyword, "'\(field)' must be a string") }
+        do {
+            return try KeywordRules.cleaned(raw, field: field, maxCodePoints: limits.maxKeywordCharacters,
+                                            maxPadding: limits.maxPaddingCharacters)
+        } catch {
+            throw .badRequest(.invalidKeyword, "\(error)")
+        }
+    }
+
+    /// An optional label field's string (its value is checked by `FeedbackRules`).
+    package static func labelString(_ value: JSONValue?, field: String, code: ErrorCode) throws(APIError) -> String? {
+        guard let value, value != .null else { return nil }
+        guard case .string(let text) = value else { throw .badRequest(code, "'\(field)' must be a string") }
+        return text
+    }
+
+    /// An optional short string outside feedback (a keyword change's actor), by `FeedbackRules.label`.
+    package static func label(_ value: JSONValue?, field: String, code: ErrorCode) throws(APIError) -> String? {
+        guard let text = try labelString(value, field: field, code: code) else { return nil }
+        do {
+            return try FeedbackRules.label(text, field: field, kind: .model)
+        } catch {
+            throw .badRequest(code, error.message)
+        }
+    }
+
     // MARK: Query strings
 
     /// `a=1&b=x%20y` → pairs; `+` means space (HTML form encoding). Bad escapes and invalid UTF-8 → 400.

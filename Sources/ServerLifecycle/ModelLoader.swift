@@ -3,6 +3,7 @@ import EventLog
 import Foundation
 import KeywordServer
 import Locking
+import QueueAPI
 import Serving
 import Sockets
 import StoreInterface

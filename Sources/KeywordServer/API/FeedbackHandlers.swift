@@ -3,6 +3,7 @@ import APICore
 import EventLog
 import HTTPCore
 import Locking
+import QueueAPI
 import StoreInterface
 import StrictJSON
 import TrainingData
@@ -245,9 +246,9 @@ enum FeedbackDecoding {
             }
         }
         let sent = FeedbackItem(name: name, keyword: keyword, action: action, shown: shown,
-                                model: try labelString(fields["model"], field: prefix + "model", code: .invalidModel),
-                                annotator: try labelString(fields["annotator"], field: prefix + "annotator", code: .invalidAnnotator),
-                                clientID: try labelString(fields["id"], field: prefix + "id", code: .invalidId))
+                                model: try RequestDecoding.labelString(fields["model"], field: prefix + "model", code: .invalidModel),
+                                annotator: try RequestDecoding.labelString(fields["annotator"], field: prefix + "annotator", code: .invalidAnnotator),
+                                clientID: try RequestDecoding.labelString(fields["id"], field: prefix + "id", code: .invalidId))
         do {
             return try FeedbackRules.checked(sent, field: prefix, limits: limits.feedbackLimits)
         } catch {
@@ -274,39 +275,6 @@ enum FeedbackDecoding {
         guard let value, value != .null else { throw .badRequest(.invalidKeyword, "'\(field)' is required") }
         guard case .string(let raw) = value else { throw .badRequest(.invalidKeyword, "'\(field)' must be a string") }
         return raw
-    }
-
-    /// A keyword outside feedback (a queue lease's filter, a queue label): `KeywordRules.cleaned` of a string,
-    /// the rule every keyword follows.
-    static func keywordText(_ value: JSONValue?, field: String, limits: APILimits, required: Bool) throws(APIError) -> String? {
-        guard let value, value != .null else {
-            if required { throw .badRequest(.invalidKeyword, "'\(field)' is required") }
-            return nil
-        }
-        guard case .string(let raw) = value else { throw .badRequest(.invalidKeyword, "'\(field)' must be a string") }
-        do {
-            return try KeywordRules.cleaned(raw, field: field, maxCodePoints: limits.maxKeywordCharacters,
-                                            maxPadding: limits.maxPaddingCharacters)
-        } catch {
-            throw .badRequest(.invalidKeyword, "\(error)")
-        }
-    }
-
-    /// An optional label field's string (its value is checked by `FeedbackRules`).
-    private static func labelString(_ value: JSONValue?, field: String, code: ErrorCode) throws(APIError) -> String? {
-        guard let value, value != .null else { return nil }
-        guard case .string(let text) = value else { throw .badRequest(code, "'\(field)' must be a string") }
-        return text
-    }
-
-    /// An optional short string outside feedback (a keyword change's actor), by `FeedbackRules.label`.
-    static func label(_ value: JSONValue?, field: String, code: ErrorCode) throws(APIError) -> String? {
-        guard let text = try labelString(value, field: field, code: code) else { return nil }
-        do {
-            return try FeedbackRules.label(text, field: field, kind: .model)
-        } catch {
-            throw .badRequest(code, error.message)
-        }
     }
 }
 

@@ -4,6 +4,7 @@ import EventLog
 import Foundation
 import HTTPCore
 import Locking
+import QueueAPI
 import Serving
 import StoreInterface
 import StrictJSON
@@ -26,7 +27,8 @@ final class KeywordAPIHandlers: Sendable {
     let feedbackCounts = FeedbackCounters()
     /// Feedback exports streaming now (see `APILimits.maxConcurrentExports`).
     let exportSlots: ExportSlots
-    let queueCounters = QueueCounters()
+    /// The annotation queue's routes, on the queue and the engine this state holds.
+    let queue: QueueHandlers
     private let healthBody: [UInt8] = Array(#"{"status":"ok"}"#.utf8)
     /// The OpenAPI document for the configured limits.
     /// The OpenAPI document, rendered on its first request (its keyword pattern scans every code point once
@@ -38,6 +40,8 @@ final class KeywordAPIHandlers: Sendable {
         self.state = state
         self.metrics = metrics
         exportSlots = ExportSlots(limit: configuration.limits.maxConcurrentExports)
+        queue = QueueHandlers(limits: configuration.limits, queue: { [state] in state.queue },
+                              engine: { [state] in state.engine })
     }
 
     private var limits: APILimits { configuration.limits }
@@ -112,7 +116,7 @@ final class KeywordAPIHandlers: Sendable {
         }
         feedbackCounts.render(into: &text)
         state.watcher?.render(into: &text)
-        queueCounters.render(try? state.queue?.stats(), into: &text)
+        queue.renderMetrics(into: &text)
         var headers = HTTPHeaders()
         headers.add("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
         return HTTPResponse(status: .ok, headers: headers, body: Array(text.text.utf8))
@@ -315,7 +319,7 @@ final class KeywordAPIHandlers: Sendable {
             throw .badRequest(.tooManyKeywords, "at most \(limits.maxKeywordChanges) keywords per change")
         }
         let expectedVersion = try Self.expectedVersion(request)
-        let actor = try FeedbackDecoding.label(fields["actor"], field: "actor", code: .invalidActor)
+        let actor = try RequestDecoding.label(fields["actor"], field: "actor", code: .invalidActor)
         let engine = try engine()
         let present = engine.listed(requestedAdd + requestedRemove)
         // A removal wins over an addition in the same change, and removing a keyword the list does not hold

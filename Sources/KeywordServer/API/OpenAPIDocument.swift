@@ -3,6 +3,7 @@
 // route the router serves.
 import APICore
 import HTTPCore
+import QueueAPI
 import StoreInterface
 import StrictJSON
 
