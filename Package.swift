@@ -22,6 +22,9 @@ let package = Package(
         .target(name: "StrictJSON", swiftSettings: settings),
         // What the package needs from the platform, written once: clocks and the FNV-1a hash.
         .target(name: "Platform", swiftSettings: settings),
+        // The process's one event log on standard error: events as JSON lines with a level, and the CLI's
+        // messages to a person.
+        .target(name: "EventLog", dependencies: ["StrictJSON"], swiftSettings: settings),
         // The model path, as the data flows: text and vectors feed the service; the model (encoder, exact-match
         // evidence, trainer), which needs only the JSON reader for encoder.json, is what the keyword index builds
         // on; the service wires them together.
@@ -45,12 +48,16 @@ let package = Package(
         // Model files: the directory (manifest, checksums, calibration) loaded, checked and written.
         .target(
             name: "ModelStorage",
-            dependencies: ["CDigest", "KeywordIndex", "KeywordModel", "KeywordText", "KeywordVectors", "StrictJSON"],
+            dependencies: ["CDigest", "EventLog", "KeywordIndex", "KeywordModel", "KeywordText", "KeywordVectors", "StrictJSON"],
             swiftSettings: settings),
+        // Opening the store a location names (and its queue and model registry): the one place that knows every
+        // store implementation.
+        .target(name: "StoreOpening", dependencies: ["FileStore", "ModelStorage", "PostgresStore", "StoreInterface"],
+                swiftSettings: settings),
         // Training data: labelled names read and written (JSON lines), and the ones feedback records teach.
         .target(name: "TrainingData", dependencies: ["ModelStorage", "StoreInterface", "StrictJSON"], swiftSettings: settings),
         // The serving engine: a loaded model and its live keyword list behind a store.
-        .target(name: "Serving", dependencies: ["KeywordIndex", "KeywordModel", "Locking", "ModelStorage", "Platform",
+        .target(name: "Serving", dependencies: ["EventLog", "KeywordIndex", "KeywordModel", "Locking", "ModelStorage", "Platform",
                                                 "StoreInterface", "StrictJSON"],
                 swiftSettings: settings),
         // Training and evaluation (the CLI only): encoder fitting, calibration fitting, metrics.
@@ -65,26 +72,50 @@ let package = Package(
         // system-call wrappers (sockets, epoll, eventfd, pipes, signals) and listening sockets; it knows nothing of HTTP.
         .target(name: "CSystem"),
         .target(name: "Sockets", dependencies: ["CSystem", "Platform"], swiftSettings: settings),
-        .target(name: "HTTPCore", dependencies: ["CSystem", "Locking", "Sockets", "StrictJSON"],
+        .target(name: "HTTPCore", dependencies: ["CSystem", "EventLog", "Locking", "Sockets", "StrictJSON"],
+                swiftSettings: settings),
+        // The API's building blocks, below its endpoints: the route value and the middlewares around handlers
+        // (token, body cap, CORS, no-store), request decoding and the limits it applies, and errors as answers
+        // with every code a client can see.
+        .target(name: "APICore", dependencies: ["HTTPCore", "StoreInterface", "StrictJSON"], swiftSettings: settings),
+        // The team annotation queue over HTTP: the queue as the API uses it (each product suggested first), its
+        // routes with their caps, handlers, metrics and its part of the OpenAPI document.
+        .target(name: "QueueAPI", dependencies: ["APICore", "EventLog", "HTTPCore", "Locking", "Serving", "StoreInterface", "StrictJSON"],
                 swiftSettings: settings),
         // The workbench page, script and styles are files of their own, compiled into the binary as byte arrays.
         .target(
             name: "KeywordServer",
-            dependencies: ["FileStore", "HTTPCore", "Locking", "ModelStorage", "PostgresStore", "Serving", "Sockets",
-                           "StoreInterface", "StrictJSON", "TrainingData"],
+            dependencies: ["APICore", "EventLog", "HTTPCore", "Locking", "QueueAPI", "Serving", "StoreInterface", "StrictJSON",
+                           "TrainingData"],
             resources: [.embedInCode("Workbench/workbench.html"), .embedInCode("Workbench/workbench.js"),
                         .embedInCode("Workbench/queue.js"), .embedInCode("Workbench/workbench.css")],
+            swiftSettings: settings),
+        // Running `serve`: the server, the model loader, the store watcher, the registry follower and the signals
+        // as a group of services with run/shutdown, and the rules checked before it listens.
+        .target(
+            name: "ServerLifecycle",
+            dependencies: ["APICore", "EventLog", "FileStore", "HTTPCore", "KeywordServer", "Locking", "QueueAPI", "Serving",
+                           "Sockets", "StoreInterface", "StoreOpening"],
+            swiftSettings: settings),
+
+        // The measurements behind `kwsuggest bench`: load time, suggest latency, tokenizer throughput, memory, keyword
+        // changes and annotation-queue operations.
+        .target(
+            name: "Benchmarks",
+            dependencies: ["FileStore", "KeywordIndex", "KeywordVectors", "Locking", "ModelStorage", "Platform", "Serving",
+                           "StoreInterface", "StoreOpening"],
             swiftSettings: settings),
 
         // The CLI on top of both paths.
         .executableTarget(
             name: "kwsuggest",
-            dependencies: ["FileStore", "HTTPCore", "KeywordIndex", "KeywordModel", "KeywordServer", "KeywordText",
-                           "KeywordVectors", "Locking", "ModelStorage", "Platform", "PostgresStore", "Serving",
-                           "Sockets", "StoreInterface", "StrictJSON", "Training", "TrainingData"],
+            dependencies: ["APICore", "Benchmarks", "EventLog", "FileStore", "HTTPCore", "KeywordIndex", "KeywordModel", "KeywordServer", "KeywordText",
+                           "KeywordVectors", "ModelStorage", "Platform", "PostgresStore", "ServerLifecycle",
+                           "Serving", "Sockets", "StoreInterface", "StoreOpening", "StrictJSON", "Training", "TrainingData"],
             swiftSettings: settings),
 
         .testTarget(name: "PlatformTests", dependencies: ["Platform"], swiftSettings: settings),
+        .testTarget(name: "EventLogTests", dependencies: ["EventLog"], swiftSettings: settings),
         .testTarget(name: "KeywordTextTests", dependencies: ["KeywordText"], resources: [.copy("Fixtures")],
                     swiftSettings: settings),
         .testTarget(name: "KeywordVectorsTests", dependencies: ["KeywordVectors"], resources: [.copy("Fixtures")],
@@ -101,10 +132,11 @@ let package = Package(
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore", "MutationTesting"], swiftSettings: settings),
         .testTarget(
             name: "KeywordServerTests",
-            dependencies: ["FileStore", "HTTPCore", "KeywordServer", "Locking", "MutationTesting", "PostgresStore", "Serving",
-                           "StoreInterface", "StrictJSON"],
+            dependencies: ["APICore", "FileStore", "HTTPCore", "KeywordServer", "Locking", "MutationTesting", "PostgresStore",
+                           "QueueAPI", "Serving", "StoreInterface", "StrictJSON"],
             resources: [.copy("Fixtures")],
             swiftSettings: settings),
+        .testTarget(name: "ServerLifecycleTests", dependencies: ["APICore", "ServerLifecycle"], swiftSettings: settings),
         // Reads Package.swift and the sources: each module's imports are exactly its declared dependencies.
         .testTarget(name: "PackageGraphTests", swiftSettings: settings),
         // Runs the built `kwsuggest` binary (found beside the test bundle); it imports none of the modules, and

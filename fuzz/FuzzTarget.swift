@@ -1,6 +1,6 @@
 // libFuzzer entry for the HTTP request parser and the JSON request decoding.
-// Built by fuzz/build.sh against the StrictJSON and HTTPCore modules, in one module with the API's
-// RequestDecoding and APIError (outside the SwiftPM build), so it reaches the API's internal types directly.
+// Built by fuzz/build.sh against the StrictJSON, HTTPCore and APICore modules (outside the SwiftPM build, with
+// testing enabled), so it reaches the parser's and the API's internal types through `@testable import`.
 //
 // The first input byte chooses what the rest is:
 //   even → a byte stream from a client: parsed in one piece and again split at positions drawn from the
@@ -8,6 +8,7 @@
 //          and query then go through the API's decoding.
 //   odd  → a JSON request body: decoded as a suggest, a batch and a keyword-update request would be.
 // Any crash, trap, hang (libFuzzer -timeout) or broken invariant (a trap through `check`) is a finding.
+@testable import APICore
 @testable import HTTPCore
 import StrictJSON
 

@@ -2,24 +2,19 @@
 # Builds the libFuzzer binary for the HTTP request parser and the JSON request decoding with swiftc directly,
 # outside the SwiftPM build (Package.swift declares no fuzz target and builds nothing with sanitizers).
 #
-# The modules below the API (the strict JSON reader, the HTTP core, the socket layer and what they import,
-# and the store contract that holds the keyword and name rules) are compiled as they are, each from its whole
-# directory under Sources/, with the fuzzer's coverage and AddressSanitizer. The API's request decoding and its
-# errors (a few files of KeywordServer, which as a whole needs the stores and the model) are compiled together
-# with fuzz/FuzzTarget.swift into one module, so the target reaches their internal types directly.
+# The modules the request decoding stands on (the strict JSON reader, the HTTP core, the socket layer and what
+# they import, the store contract that holds the keyword and name rules, and APICore, the API's request decoding
+# and errors) are compiled as they are, each from its whole directory under Sources/, with the fuzzer's coverage
+# and AddressSanitizer, and with testing enabled, so fuzz/FuzzTarget.swift reaches their internal types through
+# `@testable import`, as the tests do.
 # Output: .build-tools/fuzz/http-fuzzer (override with OUT=path).
 # Usage: bash fuzz/build.sh            then see fuzz/run.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-.build-tools/fuzz/http-fuzzer}
 # In dependency order (each as Package.swift declares it); CSystem is the C shim the system-call wrappers use.
-modules=(Platform StrictJSON Locking Sockets HTTPCore StoreInterface)
-api_files=(
-  Sources/KeywordServer/API/RequestDecoding.swift
-  Sources/KeywordServer/API/APIError.swift
-  Sources/KeywordServer/API/APIErrorCode.swift
-)
-for file in "${api_files[@]}" Sources/CSystem/CSystem.c Sources/CSystem/include/CSystem.h; do
+modules=(Platform StrictJSON EventLog Locking Sockets HTTPCore StoreInterface APICore)
+for file in Sources/CSystem/CSystem.c Sources/CSystem/include/CSystem.h; do
   [[ -f $file ]] || { echo "fuzz/build.sh: $file is missing; update the file list in fuzz/build.sh" >&2; exit 1; }
 done
 for module in "${modules[@]}"; do
@@ -47,5 +42,5 @@ for module in "${modules[@]}"; do
 done
 
 swiftc "${swift_flags[@]}" -module-name KeywordServerFuzz \
-  "${api_files[@]}" fuzz/FuzzTarget.swift "${objects[@]}" -o "$OUT" 2>&1 | { grep -v "Cannot export local symbol" || true; }
+  fuzz/FuzzTarget.swift "${objects[@]}" -o "$OUT" 2>&1 | { grep -v "Cannot export local symbol" || true; }
 echo "built $OUT"

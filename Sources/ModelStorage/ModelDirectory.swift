@@ -1,4 +1,5 @@
 // Loads a model directory: vectors, text pipeline, keyword list, varieties, encoder and manifest.
+import EventLog
 import Foundation
 import KeywordModel
 import KeywordText
@@ -93,7 +94,7 @@ public enum ModelDirectory {
         if FileManager.default.fileExists(atPath: file(Checkpoint.headerName)) || requireEncoder {
             do {
                 weights = try Checkpoint.load(directory: directory) { note in
-                    FileHandle.standardError.write(Data(("note: " + note + "\n").utf8))
+                    EventLog.record(.warning, "model_note", ["message": note])
                 }
             } catch let error as CheckpointError {
                 throw ModelDirectoryError(path: directory, message: error.description)

@@ -1,6 +1,7 @@
 // Follows the registry's head: loads the live version (or the --model fallback) beside the served one, and
 // swaps it in only once it loaded; a shadow version is loaded the same way.
 import Dispatch
+import EventLog
 import Foundation
 import Locking
 import StoreInterface
@@ -55,7 +56,7 @@ public final class ModelWatcher: Sendable {
     private let install: @Sendable (any SuggestionEngine) -> Void
     /// The candidate in shadow, scored beside the served model.
     public let shadow: ShadowScorer
-    private let log: @Sendable ([(String, String)]) -> Void
+    private let log: @Sendable (LogEvent) -> Void
     private let queue = DispatchQueue(label: "kwsuggest-model-watcher")
     private let retryInterval: Double
 
@@ -70,11 +71,11 @@ public final class ModelWatcher: Sendable {
 
     /// - Parameters:
     ///   - install: makes an engine the served one (in-flight requests keep the one they started with).
-    ///   - log: one lifecycle event as ordered key-value pairs.
+    ///   - log: one lifecycle event (`EventLog.record` in `serve`).
     public init(registry: any ModelRegistry, store: any KeywordStore, fallback: String, retryInterval: Double = 30,
                 load: @escaping Loader, install: @escaping @Sendable (any SuggestionEngine) -> Void,
                 shadow: ShadowScorer = ShadowScorer(),
-                log: @escaping @Sendable ([(String, String)]) -> Void) {
+                log: @escaping @Sendable (LogEvent) -> Void) {
         self.registry = registry
         self.store = store
         self.fallback = fallback
@@ -108,7 +109,7 @@ public final class ModelWatcher: Sendable {
         do {
             catalog = try registry.catalog()
         } catch {
-            log([("event", "model_registry_unreadable"), ("reason", reason), ("error", "\(error)")])
+            log(LogEvent(.error, "model_registry_unreadable", ["reason": reason, "error": "\(error)"]))
             return
         }
         let head = catalog.head
@@ -146,14 +147,14 @@ public final class ModelWatcher: Sendable {
                 state.status.failure = ModelStatus.Failure(version: target.name, message: "\(error)")
                 return state.status.version
             }
-            log([("event", "model_load_failed"), ("version", target.name), ("reason", reason), ("error", "\(error)"),
-                 ("serving", previous ?? "nothing yet")])
+            log(LogEvent(.error, "model_load_failed", ["version": target.name, "reason": reason, "error": "\(error)",
+                                                      "serving": previous ?? "nothing yet"]))
             throw error
         }
         // The head may have moved on while this one loaded (a rollback right after a promotion): then the next
         // check loads what it names instead.
         if !keepFailure, let head = try? registry.catalog().head, (head.live.map { ModelTarget.registry($0) } ?? .fallback) != target {
-            log([("event", "model_load_superseded"), ("version", target.name), ("reason", reason)])
+            log(LogEvent(.info, "model_load_superseded", ["version": target.name, "reason": reason]))
             return
         }
         // A keyword change stored while the new engine loaded was announced to the old one.
@@ -174,10 +175,12 @@ public final class ModelWatcher: Sendable {
         }
         // And one stored between that reload and the swap (a no-op when there was none).
         _ = try? engine.reloadKeywords()
-        log([("event", old == nil ? "model_loaded" : "model_swapped"), ("model", engine.modelVersion),
-             ("source", target == .fallback ? "--model \(fallback)" : "registry \(registry.displayName)"),
-             ("previous", old ?? ""), ("reason", reason), ("gate", gate ?? "none"),
-             ("load_ms", String(format: "%.1f", Date().timeIntervalSince(started) * 1000))])
+        log(LogEvent(.info, old == nil ? "model_loaded" : "model_swapped", [
+            "model": engine.modelVersion,
+            "source": target == .fallback ? "--model \(fallback)" : "registry \(registry.displayName)",
+            "previous": old ?? "", "reason": reason, "gate": gate ?? "none",
+            "load_ms": String(format: "%.1f", Date().timeIntervalSince(started) * 1000),
+        ]))
     }
 
     /// Loads, replaces or ends the shadow as the head says.
@@ -191,7 +194,7 @@ public final class ModelWatcher: Sendable {
         guard let version = head.shadow else {
             shadow.set(nil, fraction: 0)
             state.withLock { $0.shadow = nil; $0.status.shadow = nil; $0.status.shadowFraction = 0 }
-            log([("event", "shadow_off")])
+            log(LogEvent(.info, "shadow_off"))
             return
         }
         if let failed, failed.version == version, failed.revision == head.revision { return }
@@ -203,10 +206,10 @@ public final class ModelWatcher: Sendable {
                 $0.status.shadow = version
                 $0.status.shadowFraction = head.shadowFraction
             }
-            log([("event", "shadow_started"), ("model", version), ("fraction", "\(head.shadowFraction)")])
+            log(LogEvent(.info, "shadow_started", ["model": version, "fraction": "\(head.shadowFraction)"]))
         } catch {
             state.withLock { $0.shadowFailed = (version, head.revision) }
-            log([("event", "shadow_load_failed"), ("version", version), ("error", "\(error)")])
+            log(LogEvent(.error, "shadow_load_failed", ["version": version, "error": "\(error)"]))
         }
     }
 

@@ -1,3 +1,4 @@
+import EventLog
 import FileStore
 import StoreInterface
 
@@ -51,7 +52,7 @@ extension CommandGroup {
         var configurations: [CommandConfiguration] = []
         for command in subcommands { configurations.append(command.configuration) }
         guard let first = arguments.first else {
-            printError(Help.usageError("Missing expected argument '<subcommand>'", for: configuration))
+            EventLog.message(verbatim: Help.usageError("Missing expected argument '<subcommand>'", for: configuration))
             return .usageError
         }
         if first == "-h" || first == "--help" {
@@ -63,7 +64,7 @@ extension CommandGroup {
             return Root.execute(command, Array(arguments.dropFirst()))
         }
         let message = first.hasPrefix("-") ? "Unknown option '\(first)'" : "Unknown subcommand '\(first)'"
-        printError(Help.usageError(message, for: configuration))
+        EventLog.message(verbatim: Help.usageError(message, for: configuration))
         return .usageError
     }
 }

@@ -1,3 +1,4 @@
+import EventLog
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -58,7 +59,7 @@ enum Root {
                 return group.dispatch(Array(arguments.dropFirst(2)) + ["--help"])
             }
             guard let command = subcommands.first(where: { $0.configuration.name == arguments[1] }) else {
-                printError(Help.usageError("Unknown subcommand '\(arguments[1])'", for: configuration))
+                EventLog.message(verbatim: Help.usageError("Unknown subcommand '\(arguments[1])'", for: configuration))
                 return .usageError
             }
             print(Help.text(for: command.configuration), terminator: "")
@@ -69,7 +70,7 @@ enum Root {
         for group in groups where group.configuration.name == first { return group.dispatch(Array(arguments.dropFirst())) }
         guard let command = subcommands.first(where: { $0.configuration.name == first }) else {
             let message = first.hasPrefix("-") ? "Unknown option '\(first)'" : "Unknown subcommand '\(first)'"
-            printError(Help.usageError(message, for: configuration))
+            EventLog.message(verbatim: Help.usageError(message, for: configuration))
             return .usageError
         }
         return execute(command, Array(arguments.dropFirst()))
@@ -90,13 +91,13 @@ enum Root {
             return .success
         } catch let error as CommandError {
             if error.code == .usageError {
-                printError(Help.usageError(error.message, for: configuration))
+                EventLog.message(verbatim: Help.usageError(error.message, for: configuration))
             } else {
-                printError("Error: \(error.message)")
+                EventLog.message(.error, error.message)
             }
             return error.code
         } catch {
-            printError("Error: \(error)")
+            EventLog.message(.error, "\(error)")
             return .failure
         }
     }

@@ -1,7 +1,9 @@
+import APICore
 import FileStore
 import Foundation
 @testable import HTTPCore
 @testable import KeywordServer
+import QueueAPI
 import XCTest
 
 /// Worst-case JSON: bodies the schema allows, written as long as JSON can write them (every code point a `\u`
@@ -83,8 +85,12 @@ final class BodyCapTests: XCTestCase {
         XCTAssertLessThanOrEqual(longestQuery, HTTPLimits().maxURIBytes)
         // serve raises the HTTP ceiling to the largest route cap, and the default budget holds it.
         let api = makeAPI()
-        XCTAssertEqual(api.serverConfiguration(ServerConfiguration()).limits.maxBodyBytes, caps.largest)
-        XCTAssertGreaterThanOrEqual(ServerConfiguration().bodyBudgetBytes, caps.largest)
+        let queue = QueueBodyCaps(limits)
+        let largest = [caps.suggest, caps.batch, caps.keywords, caps.feedback, queue.items, queue.lease, queue.decisions,
+                       queue.undo].max() ?? 0
+        XCTAssertEqual(api.largestBodyCap, largest)
+        XCTAssertEqual(api.serverConfiguration(ServerConfiguration()).limits.maxBodyBytes, largest)
+        XCTAssertGreaterThanOrEqual(ServerConfiguration().bodyBudgetBytes, largest)
     }
 
     func testMaximalBatchIsServedAndOneByteMoreIsRefused() throws {

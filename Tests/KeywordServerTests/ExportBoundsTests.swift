@@ -1,3 +1,4 @@
+import APICore
 import FileStore
 import Foundation
 import HTTPCore

@@ -75,10 +75,4 @@ final class HostPolicyTests: XCTestCase {
         }
         XCTAssertEqual(try HostPolicy(allowedNames: ["A.Example", "[FD00::5]"]).allowedNames, ["a.example", "[fd00::5]"])
     }
-
-    func testOpenWritesWithAnyOriginWarn() {
-        XCTAssertNotNil(WritePolicy.corsWarning(token: nil, cors: CORSPolicy(allowedOrigins: ["*"])))
-        XCTAssertNil(WritePolicy.corsWarning(token: "t", cors: CORSPolicy(allowedOrigins: ["*"])))
-        XCTAssertNil(WritePolicy.corsWarning(token: nil, cors: CORSPolicy(allowedOrigins: ["https://a.example"])))
-    }
 }

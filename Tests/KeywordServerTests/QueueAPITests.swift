@@ -3,6 +3,7 @@ import Foundation
 @testable import HTTPCore
 @testable import KeywordServer
 import Locking
+import QueueAPI
 import Serving
 import StoreInterface
 import XCTest

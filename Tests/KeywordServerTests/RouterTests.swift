@@ -1,3 +1,4 @@
+import APICore
 import Foundation
 @testable import HTTPCore
 @testable import KeywordServer

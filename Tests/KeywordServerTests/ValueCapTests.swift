@@ -1,3 +1,4 @@
+import APICore
 import FileStore
 import Foundation
 import HTTPCore
@@ -35,18 +36,18 @@ final class ValueCapTests: XCTestCase {
         let api = makeAPI(store: FileKeywordStore(overlayPath: directory + "/keywords.overlay.json"))
 
         let suggest = #"{"name": "にんじん", "k": 5, "explain": true}"#
-        XCTAssertEqual(ValueCaps.allowance(try count(suggest)), caps.suggest)
+        XCTAssertEqual(JSONSize.values(try count(suggest)), caps.suggest)
         XCTAssertEqual(post(api, "/v1/suggest", suggest).status.code, 200)
 
         let batch = #"{"names": "# + list(Array(repeating: #""にんじん""#, count: limits.maxBatchNames)) + #", "k": 10, "explain": false}"#
-        XCTAssertEqual(ValueCaps.allowance(try count(batch)), caps.batch)
+        XCTAssertEqual(JSONSize.values(try count(batch)), caps.batch)
         XCTAssertEqual(post(api, "/v1/suggest/batch", batch).status.code, 200)
 
         // Both lists at their maxItems: past the parser, refused by the rule on add + remove, with its own code.
         let add = list((0..<limits.maxKeywordChanges).map { "\"a\($0)\"" })
         let remove = list((0..<limits.maxKeywordChanges).map { "\"r\($0)\"" })
         let keywords = #"{"add": "# + add + #", "remove": "# + remove + #", "actor": "me"}"#
-        XCTAssertEqual(ValueCaps.allowance(try count(keywords)), caps.keywords)
+        XCTAssertEqual(JSONSize.values(try count(keywords)), caps.keywords)
         XCTAssertEqual(errorCode(post(api, "/v1/keywords", keywords)), "too_many_keywords")
 
         let shown = list(Array(repeating: #""にんじん""#, count: limits.maxK))
@@ -54,7 +55,7 @@ final class ValueCapTests: XCTestCase {
             #"{"id": "c\#($0)", "name": "人参 3本", "keyword": "にんじん", "action": "accept", "shown": \#(shown), "model": "m", "annotator": "a"}"#
         }
         let feedback = #"{"items": "# + list(items) + "}"
-        XCTAssertEqual(ValueCaps.allowance(try count(feedback)), caps.feedback)
+        XCTAssertEqual(JSONSize.values(try count(feedback)), caps.feedback)
         let stored = post(api, "/v1/feedback", feedback)
         XCTAssertEqual(stored.status.code, 201, String(stored.bodyText.prefix(300)))
         XCTAssertEqual(post(api, "/v1/feedback", items[0]).status.code, 201)

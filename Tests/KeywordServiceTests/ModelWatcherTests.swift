@@ -29,9 +29,9 @@ final class ModelWatcherTests: XCTestCase {
                                        try ModelEngine(components: ModelDirectory.load(path: directory), store: store)
                                    },
                                    install: { engine in served.withLock { $0 = engine } },
-                                   log: { fields in
-                                       events.withLock { $0.append(fields.first?.1 ?? "") }
-                                       if fields.first?.1 != "model_loaded" { happened.signal() }
+                                   log: { event in
+                                       events.withLock { $0.append(event.name) }
+                                       if event.name != "model_loaded" { happened.signal() }
                                    })
         defer { watcher.shutdown() }
         try watcher.start()

@@ -74,10 +74,13 @@ final class PackageGraphTests: XCTestCase {
         }
     }
 
-    /// The service layers point one way: the store contract and the stores know nothing of models, serving or
-    /// training; the model files nothing of stores; serving no store implementation, no HTTP and no training;
-    /// training (the CLI's) no HTTP and no store implementation; the server no training; the socket layer nothing
-    /// of HTTP. Checked on the whole dependency closure, so no edge sneaks in through another module.
+    /// The service layers point one way: the store contract and the stores know nothing of models, serving or training;
+    /// the model files nothing of stores; serving no store implementation, no HTTP and no training; training (the
+    /// CLI's) no HTTP and no store implementation; the API's building blocks no engine, no store implementation and no
+    /// endpoint; the queue's API no store implementation and nothing of the rest of the application; the HTTP API no
+    /// training, no store implementation and nothing of how the process runs; the runner no training; the benchmarks no
+    /// HTTP and no training; the event log nothing above it; the socket layer nothing of HTTP. Checked on the whole
+    /// dependency closure, so no edge sneaks in through another module.
     func testServiceLayersKeepTheirDirection() throws {
         let targets = try declaredTargets()
         func closure(_ name: String) -> Set<String> {
@@ -96,7 +99,13 @@ final class PackageGraphTests: XCTestCase {
             "ModelStorage": ["StoreInterface", "FileStore", "PostgresStore", "Serving", "Training", "HTTPCore"],
             "Serving": ["FileStore", "PostgresStore", "Training", "TrainingData", "HTTPCore", "KeywordServer"],
             "Training": ["FileStore", "PostgresStore", "HTTPCore", "KeywordServer"],
-            "KeywordServer": ["Training"],
+            "StoreOpening": ["Serving", "Training", "HTTPCore", "KeywordServer"],
+            "APICore": ["Serving", "Training", "FileStore", "PostgresStore", "KeywordServer", "ServerLifecycle"],
+            "QueueAPI": ["Training", "FileStore", "PostgresStore", "StoreOpening", "KeywordServer", "ServerLifecycle"],
+            "EventLog": ["HTTPCore", "Sockets", "Serving", "StoreInterface", "KeywordServer"],
+            "KeywordServer": ["Training", "FileStore", "PostgresStore", "StoreOpening", "ServerLifecycle"],
+            "ServerLifecycle": ["Training"],
+            "Benchmarks": ["HTTPCore", "KeywordServer", "Training"],
             "Sockets": ["HTTPCore", "KeywordServer", "StrictJSON"],
         ]
         for (module, banned) in forbidden.sorted(by: { $0.key < $1.key }) {

@@ -1,8 +1,7 @@
 // Streamed response bodies: a worker of the bulk lane produces one piece at a time, and the loop asks for the next only once
 // the earlier pieces are down to `streamLowWater` unsent, so a slow reader holds back the producer instead of
 // filling memory. Pieces come back through the inbox and are framed here (chunked, or raw for HTTP/1.0).
-import Sockets
-import StrictJSON
+import EventLog
 
 extension EventLoop {
     /// Asks a worker for the next piece of a streamed body, when none is being made and little output waits.
@@ -38,15 +37,11 @@ extension EventLoop {
             flush(connection)
             if connections[fd] === connection, connection.state == .active { process(connection) }
         case .failed(let reason):
-            Syscall.writeAll(2, Array("{\"event\":\"stream_failed\",\"reason\":\(Self.jsonString(reason))}\n".utf8))
+            EventLog.record(.error, "stream_failed", ["reason": String(reason.prefix(500))])
             // Without the last chunk the client sees an incomplete body.
             connection.streaming = nil
             connection.state = .closingAfterFlush
             flush(connection)
         }
-    }
-
-    static func jsonString(_ text: String) -> String {
-        JSONWriter.quoted(String(text.prefix(500)))
     }
 }

@@ -1,5 +1,6 @@
 // The application's runtime state: the store and the engine, held while the model loads in the background.
 import Locking
+import QueueAPI
 import Serving
 import StoreInterface
 

@@ -1,7 +1,9 @@
 // POST /v1/feedback and GET /v1/feedback/export: annotator decisions in, training data out.
+import APICore
+import EventLog
 import HTTPCore
 import Locking
-import Sockets
+import QueueAPI
 import StoreInterface
 import StrictJSON
 import TrainingData
@@ -48,7 +50,7 @@ extension KeywordAPIHandlers {
             throw APIError(HTTPStatus(409, "Conflict"), .idConflict,
                            "\(KeywordStoreError.clientIDConflict(clientID: clientID, earlierID: earlierID)); nothing of this request was stored")
         } catch {
-            Syscall.writeAll(2, Array("{\"event\":\"feedback_failed\",\"error\":\(Self.quoted("\(error)"))}\n".utf8))
+            EventLog.record(.error, "feedback_failed", ["error": "\(error)"])
             state.noteWrite(failure: "feedback could not be saved (log event feedback_failed)")
             throw APIError(.internalServerError, .feedbackFailed, "the feedback could not be saved")
         }
@@ -131,7 +133,7 @@ extension KeywordAPIHandlers {
     }
 
     static func logExportFailure(_ error: KeywordStoreError) {
-        Syscall.writeAll(2, Array("{\"event\":\"feedback_export_failed\",\"error\":\(quoted("\(error)"))}\n".utf8))
+        EventLog.record(.error, "feedback_export_failed", ["error": "\(error)"])
     }
 }
 
@@ -206,14 +208,10 @@ final class FeedbackExport: Sendable {
         return .bytes(body)
     }
 
+    /// A raw record is written as the stores write it (`FeedbackLine`); otherwise its training line, if it teaches one.
     static func line(_ record: FeedbackRecord, raw: Bool, withdrawn: Set<Int64> = []) -> [UInt8] {
-        var json = JSONWriter()
-        if raw {
-            FeedbackDecoding.writeRecord(record, into: &json)
-        } else {
-            return LabelledData.example(record, withdrawn: withdrawn).map(LabelledData.line) ?? []
-        }
-        return json.bytes + [0x0A]
+        if raw { return FeedbackLine.encode(record) }
+        return LabelledData.example(record, withdrawn: withdrawn).map(LabelledData.line) ?? []
     }
 }
 
@@ -248,9 +246,9 @@ enum FeedbackDecoding {
             }
         }
         let sent = FeedbackItem(name: name, keyword: keyword, action: action, shown: shown,
-                                model: try labelString(fields["model"], field: prefix + "model", code: .invalidModel),
-                                annotator: try labelString(fields["annotator"], field: prefix + "annotator", code: .invalidAnnotator),
-                                clientID: try labelString(fields["id"], field: prefix + "id", code: .invalidId))
+                                model: try RequestDecoding.labelString(fields["model"], field: prefix + "model", code: .invalidModel),
+                                annotator: try RequestDecoding.labelString(fields["annotator"], field: prefix + "annotator", code: .invalidAnnotator),
+                                clientID: try RequestDecoding.labelString(fields["id"], field: prefix + "id", code: .invalidId))
         do {
             return try FeedbackRules.checked(sent, field: prefix, limits: limits.feedbackLimits)
         } catch {
@@ -277,54 +275,6 @@ enum FeedbackDecoding {
         guard let value, value != .null else { throw .badRequest(.invalidKeyword, "'\(field)' is required") }
         guard case .string(let raw) = value else { throw .badRequest(.invalidKeyword, "'\(field)' must be a string") }
         return raw
-    }
-
-    /// A keyword outside feedback (a queue lease's filter, a queue label): `KeywordRules.cleaned` of a string,
-    /// the rule every keyword follows.
-    static func keywordText(_ value: JSONValue?, field: String, limits: APILimits, required: Bool) throws(APIError) -> String? {
-        guard let value, value != .null else {
-            if required { throw .badRequest(.invalidKeyword, "'\(field)' is required") }
-            return nil
-        }
-        guard case .string(let raw) = value else { throw .badRequest(.invalidKeyword, "'\(field)' must be a string") }
-        do {
-            return try KeywordRules.cleaned(raw, field: field, maxCodePoints: limits.maxKeywordCharacters,
-                                            maxPadding: limits.maxPaddingCharacters)
-        } catch {
-            throw .badRequest(.invalidKeyword, "\(error)")
-        }
-    }
-
-    /// An optional label field's string (its value is checked by `FeedbackRules`).
-    private static func labelString(_ value: JSONValue?, field: String, code: ErrorCode) throws(APIError) -> String? {
-        guard let value, value != .null else { return nil }
-        guard case .string(let text) = value else { throw .badRequest(code, "'\(field)' must be a string") }
-        return text
-    }
-
-    /// An optional short string outside feedback (a keyword change's actor), by `FeedbackRules.label`.
-    static func label(_ value: JSONValue?, field: String, code: ErrorCode) throws(APIError) -> String? {
-        guard let text = try labelString(value, field: field, code: code) else { return nil }
-        do {
-            return try FeedbackRules.label(text, field: field, kind: .model)
-        } catch {
-            throw .badRequest(code, error.message)
-        }
-    }
-
-    /// A stored record as the raw export writes it (the same keys as the file store's lines).
-    static func writeRecord(_ record: FeedbackRecord, into json: inout JSONWriter) {
-        json.object { json in
-            json.field("id", int: Int(record.id))
-            if let client = record.item.clientID { json.field("client_id", string: client) }
-            json.field("received_at", string: record.receivedAt)
-            json.field("name", string: record.item.name)
-            json.field("keyword", string: record.item.keyword)
-            json.field("action", string: record.item.action.rawValue)
-            json.field("shown") { json in json.array { json in for keyword in record.item.shown { json.string(keyword) } } }
-            if let model = record.item.model { json.field("model", string: model) }
-            if let annotator = record.item.annotator { json.field("annotator", string: annotator) }
-        }
     }
 }
 

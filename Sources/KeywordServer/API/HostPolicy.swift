@@ -2,6 +2,7 @@
 // where a page on attacker.example re-resolves its own name to 127.0.0.1 and then posts to this server with the
 // browser's blessing, since to the browser it is still the same origin. Its requests still say
 // `Host: attacker.example`, and that is what is refused here.
+import APICore
 import HTTPCore
 
 /// The `Host` names open writes and the feedback export are served for: the loopback names, with any port, and the

@@ -1,5 +1,7 @@
 // The router: maps method + path to routes, answers 404/405/OPTIONS, and runs the middlewares.
+import APICore
 import HTTPCore
+import QueueAPI
 import StrictJSON
 
 /// Settings of the API layer (the HTTP layer has `ServerConfiguration`).
@@ -24,6 +26,8 @@ public final class KeywordAPI: HTTPResponder {
     let handlers: KeywordAPIHandlers
     /// The byte cap of each route's body (see `BodyCaps`).
     public let bodyCaps: BodyCaps
+    /// The largest of the routes' byte caps: the HTTP layer's `maxBodyBytes` must be at least this.
+    public let largestBodyCap: Int
     /// Around every route's handler: the body cap, the token, then the `Host` of open writes.
     private let guards: [any APIMiddleware]
     private let hostCheck: HostMiddleware
@@ -45,13 +49,14 @@ public final class KeywordAPI: HTTPResponder {
             table[route.path, default: [:]][route.method] = route
         }
         routes = table
+        largestBodyCap = table.values.flatMap(\.values).map(\.bodyCap).max() ?? bodyCaps.suggest
     }
 
     /// Every route, each with all its facts. Writes have worker lanes of their own, so they never wait behind
     /// queued batches; keyword changes and feedback have one each, so a keyword change never waits behind large
     /// feedback posts. Answers whose size depends on the stored data (keyword pages, the export) have the bulk
     /// lane, off the event loops and off the suggest lane. Keyword changes, feedback and its export (annotator
-    /// names) need the token when one is set.
+    /// names) need the token when one is set. The annotation queue's routes come from `QueueHandlers.routes`.
     static func routes(_ handlers: KeywordAPIHandlers, bodyCaps: BodyCaps, valueCaps: ValueCaps) -> [APIRoute] {
         func route(_ method: HTTPMethod, _ path: String, lane: WorkLane? = nil, needsToken: Bool = false,
                    bodyCap: Int? = nil, valueCap: Int? = nil, _ handler: @escaping APIRoute.Handler) -> APIRoute {
@@ -85,29 +90,9 @@ public final class KeywordAPI: HTTPResponder {
             route(.get, "/v1/feedback/export", lane: .bulk, needsToken: true) { request, _ throws(APIError) in
                 try handlers.exportFeedback(request)
             },
-            // The annotation queue: every route reads or writes the store, and all of them carry annotator names.
-            // Enqueueing suggests every item, as a batch does: it runs on the batches' lane, not the writes'.
-            route(.post, "/v1/queue/items", lane: .shared, needsToken: true, bodyCap: bodyCaps.queueItems,
-                  valueCap: valueCaps.queueItems) { request, route throws(APIError) in
-                try handlers.enqueue(request, valueCap: route.valueCap)
-            },
-            route(.post, "/v1/queue/lease", lane: .reserved, needsToken: true, bodyCap: bodyCaps.queueLease,
-                  valueCap: valueCaps.queueLease) { request, route throws(APIError) in
-                try handlers.lease(request, valueCap: route.valueCap)
-            },
-            route(.post, "/v1/queue/decisions", lane: .reserved, needsToken: true, bodyCap: bodyCaps.queueDecisions,
-                  valueCap: valueCaps.queueDecisions) { request, route throws(APIError) in
-                try handlers.decide(request, valueCap: route.valueCap)
-            },
-            route(.post, "/v1/queue/undo", lane: .reserved, needsToken: true, bodyCap: bodyCaps.queueUndo,
-                  valueCap: valueCaps.queueUndo) { request, route throws(APIError) in
-                try handlers.undo(request, valueCap: route.valueCap)
-            },
-            route(.get, "/v1/queue/stats", lane: .shared, needsToken: true) { _, _ throws(APIError) in try handlers.queueStats() },
-            route(.get, "/v1/labels/export", lane: .bulk, needsToken: true) { request, _ throws(APIError) in
-                try handlers.exportLabels(request)
-            },
         ]
+        table += handlers.queue.routes(limits: handlers.configuration.limits,
+                                       bodyless: (bodyCaps.suggest, valueCaps.suggest))
         return table
     }
 
@@ -213,7 +198,7 @@ public final class KeywordAPI: HTTPResponder {
     /// the service's metric and thread names.
     public func serverConfiguration(_ configuration: ServerConfiguration) -> ServerConfiguration {
         var configuration = configuration
-        configuration.limits.maxBodyBytes = max(configuration.limits.maxBodyBytes, bodyCaps.largest)
+        configuration.limits.maxBodyBytes = max(configuration.limits.maxBodyBytes, largestBodyCap)
         configuration.metricsPrefix = Self.metricsPrefix
         configuration.threadNamePrefix = Self.threadNamePrefix
         return configuration

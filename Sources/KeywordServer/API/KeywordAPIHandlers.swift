@@ -1,15 +1,24 @@
 // The handlers `KeywordAPI`'s routes point at: each turns a request into a response or throws an APIError.
+import APICore
+import EventLog
 import Foundation
 import HTTPCore
 import Locking
+import QueueAPI
 import Serving
-import Sockets
 import StoreInterface
 import StrictJSON
 
 #if canImport(Glibc)
 import Glibc
 #endif
+
+/// Validated input of one suggestion request.
+public struct SuggestInput: Equatable, Sendable {
+    public var name: String
+    public var k: Int
+    public var explain: Bool
+}
 
 final class KeywordAPIHandlers: Sendable {
     let configuration: APIConfiguration
@@ -18,7 +27,8 @@ final class KeywordAPIHandlers: Sendable {
     let feedbackCounts = FeedbackCounters()
     /// Feedback exports streaming now (see `APILimits.maxConcurrentExports`).
     let exportSlots: ExportSlots
-    let queueCounters = QueueCounters()
+    /// The annotation queue's routes, on the queue and the engine this state holds.
+    let queue: QueueHandlers
     private let healthBody: [UInt8] = Array(#"{"status":"ok"}"#.utf8)
     /// The OpenAPI document for the configured limits.
     /// The OpenAPI document, rendered on its first request (its keyword pattern scans every code point once
@@ -30,6 +40,8 @@ final class KeywordAPIHandlers: Sendable {
         self.state = state
         self.metrics = metrics
         exportSlots = ExportSlots(limit: configuration.limits.maxConcurrentExports)
+        queue = QueueHandlers(limits: configuration.limits, queue: { [state] in state.queue },
+                              engine: { [state] in state.engine })
     }
 
     private var limits: APILimits { configuration.limits }
@@ -104,7 +116,7 @@ final class KeywordAPIHandlers: Sendable {
         }
         feedbackCounts.render(into: &text)
         state.watcher?.render(into: &text)
-        queueCounters.render(try? state.queue?.stats(), into: &text)
+        queue.renderMetrics(into: &text)
         var headers = HTTPHeaders()
         headers.add("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
         return HTTPResponse(status: .ok, headers: headers, body: Array(text.text.utf8))
@@ -158,7 +170,7 @@ final class KeywordAPIHandlers: Sendable {
         do throws(SuggestionWire.NonFiniteScore) {
             try SuggestionWire.check(result)
         } catch {
-            Syscall.writeAll(2, Array("{\"event\":\"non_finite_score\",\"name\":\(quoted(String(result.name.prefix(200))))}\n".utf8))
+            EventLog.record(.error, "non_finite_score", ["name": String(result.name.prefix(200))])
             throw APIError(.internalServerError, .internalError, "the model produced a score that is not a number; see the server log")
         }
     }
@@ -307,7 +319,7 @@ final class KeywordAPIHandlers: Sendable {
             throw .badRequest(.tooManyKeywords, "at most \(limits.maxKeywordChanges) keywords per change")
         }
         let expectedVersion = try Self.expectedVersion(request)
-        let actor = try FeedbackDecoding.label(fields["actor"], field: "actor", code: .invalidActor)
+        let actor = try RequestDecoding.label(fields["actor"], field: "actor", code: .invalidActor)
         let engine = try engine()
         let present = engine.listed(requestedAdd + requestedRemove)
         // A removal wins over an addition in the same change, and removing a keyword the list does not hold
@@ -339,7 +351,7 @@ final class KeywordAPIHandlers: Sendable {
             throw APIError.storeUnavailable
         } catch {
             // The detail (a path, an errno) goes to the log, not to the client.
-            Syscall.writeAll(2, Array("{\"event\":\"keyword_update_failed\",\"error\":\(Self.quoted("\(error)"))}\n".utf8))
+            EventLog.record(.error, "keyword_update_failed", ["error": "\(error)"])
             state.noteWrite(failure: "a keyword change could not be saved (log event keyword_update_failed)")
             throw APIError(.internalServerError, .keywordUpdateFailed, "the keyword change could not be saved")
         }
@@ -351,6 +363,4 @@ final class KeywordAPIHandlers: Sendable {
                  "the keyword list changed since version \(expected); it is now \(current): reload it and retry",
                  headers: [("ETag", "\"\(current)\"")])
     }
-
-    static func quoted(_ text: String) -> String { JSONWriter.quoted(text) }
 }

@@ -1,7 +1,9 @@
 // The OpenAPI 3.1 description served at GET /openapi.json. Kept by hand next to the handlers it describes; every
 // number in it comes from the limits the server enforces. A test checks that it is valid JSON and lists every
 // route the router serves.
+import APICore
 import HTTPCore
+import QueueAPI
 import StoreInterface
 import StrictJSON
 

@@ -1,5 +1,5 @@
 import Foundation
-import KeywordServer
+import StoreOpening
 import ModelStorage
 import StoreInterface
 import Training
@@ -54,10 +54,5 @@ struct ModelCommand: CommandGroup {
         } catch let error as ModelDirectoryError {
             throw CommandError.failure(error.description)
         }
-    }
-
-    /// One JSON line on stderr, as serve logs its events.
-    static func event(_ fields: KeyValuePairs<String, String>) {
-        printError("{" + fields.map { "\(jsonQuote($0.key)):\(jsonQuote($0.value))" }.joined(separator: ",") + "}")
     }
 }

@@ -1,7 +1,8 @@
+import EventLog
 import Foundation
-import KeywordServer
 import ModelStorage
 import StoreInterface
+import StoreOpening
 import Training
 import TrainingData
 
@@ -60,7 +61,7 @@ struct ModelPromoteCommand: Command {
         let live = catalog.head.live
         var report = GateReport(live: live ?? "--model \(fallback)", candidate: version, sets: [], forced: forced)
         if forced {
-            ModelCommand.event(["event": "model_promote_forced", "version": version, "live": live ?? "", "store": location.displayName])
+            EventLog.record(.warning, "model_promote_forced", ["version": version, "live": live ?? "", "store": location.displayName])
         } else {
             report.sets = try compare(candidate, live: live, registry: registry, location: location)
             for line in report.lines { print(line) }

@@ -1,5 +1,4 @@
 import Foundation
-import KeywordServer
 import ModelStorage
 import StoreInterface
 import Training

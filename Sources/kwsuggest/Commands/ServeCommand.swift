@@ -1,7 +1,10 @@
+import APICore
+import EventLog
 import HTTPCore
 import KeywordServer
 import ModelStorage
 import PostgresStore
+import ServerLifecycle
 import Serving
 import Sockets
 import StoreInterface
@@ -23,7 +26,7 @@ struct ServeCommand: Command {
         let engine = try ModelEngine(components: ModelDirectory.load(path: directory, verify: verify), store: store,
                                      autoAcceptPrecision: precision, maxKeywords: maxKeywords)
         if engine.autoAcceptThreshold == nil, let warning = engine.components.calibration?.unreachedPrecisionWarning(precision) {
-            ServiceRunner.event(["event": "warning", "message": warning])
+            EventLog.record(.warning, "warning", ["message": warning])
         }
         return engine
     }
@@ -166,13 +169,13 @@ struct ServeCommand: Command {
         let (directory, source, verify, precision) = (modelDirectory, modelSource, verify, autoAcceptPrecision)
         let maxKeywords = options.api.limits.maxKeywords
         let loader: @Sendable (any KeywordStore) throws -> any SuggestionEngine = { store in
-            ServiceRunner.event(["event": "model_directory", "path": directory, "source": source.rawValue])
+            EventLog.record(.info, "model_directory", ["path": directory, "source": source.rawValue])
             return try factory(directory, store, verify, precision, maxKeywords)
         }
         options.registryFallback = directory
         options.modelLoader = { modelDirectory, store in
             if modelDirectory == directory {
-                ServiceRunner.event(["event": "model_directory", "path": directory, "source": source.rawValue])
+                EventLog.record(.info, "model_directory", ["path": directory, "source": source.rawValue])
             }
             return try factory(modelDirectory, store, verify, precision, maxKeywords)
         }

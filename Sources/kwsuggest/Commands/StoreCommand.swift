@@ -1,7 +1,8 @@
+import EventLog
 import Foundation
-import KeywordServer
 import ModelStorage
 import StoreInterface
+import StoreOpening
 import TrainingData
 
 /// `kwsuggest store export|import`: moves keyword changes and feedback between stores, and backs them up.
@@ -136,7 +137,7 @@ struct StoreCommand: Command {
             throw CommandError.failure("\(error)")
         }
         let summary = try StoreArchive.importArchive(reading: handle, source: file ?? "<stdin>", into: store, base: base)
-        printError("imported into \(store.displayName): \(summary.added) added and \(summary.removed) removed keywords; "
+        EventLog.message(.info, "imported into \(store.displayName): \(summary.added) added and \(summary.removed) removed keywords; "
             + "\(summary.feedbackStored) of \(summary.feedbackRead) feedback records stored (the rest were there already)")
     }
 }

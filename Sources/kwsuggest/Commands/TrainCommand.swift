@@ -1,6 +1,6 @@
 import Foundation
 import KeywordModel
-import KeywordServer
+import StoreOpening
 import ModelStorage
 import StoreInterface
 import Training

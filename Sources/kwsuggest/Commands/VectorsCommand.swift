@@ -1,3 +1,4 @@
+import EventLog
 import Foundation
 import KeywordVectors
 
@@ -65,6 +66,6 @@ struct VectorsCommand: Command {
         } catch {
             throw CommandError.failure("\(output): cannot write: \(error.localizedDescription)")
         }
-        printError("wrote \(output): \(bytes.count) bytes, \(vectors.keyCount) words, dimension \(vectors.dimension), \(precision.rawValue)")
+        EventLog.message(.info, "wrote \(output): \(bytes.count) bytes, \(vectors.keyCount) words, dimension \(vectors.dimension), \(precision.rawValue)")
     }
 }

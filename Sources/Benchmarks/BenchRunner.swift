@@ -10,17 +10,35 @@ import ModelStorage
 import Platform
 import Serving
 
-struct BenchSettings {
-    var model: String
-    var namesFile: String
-    var extraKeywords: Int
-    var rounds: Int
-    var loads: Int
-    var kernel: ScoringKernel
+package struct BenchSettings {
+    package var model: String
+    package var namesFile: String
+    package var extraKeywords: Int
+    package var rounds: Int
+    package var loads: Int
+    package var kernel: ScoringKernel
+
+    package init(model: String, namesFile: String, extraKeywords: Int, rounds: Int, loads: Int, kernel: ScoringKernel) {
+        self.model = model
+        self.namesFile = namesFile
+        self.extraKeywords = extraKeywords
+        self.rounds = rounds
+        self.loads = loads
+        self.kernel = kernel
+    }
+}
+
+/// A benchmark that cannot run (a model that does not load, a names file that cannot be read): the message says why.
+package struct BenchmarkError: Error, CustomStringConvertible {
+    package var description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
 }
 
 /// What one `kwsuggest bench` run measured.
-struct BenchReport {
+package struct BenchReport {
     var kernel: ScoringKernel
     var keywords: Int
     var extraKeywords: Int
@@ -39,7 +57,7 @@ struct BenchReport {
     var tokenizePerSecond: Double
     var rssMegabytes: Double
 
-    func table() -> String {
+    package func table() -> String {
         var rows: [(String, String)] = [
             ("scoring kernel", kernel.rawValue),
             ("keywords in index", "\(keywords) (\(extraKeywords) extra)"),
@@ -61,7 +79,7 @@ struct BenchReport {
         return rows.map { $0.0 + String(repeating: " ", count: width - $0.0.count) + "  " + $0.1 + "\n" }.joined()
     }
 
-    func json() -> String {
+    package func json() -> String {
         "{\"keywords\": \(keywords), \"suggest_p50_ms\": \(fixed(suggestP50, 4)), \"suggest_p99_ms\": \(fixed(suggestP99, 4)), "
             + "\"tokenize_per_s\": \(fixed(tokenizePerSecond, 0)), \"load_ms\": \(fixed(loadMilliseconds, 1)), "
             + "\"rss_mb\": \(fixed(rssMegabytes, 1))}"
@@ -73,12 +91,17 @@ struct BenchReport {
 }
 
 /// Runs the measurements in a fixed order (loads, extra keywords, tokenizer, suggest) and reads VmHWM last.
-struct BenchRunner {
+package struct BenchRunner {
     let settings: BenchSettings
+
+    package init(settings: BenchSettings) {
+        self.settings = settings
+    }
+
     /// Passes over the name list per tokenizer round (so a round lasts long enough to time).
     static let tokenizeRepeats = 20
 
-    func run() throws -> BenchReport {
+    package func run() throws -> BenchReport {
         let names = try BenchRunner.readNames(settings.namesFile)
         var loadTimes: [Double] = []
         var engine: ModelEngine?
@@ -89,7 +112,7 @@ struct BenchRunner {
             loadTimes.append((BenchClock.wall() - start) * 1000)
             engine = loaded
         }
-        guard var engine else { throw CommandError.failure("no model loaded") }
+        guard var engine else { throw BenchmarkError("no model loaded") }
         var buildTime: Double?
         if settings.extraKeywords > 0 {
             let extras = try BenchRunner.vocabularyKeywords(model: settings.model, count: settings.extraKeywords,
@@ -102,7 +125,7 @@ struct BenchRunner {
                 engine = try ModelEngine(components: components, store: engine.store, options: engine.options, applyOverlay: false,
                                          maxKeywords: max(engine.maxKeywords, components.keywords.count))
             } catch let error as ModelDirectoryError {
-                throw CommandError.failure(error.description)
+                throw BenchmarkError(error.description)
             }
             buildTime = (BenchClock.wall() - start) * 1000
         }
@@ -163,7 +186,7 @@ struct BenchRunner {
             let store = FileKeywordStore(overlayPath: KeywordOverlayFile.defaultPath(modelDirectory: model))
             return try ModelEngine(components: components, store: store, options: options, applyOverlay: false)
         } catch let error as ModelDirectoryError {
-            throw CommandError.failure(error.description)
+            throw BenchmarkError(error.description)
         }
     }
 
@@ -192,11 +215,11 @@ struct BenchRunner {
 
     static func readNames(_ path: String) throws -> [String] {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw CommandError.failure("\(path): cannot read the names file")
+            throw BenchmarkError("\(path): cannot read the names file")
         }
         let names = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty && !$0.hasPrefix("#") }
-        guard !names.isEmpty else { throw CommandError.failure("\(path): no names") }
+        guard !names.isEmpty else { throw BenchmarkError("\(path): no names") }
         return names
     }
 
@@ -209,7 +232,7 @@ struct BenchRunner {
         do {
             vectors = try WordVectors.load(path: path)
         } catch let error as VectorFileError {
-            throw CommandError.failure(error.description)
+            throw BenchmarkError(error.description)
         }
         var seen = Set(existing)
         var result: [String] = []
@@ -227,7 +250,7 @@ struct BenchRunner {
             for key in vectors.keys(forRow: row).dropFirst() { offer(key) }
         }
         guard result.count == count else {
-            throw CommandError.failure("\(path): only \(result.count) usable keys for --keywords \(count)")
+            throw BenchmarkError("\(path): only \(result.count) usable keys for --keywords \(count)")
         }
         return result
     }

@@ -27,17 +27,18 @@ public struct APIError: Error, Equatable, Sendable {
         return response
     }
 
-    static func badRequest(_ code: ErrorCode, _ message: String) -> APIError { APIError(.badRequest, code, message) }
-    static let notReady = APIError(.serviceUnavailable, .notReady, "the model is still loading; retry shortly",
+    package static func badRequest(_ code: ErrorCode, _ message: String) -> APIError { APIError(.badRequest, code, message) }
+    package static let notReady = APIError(.serviceUnavailable, .notReady, "the model is still loading; retry shortly",
                                    headers: [("Retry-After", "1")])
-    static let modelUnavailable = APIError(.serviceUnavailable, .modelUnavailable, "the model failed to load; see the server log")
-    static let storeUnavailable = APIError(.serviceUnavailable, .storeUnavailable,
+    package static let modelUnavailable = APIError(.serviceUnavailable, .modelUnavailable, "the model failed to load; see the server log")
+    package static let storeUnavailable = APIError(.serviceUnavailable, .storeUnavailable,
                                            "the keyword store cannot be reached; suggestions still work, retry shortly",
                                            headers: [("Retry-After", "1")])
-    static let internalError = APIError(.internalServerError, .internalError, "internal server error")
+    package static let internalError = APIError(.internalServerError, .internalError, "internal server error")
 }
 
 extension HTTPStatus {
-    static let created = HTTPStatus(201, "Created")
-    static let preconditionFailed = HTTPStatus(412, "Precondition Failed")
+    package static let created = HTTPStatus(201, "Created")
+    package static let preconditionFailed = HTTPStatus(412, "Precondition Failed")
+    package static let conflict = HTTPStatus(409, "Conflict")
 }

@@ -1,6 +1,6 @@
 // `kwsuggest bench --queue N`: what one lease, decision and stats call costs with N items in the annotation queue.
 import Foundation
-import KeywordServer
+import StoreOpening
 import StoreInterface
 
 /// Fills a fresh queue (a file store in a temporary directory, or the given PostgreSQL) with N items whose
@@ -8,18 +8,24 @@ import StoreInterface
 /// on the model), then times, over --rounds rounds after one warm-up: a lease of 10 by a new annotator in each
 /// order and by keyword, labelling the 10 leased items, and the stats. Also times the first operation of a
 /// second store instance on the same files (a process starting on a queue that size: reading the whole log).
-struct QueueBench {
+package struct QueueBench {
     let items: Int
     let rounds: Int
     let postgresURL: String?
 
-    struct Row {
+    package init(items: Int, rounds: Int, postgresURL: String?) {
+        self.items = items
+        self.rounds = rounds
+        self.postgresURL = postgresURL
+    }
+
+    package struct Row {
         var label: String
         var p50: Double
         var p99: Double
     }
 
-    func run() throws -> (fill: Double, open: Double?, rows: [Row]) {
+    package func run() throws -> (fill: Double, open: Double?, rows: [Row]) {
         let directory = NSTemporaryDirectory() + "kwsuggest-queue-bench-\(getpid())"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -87,7 +93,7 @@ struct QueueBench {
         return (fill, openSeconds, rows)
     }
 
-    func table(_ result: (fill: Double, open: Double?, rows: [Row])) -> String {
+    package func table(_ result: (fill: Double, open: Double?, rows: [Row])) -> String {
         var text = "queue of \(items) items on the \(postgresURL == nil ? "file" : "PostgreSQL") store, \(rounds) rounds\n"
         text += "fill (enqueue in batches of 1000): \(String(format: "%.2f", result.fill)) s\n"
         if let open = result.open { text += "first read by a second instance (whole log): \(String(format: "%.1f", open * 1000)) ms\n" }

@@ -1,5 +1,5 @@
 // Signals as a service: SIGTERM and SIGINT stop the group, SIGHUP reloads the keyword list.
-import HTTPCore
+import EventLog
 import Locking
 import Sockets
 #if canImport(Glibc)
@@ -39,7 +39,7 @@ final class SignalService: Service {
             while let byte = Syscall.readByte(read) { pending.append(byte) }
             switch SignalBatch(pending) {
             case .stop(let signal):
-                ServiceRunner.event(["event": "draining", "signal": signal == SIGTERM ? "SIGTERM" : "SIGINT"])
+                EventLog.record(.info, "draining", ["signal": signal == SIGTERM ? "SIGTERM" : "SIGINT"])
                 return
             case .reload(let count):
                 reload(count == 1 ? "SIGHUP" : "SIGHUP ×\(count)")

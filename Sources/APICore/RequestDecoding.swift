@@ -4,14 +4,6 @@ import HTTPCore
 import StoreInterface
 import StrictJSON
 
-
-/// Validated input of one suggestion request.
-public struct SuggestInput: Equatable, Sendable {
-    public var name: String
-    public var k: Int
-    public var explain: Bool
-}
-
 /// Limits the API enforces on its inputs.
 public struct APILimits: Sendable, Equatable {
     /// Unicode code points in a name after trimming (what JSON Schema's `maxLength` counts), so at most four
@@ -59,7 +51,7 @@ public struct APILimits: Sendable, Equatable {
     public init() {}
 
     /// The limits `FeedbackRules` applies to a posted feedback item.
-    var feedbackLimits: FeedbackRules.Limits {
+    package var feedbackLimits: FeedbackRules.Limits {
         var rules = FeedbackRules.Limits()
         rules.maxNameCodePoints = maxNameCharacters
         rules.maxPaddingCodePoints = maxPaddingCharacters
@@ -69,20 +61,20 @@ public struct APILimits: Sendable, Equatable {
     }
 }
 
-enum RequestDecoding {
+package enum RequestDecoding {
     /// How a request body is encoded.
-    enum BodyFormat {
+    package enum BodyFormat {
         case json
         /// `application/x-www-form-urlencoded`: what `curl -d 'name=…&k=3'` sends (also Annif's convention).
         case form
     }
 
-    static let jsonType = "application/json"
-    static let formType = "application/x-www-form-urlencoded"
+    package static let jsonType = "application/json"
+    package static let formType = "application/x-www-form-urlencoded"
 
     /// RFC 9110 §8.3: the body must be `application/json`, or form-encoded where `form` allows it (parameters
     /// allowed; a charset must be UTF-8). A 415 names the header to send.
-    static func bodyFormat(_ request: HTTPRequest, form: Bool = false) throws(APIError) -> BodyFormat {
+    package static func bodyFormat(_ request: HTTPRequest, form: Bool = false) throws(APIError) -> BodyFormat {
         let accepted = form ? "'Content-Type: \(jsonType)' or 'Content-Type: \(formType)'" : "'Content-Type: \(jsonType)'"
         guard let type = request.headers["Content-Type"] else {
             throw APIError(.unsupportedMediaType, .unsupportedMediaType, "send the body with the header \(accepted)")
@@ -106,13 +98,13 @@ enum RequestDecoding {
         return format
     }
 
-    static func requireJSON(_ request: HTTPRequest) throws(APIError) {
+    package static func requireJSON(_ request: HTTPRequest) throws(APIError) {
         _ = try bodyFormat(request)
     }
 
     /// Parses a form-encoded body (`a=1&b=x%20y`, `+` for space) into fields; bad escapes and invalid UTF-8 → 400.
     /// The same rules as query strings (see `query`): unknown and repeated names are 400s.
-    static func form(_ request: HTTPRequest, allowed: Set<String>) throws(APIError) -> [String: String] {
+    package static func form(_ request: HTTPRequest, allowed: Set<String>) throws(APIError) -> [String: String] {
         if let offset = JSONParser.firstInvalidUTF8(request.body) {
             throw .badRequest(.invalidUtf8, "the body is not valid UTF-8 (byte \(offset))")
         }
@@ -121,7 +113,7 @@ enum RequestDecoding {
 
     /// Parses a JSON object body of at most `maxValues` JSON values (the route's `ValueCaps` entry): past it,
     /// 400 `too_many_values` as soon as the parser gets there.
-    static func object(_ request: HTTPRequest, maxValues: Int) throws(APIError) -> [String: JSONValue] {
+    package static func object(_ request: HTTPRequest, maxValues: Int) throws(APIError) -> [String: JSONValue] {
         try requireJSON(request)
         let value: JSONValue
         do {
@@ -143,21 +135,21 @@ enum RequestDecoding {
     /// Rejects fields the endpoint does not define (400 `unknown_field`), so a misspelt option such as
     /// `"explian"` is reported instead of silently ignored.
     /// - Complexity: O(fields).
-    static func onlyFields<Value>(_ fields: [String: Value], _ allowed: Set<String>) throws(APIError) {
+    package static func onlyFields<Value>(_ fields: [String: Value], _ allowed: Set<String>) throws(APIError) {
         guard let unknown = fields.keys.filter({ !allowed.contains($0) }).min() else { return }
         let shown = unknown.count > 64 ? String(unknown.prefix(64)) + "…" : unknown
         let list = allowed.sorted().map { "'\($0)'" }.joined(separator: ", ")
         throw .badRequest(.unknownField, "unknown field '\(shown)'; this endpoint takes \(list)")
     }
 
-    static func name(_ value: JSONValue?, field: String = "name", limits: APILimits) throws(APIError) -> String {
+    package static func name(_ value: JSONValue?, field: String = "name", limits: APILimits) throws(APIError) -> String {
         guard let value else { throw .badRequest(.missingName, "'\(field)' is required") }
         guard case .string(let raw) = value else { throw .badRequest(.invalidName, "'\(field)' must be a string") }
         return try name(raw, field: field, limits: limits)
     }
 
     /// A name by `NameRules`, with the API's limits; each problem has its error code.
-    static func name(_ raw: String, field: String = "name", limits: APILimits) throws(APIError) -> String {
+    package static func name(_ raw: String, field: String = "name", limits: APILimits) throws(APIError) -> String {
         do {
             return try NameRules.checked(raw, maxCodePoints: limits.maxNameCharacters, maxPadding: limits.maxPaddingCharacters)
         } catch {
@@ -172,11 +164,11 @@ enum RequestDecoding {
     }
 
     /// Whether `text` has at most `limit` Unicode code points (the service's one implementation).
-    static func fitsCodePoints(_ text: String, _ limit: Int) -> Bool {
+    package static func fitsCodePoints(_ text: String, _ limit: Int) -> Bool {
         KeywordRules.fitsCodePoints(text, limit)
     }
 
-    static func k(_ value: JSONValue?, limits: APILimits) throws(APIError) -> Int {
+    package static func k(_ value: JSONValue?, limits: APILimits) throws(APIError) -> Int {
         guard let value, value != .null else { return limits.defaultK }
         guard case .number(let literal) = value, case let number = literal.value, number == number.rounded(),
               abs(number) < 1e9 else {
@@ -185,20 +177,20 @@ enum RequestDecoding {
         return try k(Int(number), limits: limits)
     }
 
-    static func k(_ number: Int, limits: APILimits) throws(APIError) -> Int {
+    package static func k(_ number: Int, limits: APILimits) throws(APIError) -> Int {
         guard number >= 1 && number <= limits.maxK else {
             throw .badRequest(.invalidK, "'k' must be an integer from 1 to \(limits.maxK)")
         }
         return number
     }
 
-    static func flag(_ value: JSONValue?, field: String, code: ErrorCode) throws(APIError) -> Bool {
+    package static func flag(_ value: JSONValue?, field: String, code: ErrorCode) throws(APIError) -> Bool {
         guard let value, value != .null else { return false }
         guard case .bool(let flag) = value else { throw .badRequest(code, "'\(field)' must be true or false") }
         return flag
     }
 
-    static func strings(_ value: JSONValue?, field: String, code: ErrorCode) throws(APIError) -> [String] {
+    package static func strings(_ value: JSONValue?, field: String, code: ErrorCode) throws(APIError) -> [String] {
         guard let value, value != .null else { return [] }
         guard case .array(let items) = value else { throw .badRequest(code, "'\(field)' must be an array of strings") }
         var result: [String] = []
@@ -210,12 +202,45 @@ enum RequestDecoding {
         return result
     }
 
+    /// A keyword outside feedback (a queue lease's filter, a queue label): `KeywordRules.cleaned` of a string,
+    /// the rule every keyword follows.
+    package static func keywordText(_ value: JSONValue?, field: String, limits: APILimits, required: Bool) throws(APIError) -> String? {
+        guard let value, value != .null else {
+            if required { throw .badRequest(.invalidKeyword, "'\(field)' is required") }
+            return nil
+        }
+        guard case .string(let raw) = value else { throw .badRequest(.invalidKeyword, "'\(field)' must be a string") }
+        do {
+            return try KeywordRules.cleaned(raw, field: field, maxCodePoints: limits.maxKeywordCharacters,
+                                            maxPadding: limits.maxPaddingCharacters)
+        } catch {
+            throw .badRequest(.invalidKeyword, "\(error)")
+        }
+    }
+
+    /// An optional label field's string (its value is checked by `FeedbackRules`).
+    package static func labelString(_ value: JSONValue?, field: String, code: ErrorCode) throws(APIError) -> String? {
+        guard let value, value != .null else { return nil }
+        guard case .string(let text) = value else { throw .badRequest(code, "'\(field)' must be a string") }
+        return text
+    }
+
+    /// An optional short string outside feedback (a keyword change's actor), by `FeedbackRules.label`.
+    package static func label(_ value: JSONValue?, field: String, code: ErrorCode) throws(APIError) -> String? {
+        guard let text = try labelString(value, field: field, code: code) else { return nil }
+        do {
+            return try FeedbackRules.label(text, field: field, kind: .model)
+        } catch {
+            throw .badRequest(code, error.message)
+        }
+    }
+
     // MARK: Query strings
 
     /// `a=1&b=x%20y` → pairs; `+` means space (HTML form encoding). Bad escapes and invalid UTF-8 → 400.
     /// The same rules as JSON bodies: a name given twice → 400 `duplicate_field`; a name outside `allowed` → 400
     /// `unknown_field`, except names starting with `_`, which are ignored (cache busters such as `_=1712`).
-    static func query(_ query: String?, allowed: Set<String>) throws(APIError) -> [String: String] {
+    package static func query(_ query: String?, allowed: Set<String>) throws(APIError) -> [String: String] {
         guard let query, !query.isEmpty else { return [:] }
         var result: [String: String] = [:]
         for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
@@ -238,7 +263,7 @@ enum RequestDecoding {
     /// An integer query parameter in `range`, else `value` when absent: digits are read exactly, and another
     /// integral JSON number (`5.0`, `1e3`) is accepted below 2^53, where a Double still holds every integer, so
     /// no out-of-range value can round into range. Anything else is a 400 with `code` and `message`.
-    static func integer(_ query: [String: String], _ name: String, default value: Int, range: ClosedRange<Int>,
+    package static func integer(_ query: [String: String], _ name: String, default value: Int, range: ClosedRange<Int>,
                         code: ErrorCode, message: String) throws(APIError) -> Int {
         guard let text = query[name] else { return value }
         var parsed: Int?
@@ -252,12 +277,12 @@ enum RequestDecoding {
     }
 
     /// A query parameter read as a JSON number, so `k=5.0` means what `"k": 5.0` does (JSON Schema's integer).
-    static func number(_ text: String) -> JSONValue? {
+    package static func number(_ text: String) -> JSONValue? {
         guard let value = try? JSONParser.parse(Array(text.utf8), maxValues: 1), case .number = value else { return nil }
         return value
     }
 
-    static func percentDecode(_ text: Substring) throws(APIError) -> String {
+    package static func percentDecode(_ text: Substring) throws(APIError) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count)
         var iterator = text.utf8.makeIterator()
@@ -284,7 +309,7 @@ enum RequestDecoding {
     // MARK: Authorisation
 
     /// `Authorization: Bearer <token>` compared in constant time (no early exit on the first difference).
-    static func authorize(_ request: HTTPRequest, token: String?) throws(APIError) {
+    package static func authorize(_ request: HTTPRequest, token: String?) throws(APIError) {
         guard let token, !token.isEmpty else { return }
         let unauthorized = APIError(.unauthorized, .unauthorized, "this change needs 'Authorization: Bearer <token>'",
                                     headers: [("WWW-Authenticate", "Bearer")])
@@ -296,7 +321,7 @@ enum RequestDecoding {
     }
 
     /// Compares every byte of the longer input, so the time depends only on the lengths.
-    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+    package static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
         let length = max(a.count, b.count)
         var difference = UInt(bitPattern: a.count ^ b.count)
         for index in 0..<length {
@@ -310,13 +335,13 @@ enum RequestDecoding {
 
 
 extension String {
-    func trimmingCharacters(in text: String) -> String {
+    package func trimmingCharacters(in text: String) -> String {
         trimmingCharacters(in: CharacterSet(charactersIn: text))
     }
 }
 
 extension Substring {
-    func trimmingCharacters(in text: String) -> String {
+    package func trimmingCharacters(in text: String) -> String {
         String(self).trimmingCharacters(in: CharacterSet(charactersIn: text))
     }
 }

@@ -18,26 +18,41 @@ public struct APIRoute: Sendable {
     /// The most JSON values a body may hold (see `ValueCaps`); bodyless routes have the suggest cap.
     public var valueCap: Int
     public var handler: Handler
+
+    package init(method: HTTPMethod, path: String, lane: WorkLane?, needsToken: Bool, bodyCap: Int, valueCap: Int,
+                 handler: @escaping Handler) {
+        self.method = method
+        self.path = path
+        self.lane = lane
+        self.needsToken = needsToken
+        self.bodyCap = bodyCap
+        self.valueCap = valueCap
+        self.handler = handler
+    }
 }
 
 /// A concern wrapped around handlers (the shape of Hummingbird's middleware): it sees the request and the route,
 /// and answers itself, or calls `next` and may change what comes back.
-protocol APIMiddleware: Sendable {
+package protocol APIMiddleware: Sendable {
     func handle(_ request: HTTPRequest, route: APIRoute, next: APIRoute.Handler) throws(APIError) -> HTTPResponse
 }
 
 extension APIMiddleware {
     /// `handler` with this middleware around it.
-    func wrapping(_ handler: @escaping APIRoute.Handler) -> APIRoute.Handler {
+    package func wrapping(_ handler: @escaping APIRoute.Handler) -> APIRoute.Handler {
         { request, route throws(APIError) in try self.handle(request, route: route, next: handler) }
     }
 }
 
 /// Routes that need the token refuse a request without it (constant-time comparison, see `RequestDecoding`).
-struct TokenMiddleware: APIMiddleware {
-    var token: String?
+package struct TokenMiddleware: APIMiddleware {
+    package var token: String?
 
-    func handle(_ request: HTTPRequest, route: APIRoute, next: APIRoute.Handler) throws(APIError) -> HTTPResponse {
+    package init(token: String?) {
+        self.token = token
+    }
+
+    package func handle(_ request: HTTPRequest, route: APIRoute, next: APIRoute.Handler) throws(APIError) -> HTTPResponse {
         if route.needsToken { try RequestDecoding.authorize(request, token: token) }
         return try next(request, route)
     }
@@ -45,13 +60,15 @@ struct TokenMiddleware: APIMiddleware {
 
 /// A body longer than the route takes is refused. The server refuses such bodies before reading them (see
 /// `KeywordAPI.admit`); this covers requests answered in-process.
-struct BodyCapMiddleware: APIMiddleware {
-    func handle(_ request: HTTPRequest, route: APIRoute, next: APIRoute.Handler) throws(APIError) -> HTTPResponse {
+package struct BodyCapMiddleware: APIMiddleware {
+    package init() {}
+
+    package func handle(_ request: HTTPRequest, route: APIRoute, next: APIRoute.Handler) throws(APIError) -> HTTPResponse {
         if request.body.count > route.bodyCap { throw Self.tooLarge(route.method, route.path, cap: route.bodyCap) }
         return try next(request, route)
     }
 
-    static func tooLarge(_ method: HTTPMethod, _ path: String, cap: Int) -> APIError {
+    package static func tooLarge(_ method: HTTPMethod, _ path: String, cap: Int) -> APIError {
         let hint = method == .post && path == "/v1/suggest" ? "; send long lists to /v1/suggest/batch" : ""
         return APIError(.contentTooLarge, .bodyTooLarge,
                         "a \(method.rawValue) \(path.prefix(100)) body is at most \(cap) bytes (the largest the schema allows)\(hint)")
@@ -60,8 +77,10 @@ struct BodyCapMiddleware: APIMiddleware {
 
 /// Answers under /v1/ depend on the keyword list, which changes at run time: no cache may store them (a shared
 /// cache would otherwise pick its own freshness, RFC 9111 §4.2.2).
-struct NoStoreMiddleware: APIMiddleware {
-    func handle(_ request: HTTPRequest, route: APIRoute, next: APIRoute.Handler) throws(APIError) -> HTTPResponse {
+package struct NoStoreMiddleware: APIMiddleware {
+    package init() {}
+
+    package func handle(_ request: HTTPRequest, route: APIRoute, next: APIRoute.Handler) throws(APIError) -> HTTPResponse {
         var response = try next(request, route)
         if request.path.hasPrefix("/v1/"), response.headers["Cache-Control"] == nil {
             response.headers.add("Cache-Control", "no-store")
@@ -71,10 +90,14 @@ struct NoStoreMiddleware: APIMiddleware {
 }
 
 /// `Vary: Origin` on every answer, and the allow headers for allowed origins (see `CORSPolicy`).
-struct CORSMiddleware: APIMiddleware {
-    var policy: CORSPolicy
+package struct CORSMiddleware: APIMiddleware {
+    package var policy: CORSPolicy
 
-    func handle(_ request: HTTPRequest, route: APIRoute, next: APIRoute.Handler) throws(APIError) -> HTTPResponse {
+    package init(policy: CORSPolicy) {
+        self.policy = policy
+    }
+
+    package func handle(_ request: HTTPRequest, route: APIRoute, next: APIRoute.Handler) throws(APIError) -> HTTPResponse {
         var response = try next(request, route)
         if !policy.allowedOrigins.isEmpty { policy.decorate(&response, origin: request.headers["Origin"]) }
         return response

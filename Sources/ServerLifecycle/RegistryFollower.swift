@@ -1,8 +1,11 @@
 // Following the store's model registry as a service: the live version is served (the --model directory while
 // none is live), promotions are swapped in while the server runs, and a candidate in shadow is loaded beside it.
 import Dispatch
+import EventLog
+import KeywordServer
 import Serving
 import StoreInterface
+import StoreOpening
 
 /// Loads the first model through a `ModelWatcher` (the model loader calls `load` on the opened store), then lets
 /// it follow the registry until shutdown.
@@ -24,7 +27,7 @@ final class RegistryFollower: Service {
         let state = self.state
         let watcher = ModelWatcher(registry: try location.openRegistry(), store: store, fallback: fallback, load: loadModel,
                                    install: { engine in state.setReady(engine) },
-                                   log: { fields in ServiceRunner.event(fields) })
+                                   log: { event in EventLog.record(event) })
         state.setWatcher(watcher)
         try watcher.start()
         guard let engine = state.engine else { throw ServiceError(message: "no model was installed") }

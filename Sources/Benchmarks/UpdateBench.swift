@@ -52,7 +52,7 @@ struct UpdateTimings {
 }
 
 /// One list size's measurements.
-struct UpdateSizeReport {
+package struct UpdateSizeReport {
     var keywords: Int
     var rows: [UpdateTimings]
 }
@@ -64,19 +64,24 @@ struct UpdateSizeReport {
 /// of the model's list from the middle, add it back (it returns to its place). The store's part is the time of
 /// `FileKeywordStore.apply` (lock, read and check the overlay, apply, atomic durable write); the in-memory part
 /// is the rest of `updateKeywords` (the new list, index and exact-match tables, and the swap).
-struct UpdateBench {
+package struct UpdateBench {
     let settings: BenchSettings
+
+    package init(settings: BenchSettings) {
+        self.settings = settings
+    }
+
     /// Served keywords in the large run when `--keywords` is not given: the API's cap.
     static let defaultLargeSize = 50_000
 
-    func run() throws -> [UpdateSizeReport] {
+    package func run() throws -> [UpdateSizeReport] {
         var options = ScoringOptions()
         options.kernel = settings.kernel
         let components: LoadedModel
         do {
             components = try ModelDirectory.load(path: settings.model)
         } catch let error as ModelDirectoryError {
-            throw CommandError.failure(error.description)
+            throw BenchmarkError(error.description)
         }
         let base = components.keywords
         let extraCount = settings.extraKeywords > 0 ? settings.extraKeywords : max(0, Self.defaultLargeSize - base.count)
@@ -88,7 +93,7 @@ struct UpdateBench {
             KeywordRules.problem(with: $0) == nil && $0.trimmingCharacters(in: .whitespacesAndNewlines) == $0
         }
         guard vocabulary.count >= extraCount + fresh else {
-            throw CommandError.failure("only \(vocabulary.count) usable vocabulary keys for \(extraCount + fresh) keywords")
+            throw BenchmarkError("only \(vocabulary.count) usable vocabulary keys for \(extraCount + fresh) keywords")
         }
         let extras = Array(vocabulary.prefix(extraCount)), probes = Array(vocabulary[extraCount..<(extraCount + fresh)])
         var reports: [UpdateSizeReport] = []
@@ -134,7 +139,7 @@ struct UpdateBench {
     }
 
     /// One table: a row per change, a column group per list size.
-    static func table(_ reports: [UpdateSizeReport], rounds: Int) -> String {
+    package static func table(_ reports: [UpdateSizeReport], rounds: Int) -> String {
         func fixed(_ value: Double) -> String { String(format: "%.2f", value) }
         var lines = ["medians of \(rounds) rounds, ms: store write (lock, read, atomic write) / in-memory (list, index, "
                      + "matcher, swap) / whole update"]
@@ -154,7 +159,7 @@ struct UpdateBench {
     }
 
     /// One JSON object: per size, per change, the three medians.
-    static func json(_ reports: [UpdateSizeReport]) -> String {
+    package static func json(_ reports: [UpdateSizeReport]) -> String {
         let keys = ["add", "remove", "remove_middle", "add_middle"]
         let sizes = reports.map { report in
             let rows = zip(keys, report.rows).map { key, r in

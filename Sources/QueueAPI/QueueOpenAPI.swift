@@ -1,8 +1,9 @@
 // The annotation queue's part of /openapi.json: its paths and schemas, with the numbers its decoding uses.
+import APICore
 
-enum QueueOpenAPI {
-    private static let caps = BodyCaps(APILimits())
-    private static let values = ValueCaps(APILimits())
+package enum QueueOpenAPI {
+    private static let caps = QueueBodyCaps(APILimits())
+    private static let values = QueueValueCaps(APILimits())
 
     private static func body(_ cap: Int, _ valueCap: Int) -> String {
         "A body over \(cap) bytes is 413 body_too_large (before it is read when Content-Length says so), the largest the schema allows. A JSON body of more than \(valueCap) values is 400 too_many_values."
@@ -17,11 +18,11 @@ enum QueueOpenAPI {
     private static let conflict = ##""409": {"description": "The item is not in this annotator's lease (not_leased), is already labelled or flagged (item_closed), or there is nothing to undo (nothing_to_undo); nothing was changed", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}"##
 
     /// Members of `paths`, each followed by a comma.
-    static let paths = #"""
+    package static let paths = #"""
     "/v1/queue/items": {
       "post": {
         "summary": "Put products in the annotation queue: each is suggested now, labelled by the model when auto-accepted, queued otherwise",
-        "description": "The same id with the same name is a duplicate and changes nothing; the same id with a new name (a renamed product) is queued again under it. serve --queue-audit also queues that share of auto-accepted items for a person to check, and --queue-overlap routes that share of queued items to two annotators (a third when they disagree). \#(body(caps.queueItems, values.queueItems))",
+        "description": "The same id with the same name is a duplicate and changes nothing; the same id with a new name (a renamed product) is queued again under it. serve --queue-audit also queues that share of auto-accepted items for a person to check, and --queue-overlap routes that share of queued items to two annotators (a third when they disagree). \#(body(caps.items, values.items))",
         "security": [{}, {"bearer": []}],
         "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/QueueItems"}}}},
         "responses": {
@@ -33,7 +34,7 @@ enum QueueOpenAPI {
     "/v1/queue/lease": {
       "post": {
         "summary": "Take up to n items to work on; no other annotator gets them until they are decided or the lease expires (10 minutes)",
-        "description": "Overlap items are leased to two annotators at once, by design. With keyword, only items whose top suggestion is that keyword (review by keyword). An empty items list means nothing is left for this annotator. \#(body(caps.queueLease, values.queueLease))",
+        "description": "Overlap items are leased to two annotators at once, by design. With keyword, only items whose top suggestion is that keyword (review by keyword). An empty items list means nothing is left for this annotator. \#(body(caps.lease, values.lease))",
         "security": [{}, {"bearer": []}],
         "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/QueueLeaseRequest"}}}},
         "responses": {
@@ -45,7 +46,7 @@ enum QueueOpenAPI {
     "/v1/queue/decisions": {
       "post": {
         "summary": "Label leased items (one with id, many with ids), or skip or flag one",
-        "description": "All items or none. Every label keyword is also a feedback record: accept when it was among the item's suggestions, correct otherwise. A skipped item goes back to the queue and is not leased to the same annotator for an hour; a flagged one is set aside. \#(body(caps.queueDecisions, values.queueDecisions))",
+        "description": "All items or none. Every label keyword is also a feedback record: accept when it was among the item's suggestions, correct otherwise. A skipped item goes back to the queue and is not leased to the same annotator for an hour; a flagged one is set aside. \#(body(caps.decisions, values.decisions))",
         "security": [{}, {"bearer": []}],
         "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/QueueDecision"}}}},
         "responses": {
@@ -59,7 +60,7 @@ enum QueueOpenAPI {
     "/v1/queue/undo": {
       "post": {
         "summary": "Revert the annotator's latest decision (up to 10 back); the item returns to their lease",
-        "description": "The feedback records the decision wrote are withdrawn: they leave the training export. \#(body(caps.queueUndo, values.queueUndo))",
+        "description": "The feedback records the decision wrote are withdrawn: they leave the training export. \#(body(caps.undo, values.undo))",
         "security": [{}, {"bearer": []}],
         "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/QueueUndo"}}}},
         "responses": {
@@ -98,7 +99,7 @@ enum QueueOpenAPI {
 """#
 
     /// Members of `schemas`, each followed by a comma.
-    static let schemas = #"""
+    package static let schemas = #"""
       "Label": {"type": "string", "minLength": 1, "maxLength": 200, "pattern": "^[^\\x00-\\x1f\\x7f-\\x9f]*$", "description": "1-200 Unicode code points without control characters"},
       "QueueItems": {
         "type": "object", "required": ["items"], "additionalProperties": false,

@@ -1,5 +1,6 @@
 // Following the store's changes as a service: reloads when another process or replica changed the list.
 import Dispatch
+import KeywordServer
 import Locking
 import StoreInterface
 

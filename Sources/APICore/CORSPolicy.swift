@@ -24,7 +24,7 @@ public struct CORSPolicy: Sendable, Equatable {
 
     /// Adds `Access-Control-Allow-Origin` to responses for allowed origins, and `Vary: Origin` to every
     /// response (errors and preflights included), since whether the CORS headers appear depends on `Origin`.
-    func decorate(_ response: inout HTTPResponse, origin: String?) {
+    package func decorate(_ response: inout HTTPResponse, origin: String?) {
         if !response.headers.containsToken("Vary", "origin") { response.headers.add("Vary", "Origin") }
         guard let origin, allows(origin) else { return }
         response.headers.add("Access-Control-Allow-Origin", origin)
@@ -32,7 +32,7 @@ public struct CORSPolicy: Sendable, Equatable {
     }
 
     /// The answer to `OPTIONS` for a known path (Fetch standard, CORS preflight).
-    func preflight(_ request: HTTPRequest, allow methods: [HTTPMethod]) -> HTTPResponse {
+    package func preflight(_ request: HTTPRequest, allow methods: [HTTPMethod]) -> HTTPResponse {
         let allowText = methods.map(\.rawValue).joined(separator: ", ")
         guard let origin = request.headers["Origin"], let asked = request.headers["Access-Control-Request-Method"] else {
             // A plain OPTIONS: say what the path supports.

@@ -1,10 +1,13 @@
 // Opening the store and loading the model as a service, in the background while the server already listens.
+import EventLog
 import Foundation
-import HTTPCore
+import KeywordServer
 import Locking
+import QueueAPI
 import Serving
 import Sockets
 import StoreInterface
+import StoreOpening
 
 /// Opens the store (retrying while a database cannot be reached yet), loads the engine on it and hands both to
 /// the application state; then starts the store watcher. A failure is recorded once, in the state (so /readyz
@@ -47,8 +50,9 @@ final class ModelLoader: Service {
             let engine = try loader(store)
             let seconds = Double(Syscall.monotonicNanoseconds() - started) / 1e9
             state.setReady(engine, loadSeconds: seconds)
-            ServiceRunner.event(["event": "model_loaded", "model": engine.modelVersion,
-                                 "load_ms": String(format: "%.1f", seconds * 1000), "store": store.displayName])
+            EventLog.record(.info, "model_loaded", ["model": engine.modelVersion,
+                                                    "load_ms": String(format: "%.1f", seconds * 1000),
+                                                    "store": store.displayName])
             loaded(store)
         } catch {
             let message = (error as? ServiceError)?.message ?? "cannot load the model: \(error)"
@@ -75,8 +79,8 @@ final class ModelLoader: Service {
                 failure = error
             }
             guard case .unavailable(let message) = failure else { throw failure }
-            ServiceRunner.event(["event": "store_unavailable", "store": location.displayName, "error": message,
-                                 "retry_in_s": String(format: "%.1f", delay)])
+            EventLog.record(.warning, "store_unavailable", ["store": location.displayName, "error": message,
+                                                            "retry_in_s": String(format: "%.1f", delay)])
             // Waits in short steps, so a shutdown is not kept waiting by the backoff.
             var waited = 0.0
             while waited < delay, !stopping.withLock({ $0 }) {

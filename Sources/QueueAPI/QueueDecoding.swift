@@ -1,10 +1,11 @@
 // The queue routes' request bodies, checked field by field; each error names the field.
+import APICore
+import EventLog
 import HTTPCore
-import Sockets
 import StoreInterface
 import StrictJSON
 
-enum QueueDecoding {
+package enum QueueDecoding {
     /// Items in one `POST /v1/queue/items`, and ids in one bulk decision.
     static let maxItems = 1000
     /// Items in one lease: `n` is 1 to this.
@@ -50,14 +51,14 @@ enum QueueDecoding {
             }
             request.order = order
         }
-        request.keyword = try FeedbackDecoding.keywordText(fields["keyword"], field: "keyword", limits: limits, required: false)
+        request.keyword = try RequestDecoding.keywordText(fields["keyword"], field: "keyword", limits: limits, required: false)
         return request
     }
 
     /// `{"lease", "annotator", "id" | "ids", "keywords" | "action"}`.
     static func decision(_ fields: [String: JSONValue], limits: APILimits) throws(APIError) -> DecisionRequest {
         try RequestDecoding.onlyFields(fields, decisionFields)
-        guard let lease = try FeedbackDecoding.label(fields["lease"], field: "lease", code: .invalidLease) else {
+        guard let lease = try RequestDecoding.label(fields["lease"], field: "lease", code: .invalidLease) else {
             throw .badRequest(.invalidLease, "'lease' is required: the id a lease answered with")
         }
         let annotator = try annotator(fields["annotator"])
@@ -87,7 +88,7 @@ enum QueueDecoding {
             }
             var labels: [String] = []
             for (index, value) in values.enumerated() {
-                let keyword = try FeedbackDecoding.keywordText(value, field: "keywords[\(index)]", limits: limits, required: true) ?? ""
+                let keyword = try RequestDecoding.keywordText(value, field: "keywords[\(index)]", limits: limits, required: true) ?? ""
                 if !labels.contains(keyword) { labels.append(keyword) }
             }
             return DecisionRequest(lease: lease, annotator: annotator, ids: ids, kind: .label, keywords: labels)
@@ -116,7 +117,7 @@ enum QueueDecoding {
 
     /// A required annotator name: 1 to 200 characters, no control characters.
     static func annotator(_ value: JSONValue?) throws(APIError) -> String {
-        guard let name = try FeedbackDecoding.label(value, field: "annotator", code: .invalidAnnotator) else {
+        guard let name = try RequestDecoding.label(value, field: "annotator", code: .invalidAnnotator) else {
             throw .badRequest(.invalidAnnotator, "'annotator' is required: who is working")
         }
         return name
@@ -124,7 +125,7 @@ enum QueueDecoding {
 
     /// A required item id: 1 to 200 characters, no control characters.
     static func id(_ value: JSONValue?, field: String) throws(APIError) -> String {
-        guard let id = try FeedbackDecoding.label(value, field: field, code: .invalidId) else {
+        guard let id = try RequestDecoding.label(value, field: field, code: .invalidId) else {
             throw .badRequest(.invalidId, "'\(field)' is required: the product's id")
         }
         return id
@@ -140,7 +141,7 @@ enum QueueDecoding {
     }
 
     /// The answer for a queue failure: what the client can act on, the rest logged.
-    static func error(_ error: QueueError) -> APIError {
+    package static func error(_ error: QueueError) -> APIError {
         switch error {
         case .unknownItem(let id): return APIError(.notFound, .unknownItem, "no queued item has the id '\(id.prefix(200))'")
         case .notHeld(let id):
@@ -149,12 +150,8 @@ enum QueueDecoding {
         case .nothingToUndo: return APIError(.conflict, .nothingToUndo, "this annotator has no decision to undo (at most 10 back)")
         case .store(.unavailable): return .storeUnavailable
         case .store(let failure):
-            Syscall.writeAll(2, Array("{\"event\":\"queue_failed\",\"error\":\(JSONWriter.quoted("\(failure)"))}\n".utf8))
+            EventLog.record(.error, "queue_failed", ["error": "\(failure)"])
             return APIError(.internalServerError, .queueFailed, "the queue could not be read or written")
         }
     }
-}
-
-extension HTTPStatus {
-    static let conflict = HTTPStatus(409, "Conflict")
 }

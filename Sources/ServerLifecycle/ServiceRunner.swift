@@ -1,12 +1,12 @@
 // Runs the whole service as a group of services: listen first, open the store and load the model in the
 // background, follow the store's changes, reload on SIGHUP, drain on SIGTERM/SIGINT.
+import EventLog
 import FileStore
 import Foundation
 import HTTPCore
+import KeywordServer
 import Serving
-import Sockets
 import StoreInterface
-import StrictJSON
 
 /// Everything `kwsuggest serve` needs to run.
 public struct ServiceOptions: Sendable {
@@ -49,10 +49,10 @@ public final class ServiceRunner: Sendable {
     public func run() throws {
         if let warning = try WritePolicy.check(host: options.server.host, token: options.api.adminToken,
                                                allowOpenWrites: options.allowOpenWrites) {
-            Self.event(["event": "warning", "message": warning])
+            EventLog.record(.warning, "warning", ["message": warning])
         }
         if let warning = WritePolicy.corsWarning(token: options.api.adminToken, cors: options.api.cors) {
-            Self.event(["event": "warning", "message": warning])
+            EventLog.record(.warning, "warning", ["message": warning])
         }
         let state = self.state
         let reload: @Sendable (String) -> Void = { reason in Self.reload(state, reason: reason) }
@@ -87,7 +87,7 @@ public final class ServiceRunner: Sendable {
             .init(name: "http", service: HTTPService(server: server), stopsGroup: true),
             .init(name: "signals", service: signals, stopsGroup: true),
         ])
-        defer { Self.event(["event": "stopped"]) }
+        defer { EventLog.record(.info, "stopped") }
         try group.run()
     }
 
@@ -100,30 +100,10 @@ public final class ServiceRunner: Sendable {
             let list = try engine.reloadKeywords()
             state.watcher?.shadow.reloadKeywords()
             guard list.version != before || reason == "SIGHUP" else { return }
-            event(["event": "keywords_reloaded", "reason": reason, "count": String(list.keywords.count),
-                   "version": list.version])
+            EventLog.record(.info, "keywords_reloaded", ["reason": reason, "count": String(list.keywords.count),
+                                                         "version": list.version])
         } catch {
-            event(["event": "keywords_reload_failed", "reason": reason, "error": "\(error)"])
+            EventLog.record(.error, "keywords_reload_failed", ["reason": reason, "error": "\(error)"])
         }
     }
-
-    /// One JSON line on stderr for a lifecycle event.
-    public static func event(_ fields: KeyValuePairs<String, String>) {
-        event(fields.map { ($0.key, $0.value) })
-    }
-
-    /// One JSON line on stderr for a lifecycle event, fields in order.
-    static func event(_ fields: [(String, String)]) {
-        var json = JSONWriter()
-        json.object { json in
-            for (key, value) in fields { json.field(key, string: value) }
-        }
-        Syscall.writeAll(2, json.bytes + [0x0A])
-    }
-}
-
-/// A failure of the service as a whole (the model could not be loaded).
-public struct ServiceError: Error, CustomStringConvertible {
-    public var message: String
-    public var description: String { message }
 }

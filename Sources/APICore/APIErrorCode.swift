@@ -55,6 +55,17 @@ extension ErrorCode {
     public static let storeUnavailable = ErrorCode("store_unavailable")
     public static let tooManyItems = ErrorCode("too_many_items")
     public static let versionMismatch = ErrorCode("version_mismatch")
+    // The annotation queue.
+    public static let invalidN = ErrorCode("invalid_n")
+    public static let invalidOrder = ErrorCode("invalid_order")
+    public static let invalidLease = ErrorCode("invalid_lease")
+    public static let invalidIds = ErrorCode("invalid_ids")
+    public static let invalidKeywords = ErrorCode("invalid_keywords")
+    public static let unknownItem = ErrorCode("unknown_item")
+    public static let notLeased = ErrorCode("not_leased")
+    public static let itemClosed = ErrorCode("item_closed")
+    public static let nothingToUndo = ErrorCode("nothing_to_undo")
+    public static let queueFailed = ErrorCode("queue_failed")
 
     /// Every code the API answers with, beyond the HTTP core's.
     public static let apiCodes: [ErrorCode] = [
@@ -111,25 +122,12 @@ extension ErrorCode {
         .versionMismatch,
     ]
 
-    /// Every code a client of this service can see.
-    public static var all: [ErrorCode] { protocolCodes + apiCodes + queueCodes }
-}
-
-extension ErrorCode {
-    public static let invalidN = ErrorCode("invalid_n")
-    public static let invalidOrder = ErrorCode("invalid_order")
-    public static let invalidLease = ErrorCode("invalid_lease")
-    public static let invalidIds = ErrorCode("invalid_ids")
-    public static let invalidKeywords = ErrorCode("invalid_keywords")
-    public static let unknownItem = ErrorCode("unknown_item")
-    public static let notLeased = ErrorCode("not_leased")
-    public static let itemClosed = ErrorCode("item_closed")
-    public static let nothingToUndo = ErrorCode("nothing_to_undo")
-    public static let queueFailed = ErrorCode("queue_failed")
-
     /// The queue routes' codes (part of `all`).
-    static let queueCodes: [ErrorCode] = [
+    public static let queueCodes: [ErrorCode] = [
         .invalidN, .invalidOrder, .invalidLease, .invalidIds, .invalidKeywords, .unknownItem, .notLeased, .itemClosed,
         .nothingToUndo, .queueFailed,
     ]
+
+    /// Every code a client of this service can see.
+    public static var all: [ErrorCode] { protocolCodes + apiCodes + queueCodes }
 }

@@ -1,5 +1,5 @@
-@testable import KeywordServer
 import Glibc
+@testable import ServerLifecycle
 import XCTest
 
 /// Signals are read in batches and acted on once per batch.

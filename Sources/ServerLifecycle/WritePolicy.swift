@@ -1,6 +1,8 @@
 // Who may change the keyword list: the admin token from the environment, and the rule that an
 // address other hosts can reach never serves open writes by accident.
+import APICore
 import Foundation
+import KeywordServer
 
 /// The admin token and the open-writes rule `serve` applies before it listens.
 public enum WritePolicy {

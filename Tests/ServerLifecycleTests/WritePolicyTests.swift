@@ -1,4 +1,5 @@
-@testable import KeywordServer
+import APICore
+@testable import ServerLifecycle
 import XCTest
 
 /// The admin token from the environment and the open-writes rule.
@@ -22,5 +23,11 @@ final class WritePolicyTests: XCTestCase {
             XCTAssertNotNil(try WritePolicy.check(host: host, token: nil, allowOpenWrites: true), host)
             XCTAssertNil(try WritePolicy.check(host: host, token: "t", allowOpenWrites: false), host)
         }
+    }
+
+    func testOpenWritesWithAnyOriginWarn() {
+        XCTAssertNotNil(WritePolicy.corsWarning(token: nil, cors: CORSPolicy(allowedOrigins: ["*"])))
+        XCTAssertNil(WritePolicy.corsWarning(token: "t", cors: CORSPolicy(allowedOrigins: ["*"])))
+        XCTAssertNil(WritePolicy.corsWarning(token: nil, cors: CORSPolicy(allowedOrigins: ["https://a.example"])))
     }
 }

@@ -1,17 +1,42 @@
 // The annotation queue's routes: items in, leases out, decisions and undo back, figures and labels out.
+import APICore
 import HTTPCore
 import Locking
+import Serving
 import StoreInterface
 import StrictJSON
 
-extension KeywordAPIHandlers {
+/// The handlers the queue's routes point at (see `routes`): each decodes its body, runs one queue operation and
+/// answers, or throws an APIError.
+package final class QueueHandlers: Sendable {
+    private let limits: APILimits
+    private let currentQueue: @Sendable () -> AnnotationQueue?
+    private let currentEngine: @Sendable () -> (any SuggestionEngine)?
+    /// What this process did with the queue, rendered on /metrics.
+    let counters = QueueCounters()
+
+    /// - Parameters:
+    ///   - queue: the queue once the store is open, nil while the service is still starting.
+    ///   - engine: the engine once the model is loaded.
+    package init(limits: APILimits, queue: @escaping @Sendable () -> AnnotationQueue?,
+                 engine: @escaping @Sendable () -> (any SuggestionEngine)?) {
+        self.limits = limits
+        currentQueue = queue
+        currentEngine = engine
+    }
+
     /// The queue once the store is open; 503 while the service is still starting.
     private func queue() throws(APIError) -> AnnotationQueue {
-        guard let queue = state.queue else { throw APIError.notReady }
+        guard let queue = currentQueue() else { throw APIError.notReady }
         return queue
     }
 
-    // Every queue route needs the token when one is set (see `KeywordAPI.routes`): the middleware checks it.
+    // Every queue route needs the token when one is set (see `routes`): the middleware checks it.
+
+    /// This process's queue counters and the queue's figures, for /metrics.
+    package func renderMetrics(into text: inout PrometheusText) {
+        counters.render(try? currentQueue()?.stats(), into: &text)
+    }
 
     /// Runs a queue operation, mapping its failure to the API's answer.
     private func run<T>(_ body: (AnnotationQueue) throws(QueueError) -> T) throws(APIError) -> T {
@@ -27,10 +52,10 @@ extension KeywordAPIHandlers {
     /// outside the store's lock.
     func enqueue(_ request: HTTPRequest, valueCap: Int) throws(APIError) -> HTTPResponse {
         let products = try QueueDecoding.products(try RequestDecoding.object(request, maxValues: valueCap),
-                                                  limits: configuration.limits)
-        guard let engine = state.engine else { throw APIError.notReady }
+                                                  limits: limits)
+        guard let engine = currentEngine() else { throw APIError.notReady }
         let summary = try run { (queue: AnnotationQueue) throws(QueueError) in try queue.enqueue(products, engine: engine) }
-        queueCounters.count(summary)
+        counters.count(summary)
         var json = JSONWriter()
         json.object { json in
             json.field("queued", int: summary.queued)
@@ -42,9 +67,9 @@ extension KeywordAPIHandlers {
 
     /// `POST /v1/queue/lease` → 200 `{"lease", "expires_at", "items": [{"id", "name", "suggestions"}]}`.
     func lease(_ request: HTTPRequest, valueCap: Int) throws(APIError) -> HTTPResponse {
-        let lease = try QueueDecoding.lease(try RequestDecoding.object(request, maxValues: valueCap), limits: configuration.limits)
+        let lease = try QueueDecoding.lease(try RequestDecoding.object(request, maxValues: valueCap), limits: limits)
         let granted = try run { (queue: AnnotationQueue) throws(QueueError) in try queue.lease(lease) }
-        queueCounters.countLease(granted.items.count)
+        counters.countLease(granted.items.count)
         var json = JSONWriter()
         json.object { json in
             json.field("lease", string: granted.id)
@@ -78,9 +103,9 @@ extension KeywordAPIHandlers {
     /// `POST /v1/queue/decisions` → 200 `{"decided", "feedback"}`: how many items, and the feedback ids written.
     func decide(_ request: HTTPRequest, valueCap: Int) throws(APIError) -> HTTPResponse {
         let decision = try QueueDecoding.decision(try RequestDecoding.object(request, maxValues: valueCap),
-                                                  limits: configuration.limits)
+                                                  limits: limits)
         let decisions = try run { (queue: AnnotationQueue) throws(QueueError) in try queue.decide(decision) }
-        queueCounters.countDecisions(decision.kind, decisions.count)
+        counters.countDecisions(decision.kind, decisions.count)
         var json = JSONWriter()
         json.object { json in
             json.field("decided", int: decisions.count)
@@ -95,7 +120,7 @@ extension KeywordAPIHandlers {
     func undo(_ request: HTTPRequest, valueCap: Int) throws(APIError) -> HTTPResponse {
         let annotator = try QueueDecoding.undo(try RequestDecoding.object(request, maxValues: valueCap))
         let decision = try run { (queue: AnnotationQueue) throws(QueueError) in try queue.undo(annotator: annotator) }
-        queueCounters.countUndo()
+        counters.countUndo()
         var json = JSONWriter()
         json.object { json in
             json.field("id", string: decision.item)
@@ -105,7 +130,7 @@ extension KeywordAPIHandlers {
     }
 
     /// `GET /v1/queue/stats`.
-    func queueStats() throws(APIError) -> HTTPResponse {
+    func stats() throws(APIError) -> HTTPResponse {
         let stats = try run { (queue: AnnotationQueue) throws(QueueError) in try queue.stats() }
         var json = JSONWriter()
         json.object { json in
