@@ -80,18 +80,7 @@ package final class QueueHandlers: Sendable {
                         json.object { json in
                             json.field("id", string: item.id)
                             json.field("name", string: item.name)
-                            json.field("suggestions") { json in
-                                json.array { json in
-                                    for suggestion in item.suggestions {
-                                        json.object { json in
-                                            json.field("keyword", string: suggestion.keyword)
-                                            json.field("confidence") { json in
-                                                if let confidence = suggestion.confidence { json.number(confidence) } else { json.null() }
-                                            }
-                                        }
-                                    }
-                                }
-                            }
+                            json.field("suggestions") { json in json.suggestions(item.suggestions) }
                         }
                     }
                 }
@@ -176,11 +165,12 @@ package final class QueueHandlers: Sendable {
     }
 
     /// `GET /v1/labels/export[?since=…]`: one JSON line per labelled item with its current label, in the order
-    /// labels were made, streamed page by page from the store.
-    func exportLabels(_ request: HTTPRequest) throws(APIError) -> HTTPResponse {
+    /// labels were made; `GET /v1/queue/flagged[?since=…]`: one per flagged item, in the order they were flagged.
+    /// Streamed page by page from the store.
+    func export(_ list: LabelPages.List, _ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         let query = try RequestDecoding.query(request.query, allowed: ["since"])
         let since = try QueueDecoding.since(query)
-        let pages = LabelPages(store: try queue().store)
+        let pages = LabelPages(store: try queue().store, list: list)
         var response = HTTPResponse(status: .ok)
         response.headers.add("Content-Type", "application/x-ndjson; charset=utf-8")
         response.headers.add("Cache-Control", "no-store")
@@ -197,7 +187,7 @@ package final class QueueHandlers: Sendable {
             } catch {
                 cursor.withLock { $0 = .none }
                 _ = QueueDecoding.error(error)
-                return .failed("the labels could not be read: \(error)")
+                return .failed("the \(list == .labels ? "labels" : "flagged items") could not be read: \(error)")
             }
         }
         return response

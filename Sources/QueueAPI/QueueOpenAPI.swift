@@ -81,6 +81,21 @@ package enum QueueOpenAPI {
         }
       }
     },
+    "/v1/queue/flagged": {
+      "get": {
+        "summary": "Every flagged item (set aside by an annotator) as JSON lines, in the order they were flagged",
+        "description": "Streamed (chunked transfer coding) from the store page by page. An item leaves the list when its flag is undone. If the store fails midway the connection closes before the last chunk.",
+        "security": [{}, {"bearer": []}],
+        "parameters": [
+          {"name": "since", "in": "query", "description": "Only items flagged at or after this UTC time", "schema": {"type": "string", "pattern": "^(?:[0-9]{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))|(?:[0-9]{2}(?:0[48]|[2468][048]|[13579][26])|(?:[02468][048]|[13579][26])00)-02-29)T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,3})?Z$"}}
+        ],
+        "responses": {
+          "200": {"description": "One FlagLine object per line", "content": {"application/x-ndjson": {"schema": {"type": "string"}}}},
+          "400": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"},
+          "500": {"$ref": "#/components/responses/Error"}, "503": {"$ref": "#/components/responses/Error"}
+        }
+      }
+    },
     "/v1/labels/export": {
       "get": {
         "summary": "Every labelled item once, with its current label, as JSON lines in the order the labels were made",
@@ -162,6 +177,14 @@ package enum QueueOpenAPI {
           "annotators": {"type": "object", "additionalProperties": {"type": "object", "required": ["decisions", "median_seconds"], "properties": {"decisions": {"type": "integer"}, "median_seconds": {"type": ["number", "null"]}}}},
           "auto_accept": {"type": "object", "required": ["count", "audited", "audit_precision"], "properties": {"count": {"type": "integer"}, "audited": {"type": "integer"}, "audit_precision": {"type": ["number", "null"], "description": "Share of audited items whose annotator kept the model's keyword; null before any audit"}}},
           "agreement": {"type": "object", "required": ["overlap_items", "agreed"], "properties": {"overlap_items": {"type": "integer", "description": "Overlap items labelled by two annotators"}, "agreed": {"type": "integer"}}}
+        }
+      },
+      "FlagLine": {
+        "type": "object", "required": ["id", "name", "flagged_by", "at", "suggestions"],
+        "properties": {
+          "id": {"type": "string"}, "name": {"type": "string"}, "flagged_by": {"type": "string"},
+          "at": {"type": "string", "format": "date-time"},
+          "suggestions": {"type": "array", "items": {"type": "object", "required": ["keyword", "confidence"], "properties": {"keyword": {"type": "string"}, "confidence": {"type": ["number", "null"]}}}}
         }
       },
       "LabelLine": {

@@ -77,7 +77,8 @@ extension QueueHandlers {
                 try self.undo(request, valueCap: route.valueCap)
             },
             route(.get, "/v1/queue/stats", lane: .shared) { _, _ throws(APIError) in try self.stats() },
-            route(.get, "/v1/labels/export", lane: .bulk) { request, _ throws(APIError) in try self.exportLabels(request) },
+            route(.get, "/v1/queue/flagged", lane: .bulk) { request, _ throws(APIError) in try self.export(.flagged, request) },
+            route(.get, "/v1/labels/export", lane: .bulk) { request, _ throws(APIError) in try self.export(.labels, request) },
         ]
     }
 }

@@ -1,4 +1,5 @@
-// One line of the labels export, shared by `GET /v1/labels/export` and `kwsuggest store export --format labels`.
+// The lines of the queue's two exports, shared by the HTTP routes and `kwsuggest store export`: the labels
+// (`GET /v1/labels/export`, `--format labels`) and the flagged items (`GET /v1/queue/flagged`, `--format flagged`).
 import StrictJSON
 
 extension QueueLabel {
@@ -19,21 +20,61 @@ extension QueueLabel {
     }
 }
 
-/// Pages through a store's labels after a starting point: what both exports stream.
+extension QueueFlag {
+    /// `{"id","name","flagged_by","at","suggestions":[{"keyword","confidence"}]}` and a newline: the item, who set it
+    /// aside and when, and the suggestions they were shown (`confidence` null without a calibration).
+    public func exportLine() -> [UInt8] {
+        var json = JSONWriter()
+        json.object { json in
+            json.field("id", string: id)
+            json.field("name", string: name)
+            json.field("flagged_by", string: annotator)
+            json.field("at", string: QueueTimestamp.format(at))
+            json.field("suggestions") { json in json.suggestions(suggestions) }
+        }
+        return json.bytes + [0x0A]
+    }
+}
+
+extension JSONWriter {
+    /// `[{"keyword","confidence"}…]`, best first; `confidence` is null without a calibration.
+    public mutating func suggestions(_ suggestions: [QueueSuggestion]) {
+        array { json in
+            for suggestion in suggestions {
+                json.object { json in
+                    json.field("keyword", string: suggestion.keyword)
+                    json.field("confidence") { json in
+                        if let confidence = suggestion.confidence { json.number(confidence) } else { json.null() }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Pages through one of a store's time-ordered lists (the labels, or the flagged items) after a starting point:
+/// what both surfaces of each export stream.
 public struct LabelPages: Sendable {
+    /// Which list: the current labels, in the order they were made, or the flagged items, in the order they were flagged.
+    public enum List: String, Sendable, CaseIterable {
+        case labels, flagged
+    }
+
     public let store: any QueueStore
+    public let list: List
     public let pageSize: Int
-    public init(store: any QueueStore, pageSize: Int = 1000) {
+    public init(store: any QueueStore, list: List = .labels, pageSize: Int = 1000) {
         self.store = store
+        self.list = list
         self.pageSize = pageSize
     }
 
-    /// The cursor that starts an export at labels made at or after `since` (all labels without it).
+    /// The cursor that starts an export at entries made at or after `since` (all of them without it).
     public static func start(since: QueueTime?) -> LabelCursor? {
         since.map { LabelCursor(at: $0, id: nil) }
     }
 
-    /// Every label from `since` on, page by page through `write`. Returns how many were written.
+    /// Every entry from `since` on, page by page through `write`. Returns how many were written.
     @discardableResult
     public func export(since: QueueTime? = nil, write: ([UInt8]) throws -> Void) throws -> Int {
         var cursor = Self.start(since: since), written = 0
@@ -47,8 +88,15 @@ public struct LabelPages: Sendable {
 
     /// The next page after `cursor` as export lines, and where it ended; nil once there is nothing more.
     public func page(after cursor: LabelCursor?) throws(QueueError) -> (lines: [UInt8], count: Int, end: LabelCursor)? {
-        let labels = try store.labels(after: cursor, limit: pageSize)
-        guard let last = labels.last else { return nil }
-        return (labels.flatMap { $0.exportLine() }, labels.count, LabelCursor(at: last.at, id: last.id))
+        switch list {
+        case .labels:
+            let labels = try store.labels(after: cursor, limit: pageSize)
+            guard let last = labels.last else { return nil }
+            return (labels.flatMap { $0.exportLine() }, labels.count, LabelCursor(at: last.at, id: last.id))
+        case .flagged:
+            let flags = try store.flagged(after: cursor, limit: pageSize)
+            guard let last = flags.last else { return nil }
+            return (flags.flatMap { $0.exportLine() }, flags.count, LabelCursor(at: last.at, id: last.id))
+        }
     }
 }

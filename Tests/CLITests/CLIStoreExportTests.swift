@@ -32,7 +32,8 @@ final class CLIStoreExportTests: ScratchTestCase {
             (records of annotation-queue decisions that were undone are left out). With --format labels, one line
             per labelled item of the annotation queue with its current label:
             {"id","name","keywords","decided_by","annotator","model","at"}, in the order the labels were made (what
-            GET /v1/labels/export streams).
+            GET /v1/labels/export streams). With --format flagged, one line per flagged item:
+            {"id","name","flagged_by","at","suggestions"}, in the order they were flagged (GET /v1/queue/flagged).
 
             USAGE: kwsuggest store [--model <dir>] [--store <store>] [--file <file>] [--format <format>] <action>
 
@@ -43,7 +44,7 @@ final class CLIStoreExportTests: ScratchTestCase {
               --model <dir>           Model directory (default: $KWSUGGEST_MODEL, else the first that exists of ./models/default, models/default in the executable's directory or the nearest one above it, and <prefix>/share/kwsuggest/models/default, <prefix> being the executable's directory's parent).
               --store <store>         file:PATH or postgres://user@host:5432/db (default: $KWSUGGEST_STORE or file:<model dir>/keywords.overlay.json).
               --file <file>           Archive to write or read (default: standard output or input).
-              --format <format>       What export writes: archive (the whole store, for import), training (labelled names, for train --data) or labels (the queue's labels) (default: archive).
+              --format <format>       What export writes: archive (the whole store, for import), training (labelled names, for train --data), labels (the queue's labels) or flagged (the queue's flagged items) (default: archive).
               -h, --help              Show help information.
 
             """)

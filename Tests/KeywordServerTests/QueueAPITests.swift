@@ -117,6 +117,19 @@ final class QueueAPITests: XCTestCase {
         XCTAssertEqual((stats["annotators"] as? [String: [String: Any]])?["aiko"]?["median_seconds"] as? Double, 1)
         XCTAssertEqual((stats["auto_accept"] as? [String: Any])?["count"] as? Int, 1)
         XCTAssertTrue((stats["auto_accept"] as? [String: Any])?["audit_precision"] is NSNull)
+        // The flagged list: the item, who flagged it, when, and the suggestions shown; `since` as the labels'.
+        let flagged = api.respond(to: makeRequest(.get, "/v1/queue/flagged"))
+        XCTAssertEqual(flagged.status.code, 200)
+        XCTAssertEqual(flagged.headers["Content-Type"], "application/x-ndjson; charset=utf-8")
+        let flagLines = flagged.bodyText.split(separator: "\n")
+        XCTAssertEqual(flagLines.count, 1, flagged.bodyText)
+        let flag = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(flagLines[0].utf8)) as? [String: Any])
+        XCTAssertEqual(flag["id"] as? String, "c")
+        XCTAssertEqual(flag["flagged_by"] as? String, "aiko")
+        XCTAssertNotNil(flag["at"] as? String)
+        XCTAssertFalse(((flag["suggestions"] as? [[String: Any]]) ?? []).isEmpty, flagged.bodyText)
+        XCTAssertEqual(api.respond(to: makeRequest(.get, "/v1/queue/flagged?since=2999-01-01T00:00:00Z")).bodyText, "")
+        XCTAssertEqual(errorCode(api.respond(to: makeRequest(.get, "/v1/queue/flagged?since=yesterday"))), "invalid_since")
 
         // Undo the flag, then b's label: b's feedback leaves the training export, and b is back in the first lease.
         XCTAssertEqual(post(api, "/v1/queue/undo", #"{"annotator": "aiko"}"#).bodyText, #"{"id":"c","lease":"\#(otherLease)"}"#)
@@ -126,6 +139,7 @@ final class QueueAPITests: XCTestCase {
         XCTAssertEqual(api.respond(to: makeRequest(.get, "/v1/feedback/export?format=raw")).bodyText.split(separator: "\n").count, 4)
         stats = jsonObject(api.respond(to: makeRequest(.get, "/v1/queue/stats")))
         XCTAssertEqual(stats["items"] as? [String: Int], ["queued": 0, "leased": 2, "labelled": 2, "flagged": 0])
+        XCTAssertEqual(api.respond(to: makeRequest(.get, "/v1/queue/flagged")).bodyText, "", "an undone flag leaves the list")
 
         let labels = api.respond(to: makeRequest(.get, "/v1/labels/export"))
         XCTAssertEqual(labels.status.code, 200, labels.bodyText)

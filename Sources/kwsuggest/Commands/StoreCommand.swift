@@ -20,13 +20,15 @@ struct StoreCommand: Command {
         case training
         /// The annotation queue's current label of every labelled item (the lines of GET /v1/labels/export).
         case labels
+        /// The annotation queue's flagged items (the lines of GET /v1/queue/flagged).
+        case flagged
     }
 
     static let model = SharedOptions.model
     static let store = SharedOptions.store
     static let file = Option<String>("--file", value: "file", help: "Archive to write or read.", defaultText: "standard output or input")
     static let format = Option<Format>("--format", value: "format",
-                                       help: "What export writes: archive (the whole store, for import), training (labelled names, for train --data) or labels (the queue's labels).",
+                                       help: "What export writes: archive (the whole store, for import), training (labelled names, for train --data), labels (the queue's labels) or flagged (the queue's flagged items).",
                                        default: .archive)
 
     static let configuration = CommandConfiguration(
@@ -48,7 +50,8 @@ struct StoreCommand: Command {
             (records of annotation-queue decisions that were undone are left out). With --format labels, one line
             per labelled item of the annotation queue with its current label:
             {"id","name","keywords","decided_by","annotator","model","at"}, in the order the labels were made (what
-            GET /v1/labels/export streams).
+            GET /v1/labels/export streams). With --format flagged, one line per flagged item:
+            {"id","name","flagged_by","at","suggestions"}, in the order they were flagged (GET /v1/queue/flagged).
             """
     )
 
@@ -105,6 +108,7 @@ struct StoreCommand: Command {
             case .archive: try StoreArchive.export(store, write: write)
             case .training: try LabelledData.export(store, withdrawn: try queue.withdrawnFeedback(), write: write)
             case .labels: try LabelPages(store: queue).export(write: write)
+            case .flagged: try LabelPages(store: queue, list: .flagged).export(write: write)
             }
         }
         guard let file else {
