@@ -54,14 +54,17 @@ struct LineReader {
     @discardableResult
     func forEachLine(from offset: Int, until end: Int? = nil,
                      _ body: (ArraySlice<UInt8>, Int) throws(KeywordStoreError) -> Bool) throws(KeywordStoreError) -> Int {
-        var buffer: [UInt8] = []
-        var block = [UInt8](repeating: 0, count: 1 << 16)
+        // `buffer[0..<filled]` holds the file from `bufferStart`: the unfinished line, then what the last read added.
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var filled = 0
         var position = offset
         var bufferStart = offset
         var largest = 0
         while end.map({ position < $0 }) ?? true {
-            let want = min(block.count, (end ?? Int.max) - position)
-            let count = block.withUnsafeMutableBytes { raw in pread(fd, raw.baseAddress, want, off_t(position)) }
+            // A line longer than the buffer doubles it.
+            if filled == buffer.count { buffer.append(contentsOf: repeatElement(0, count: buffer.count)) }
+            let want = min(buffer.count - filled, (end ?? Int.max) - position)
+            let count = buffer.withUnsafeMutableBytes { raw in pread(fd, raw.baseAddress! + filled, want, off_t(position)) }
             if count < 0 {
                 let code = errno
                 if code == EINTR { continue }
@@ -70,16 +73,33 @@ struct LineReader {
             }
             if count == 0 { break }
             position += count
-            buffer.append(contentsOf: block[0..<count])
-            largest = max(largest, buffer.count)
+            let searched = filled
+            filled += count
+            largest = max(largest, filled)
             var lineStart = 0
-            while let newline = buffer[lineStart...].firstIndex(of: 0x0A) {
+            var from = searched
+            while let newline = Self.newline(in: buffer, from: from, to: filled) {
                 guard try body(buffer[lineStart..<newline], bufferStart + newline + 1) else { return largest }
                 lineStart = newline + 1
+                from = lineStart
             }
-            buffer.removeFirst(lineStart)
-            bufferStart += lineStart
+            if lineStart > 0 {
+                let rest = filled - lineStart
+                buffer.withUnsafeMutableBytes { raw in
+                    if rest > 0 { memmove(raw.baseAddress!, raw.baseAddress! + lineStart, rest) }
+                }
+                filled = rest
+                bufferStart += lineStart
+            }
         }
         return largest
+    }
+
+    /// The index of the first newline in `buffer[from..<to]`, found with `memchr`.
+    private static func newline(in buffer: [UInt8], from: Int, to: Int) -> Int? {
+        guard from < to else { return nil }
+        return buffer.withUnsafeBytes { raw in
+            memchr(raw.baseAddress! + from, 0x0A, to - from).map { raw.baseAddress!.distance(to: UnsafeRawPointer($0)) }
+        }
     }
 }

@@ -89,6 +89,35 @@ struct FeedbackIndex: Sendable {
     var ordered: ScanCheckpoint?
     /// The most bytes a refresh held at once (for tests: a block and a line, not the log).
     var largestBuffer = 0
+    /// Set on a `continuation()`: its client ids are only those read after the index it continues.
+    private var continuing = false
+
+    /// This index without its client ids, to read on from where it stopped (`refresh`) without holding the lock
+    /// that guards it; `absorb` then adds what was read. A refresh that starts over (another file) clears the mark.
+    func continuation() -> FeedbackIndex {
+        var next = self
+        next.byClientID = [:]
+        next.continuing = true
+        return next
+    }
+
+    /// Takes what `later`, a `continuation()` of this index read on, learnt; nothing when this index moved since
+    /// (an append read on under the lock) or `later` read less.
+    mutating func absorb(_ later: FeedbackIndex, continuing start: (device: UInt64, inode: UInt64, scanned: Int)) {
+        guard device == start.device, inode == start.inode, scanned == start.scanned else { return }
+        guard later.continuing else {
+            // It started over on another file (or a shorter one): a whole index of what is there now.
+            self = later
+            return
+        }
+        guard later.device == device, later.inode == inode, later.scanned > scanned else { return }
+        var clients = byClientID
+        byClientID = [:]
+        clients.merge(later.byClientID) { $1 }
+        self = later
+        byClientID = clients
+        continuing = false
+    }
 
     /// Notes a record whose line starts at `offset` and is `length` bytes long (newline excluded).
     mutating func note(id: Int64, clientID: String?, offset: Int, length: Int) {
@@ -168,10 +197,11 @@ struct FeedbackIndex: Sendable {
         }
     }
 
-    /// The id and client id of a record line: the id without decoding when the line has no client id
-    /// (`FeedbackLine.quickID`), else the decoded line. The error names the file and line.
+    /// The id and client id of a record line: read from its bytes without decoding when it has the shape
+    /// `FeedbackLine.encode` writes (`FeedbackLine.quickKeys`), else from the decoded line. The error names the
+    /// file and line.
     static func quickRecord(_ line: ArraySlice<UInt8>, path: String, number: Int) throws(KeywordStoreError) -> (id: Int64, clientID: String?) {
-        if let id = FeedbackLine.quickID(line), !FeedbackLine.mayHoldClientID(line) { return (id, nil) }
+        if let keys = FeedbackLine.quickKeys(line) { return keys }
         do {
             let record = try FeedbackLine.decode(line)
             return (record.id, record.item.clientID)

@@ -15,6 +15,8 @@ final class FeedbackLog: Sendable {
     let feedbackPath: String
     private let lock: FileLock
     private let index = Locked(FeedbackIndex())
+    /// Held while `catchUp` reads the file, so concurrent appends wait for one read instead of each making its own.
+    private let catchingUp = Locked(())
     /// What earlier scans of the feedback file learnt about it (see `scanFeedback`).
     private let scanMap = Locked(FeedbackScanMap())
     /// Bytes read from the feedback file by scans, for tests to check how much a page costs.
@@ -22,6 +24,8 @@ final class FeedbackLog: Sendable {
 
     /// The most bytes the last refresh of the append index held at once.
     var largestRefreshBuffer: Int { index.withLock { $0.largestBuffer } }
+    /// Bytes of the file the append index has read (whole batches).
+    var indexedBytes: Int { index.withLock { $0.scanned } }
 
     init(path: String, lock: FileLock) {
         feedbackPath = path
@@ -314,7 +318,8 @@ final class FeedbackLog: Sendable {
 
     /// Runs `body` under the feedback lock with the feedback file open and the index brought up to date.
     private func withFeedbackFile<T>(_ body: (Int32, inout FeedbackIndex) throws(KeywordStoreError) -> T) throws(KeywordStoreError) -> T {
-        try lock.withLock { () throws(KeywordStoreError) -> T in
+        catchUp()
+        return try lock.withLock { () throws(KeywordStoreError) -> T in
             let existed = access(feedbackPath, F_OK) == 0
             let fd = open(feedbackPath, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
             guard fd >= 0 else { throw Self.failure("open", feedbackPath) }
@@ -324,6 +329,44 @@ final class FeedbackLog: Sendable {
                 try index.refresh(fd: fd, path: feedbackPath)
                 defer { shareOrder(of: index) }
                 return try body(fd, &index)
+            }
+        }
+    }
+
+    /// Most bytes appended since the index's last read that an append reads under the feedback lock; more (the
+    /// whole log, on the first append after a start) is read first without it (`catchUp`).
+    static let lockedReadLimit = 1 << 20
+
+    /// Brings the index up to the file's end without the feedback lock when more than `lockedReadLimit` bytes are
+    /// unread, so a long read (the whole log after a start) never holds the lock other writers and processes wait
+    /// on. Sound without the lock: the file is only appended to, a batch is one write, and the read stops before a
+    /// batch whose bytes are not all there yet, exactly as it does under the lock; a batch cut off and rewritten
+    /// later lies after where it stopped. Catch-ups run one at a time; a failed one leaves the index as it was
+    /// (the append's own read under the lock reports the error).
+    func catchUp() {
+        catchingUp.withLock { _ in
+            let fd = open(feedbackPath, O_RDONLY | O_CLOEXEC)
+            guard fd >= 0 else { return }
+            defer { Glibc.close(fd) }
+            var info = stat()
+            guard fstat(fd, &info) == 0 else { return }
+            let (device, inode, size) = (UInt64(info.st_dev), UInt64(info.st_ino), Int(info.st_size))
+            let start = index.withLock { index -> (FeedbackIndex, (device: UInt64, inode: UInt64, scanned: Int))? in
+                let unread = index.device == device && index.inode == inode && size >= index.scanned ? size - index.scanned : size
+                guard unread > Self.lockedReadLimit else { return nil }
+                return (index.continuation(), (index.device, index.inode, index.scanned))
+            }
+            guard let start else { return }
+            var later = start.0
+            let from = start.1
+            do {
+                try later.refresh(fd: fd, path: feedbackPath)
+            } catch {
+                return
+            }
+            index.withLock { index in
+                index.absorb(later, continuing: from)
+                shareOrder(of: index)
             }
         }
     }

@@ -123,8 +123,14 @@ public final class FileKeywordStore: KeywordStore {
 
     // MARK: Watching
 
+    /// Also reads the feedback log's index in the background, without its lock, so that the first post after a
+    /// start finds it read rather than reading the whole log itself (see `FeedbackLog.catchUp`).
     public func startWatching(_ onChange: @escaping @Sendable (String) -> Void) {
         guard !watching.exchange(true, ordering: .relaxed) else { return }
+        let log = feedbackLog
+        let reader = Thread { log.catchUp() }
+        reader.name = "kwsuggest-feedback-index"
+        reader.start()
         FilePoller.start(path: overlayPath, interval: pollInterval, threadName: "kwsuggest-store-watch",
                          reason: "overlay file changed", isStopped: { [weak self] in self?.stopped.load(ordering: .relaxed) ?? true },
                          onChange: onChange)

@@ -97,6 +97,82 @@ struct IndexLayout: Sendable {
         if single[Int(slot) / IndexLayout.chunkSlots] { freeSingle.append(slot) } else { freeMultiple.append(slot) }
     }
 
+    /// Takes out the keywords at `removals` (indices into this list, distinct), then puts in `insertions` (each at
+    /// its index in the resulting list, distinct and ascending) with their encodings: what `remove(at:)` from the
+    /// highest index down and then `insert` from the lowest up make, slot for slot, but with `position` and the
+    /// single-token positions moved once for the whole change instead of once per keyword.
+    /// - Complexity: O(changes · matcher work + K).
+    mutating func apply(removals: [Int],
+                        insertions: [(index: Int, entry: KeywordEntry, vectors: (unitMean: [Float], direction: [Float]))]) {
+        let removing = removals.sorted()
+        if !removing.isEmpty {
+            var leaving = Set<Int32>(), texts: [(text: LexicalText, id: Int32)] = []
+            texts.reserveCapacity(removing.count)
+            for k in removing.reversed() {
+                let slot = position[k]
+                leaving.insert(slot)
+                guard let entry = entries[Int(slot)] else { preconditionFailure("keyword without an entry") }
+                texts.append((entry.text, slot))
+                entries[Int(slot)] = nil
+                if single[Int(slot) / IndexLayout.chunkSlots] { freeSingle.append(slot) } else { freeMultiple.append(slot) }
+            }
+            matcher.remove(texts)
+            tailSlots.removeAll { leaving.contains($0) }
+            var kept: [Int32] = [], keptSingles: [Int32] = []
+            kept.reserveCapacity(position.count - removing.count)
+            keptSingles.reserveCapacity(singlePositions.count)
+            var r = 0, s = 0
+            for k in position.indices {
+                if r < removing.count && removing[r] == k {
+                    r += 1
+                    if s < singlePositions.count && singlePositions[s] == Int32(k) { s += 1 }
+                    continue
+                }
+                if s < singlePositions.count && singlePositions[s] == Int32(k) {
+                    keptSingles.append(Int32(k - r))
+                    s += 1
+                }
+                kept.append(position[k])
+            }
+            position = kept
+            singlePositions = keptSingles
+        }
+        guard !insertions.isEmpty else { return }
+        var slots: [Int32] = []
+        slots.reserveCapacity(insertions.count)
+        for (_, entry, vectors) in insertions {
+            let isSingle = entry.text.rows.count <= 1
+            if (isSingle ? freeSingle : freeMultiple).isEmpty { addChunk(single: isSingle) }
+            let slot = isSingle ? freeSingle.removeLast() : freeMultiple.removeLast()
+            slots.append(slot)
+            entries[Int(slot)] = entry
+            write(Int(slot), vectors)
+            matcher.insert(entry.text, id: slot)
+        }
+        var merged: [Int32] = [], mergedSingles: [Int32] = []
+        merged.reserveCapacity(position.count + insertions.count)
+        mergedSingles.reserveCapacity(singlePositions.count + insertions.count)
+        var old = 0, s = 0
+        func takeOld() {
+            if s < singlePositions.count && singlePositions[s] == Int32(old) {
+                mergedSingles.append(Int32(merged.count))
+                s += 1
+            }
+            merged.append(position[old])
+            old += 1
+        }
+        for (i, insertion) in insertions.enumerated() {
+            precondition(insertion.index >= merged.count && insertion.index <= merged.count + position.count - old,
+                         "insertions out of order or past the list's end")
+            while merged.count < insertion.index { takeOld() }
+            if insertion.entry.text.rows.count <= 1 { mergedSingles.append(Int32(merged.count)) }
+            merged.append(slots[i])
+        }
+        while old < position.count { takeOld() }
+        position = merged
+        singlePositions = mergedSingles
+    }
+
     /// Puts the last (singles mod 8) single-token keywords, in list order, in chunks of longer keywords and every
     /// other single-token keyword in a single-token chunk, moving the few that are on the wrong side.
     ///

@@ -120,14 +120,14 @@ public final class KeywordIndex: Sendable {
     /// The index of this list with the keywords at `removals` (indices into this list) taken out, then
     /// `insertions` put in (each at its index in the resulting list, in ascending order). Only inserted
     /// keywords are encoded; the exact-match tables change only where the changed keywords appear.
-    /// - Complexity: O(changes · (encoding + keywords sharing their text, rows or bigrams)) plus O(K) copies
-    ///   of two Int32 arrays; O(K²·hidden) more with hubness on (its penalty is computed afresh).
+    /// - Complexity: O(changes · (encoding + keywords sharing their text, rows or bigrams)) plus O(K) for
+    ///   moving the per-keyword Int32 arrays once; O(K²·hidden) more with hubness on (its penalty is computed afresh).
     public func applying(removals: [Int], insertions: [(index: Int, entry: KeywordEntry)]) -> KeywordIndex {
         var layout = self.layout
-        for k in removals.sorted(by: >) { layout.remove(at: k) }
-        for (k, entry) in insertions.sorted(by: { $0.index < $1.index }) {
-            layout.insert(entry, at: k, vectors: KeywordIndex.encode(entry, model: model, vectors: vectors, options: options))
+        let encoded = insertions.sorted(by: { $0.index < $1.index }).map { k, entry in
+            (index: k, entry: entry, vectors: KeywordIndex.encode(entry, model: model, vectors: vectors, options: options))
         }
+        layout.apply(removals: removals, insertions: encoded)
         layout.settleTail()
         return KeywordIndex(model: model, vectors: vectors, options: options, layout: layout, previous: self)
     }

@@ -91,6 +91,15 @@ extension ChunkedMap where Value == [Int32] {
         }
     }
 
+    /// Removes every id of `ids` from the list of `key` in one pass; the key goes when its list is empty.
+    public mutating func remove(_ ids: Set<Int32>, from key: Key) {
+        modify(key) { list in
+            guard list != nil else { return }
+            list!.removeAll { ids.contains($0) }
+            if list!.isEmpty { list = nil }
+        }
+    }
+
     /// The list of `key`, empty when absent.
     public func list(_ key: Key) -> [Int32] { self[key] ?? [] }
 }

@@ -123,12 +123,34 @@ public struct LexicalMatcher: Sendable {
     /// - Complexity: as `insert`.
     public mutating func remove(_ keyword: LexicalText, id: Int32) {
         precondition(id >= 0 && Int(id) < keywordCount, "id outside the matcher's capacity")
+        for bigram in LexicalMatcher.distinctBigrams(keyword.folded) { bigramKeywords.removeOne(id, from: bigram) }
+        for row in LexicalMatcher.distinctRows(keyword.rows) { singleRows.removeOne(id, from: row) }
+        removeKeys(keyword, id: id)
+    }
+
+    /// Removes several keywords, each inserted with its text, as `remove` one after another would; but each
+    /// bigram's and row's postings are filtered once for all of them, so taking many keywords that share a bigram
+    /// out of a large list costs one pass over that bigram's keywords rather than one per keyword taken out.
+    /// - Complexity: O(Σ `insert` work of the keywords, without their bigram and row postings) plus one pass over
+    ///   the postings of each bigram and row they have.
+    public mutating func remove(_ keywords: [(text: LexicalText, id: Int32)]) {
+        var bigramsLeaving: [UInt64: Set<Int32>] = [:], rowsLeaving: [Int32: Set<Int32>] = [:]
+        for (keyword, id) in keywords {
+            precondition(id >= 0 && Int(id) < keywordCount, "id outside the matcher's capacity")
+            for bigram in LexicalMatcher.distinctBigrams(keyword.folded) { bigramsLeaving[bigram, default: []].insert(id) }
+            for row in LexicalMatcher.distinctRows(keyword.rows) { rowsLeaving[row, default: []].insert(id) }
+            removeKeys(keyword, id: id)
+        }
+        for (bigram, ids) in bigramsLeaving { bigramKeywords.remove(ids, from: bigram) }
+        for (row, ids) in rowsLeaving { singleRows.remove(ids, from: row) }
+    }
+
+    /// `remove` apart from the bigram and row postings (which no other step reads).
+    private mutating func removeKeys(_ keyword: LexicalText, id: Int32) {
         let folded = keyword.folded, rows = keyword.rows
         textLength[Int(id)] = 0
         bigramCount[Int(id)] = 0
-        for bigram in LexicalMatcher.distinctBigrams(folded) { bigramKeywords.removeOne(id, from: bigram) }
         distinctRows[Int(id)] = 0
-        for row in LexicalMatcher.distinctRows(rows) { singleRows.removeOne(id, from: row) }
         for alternative in keyword.alternativeRows.reversed() where LexicalMatcher.validRows(alternative) {
             if byRows[alternative] == nil { alternativeRows.remove(LexicalMatcher.bits(alternative), id) }
             alternativeOwners.removeOne(id, from: alternative)

@@ -29,24 +29,28 @@ struct KeywordListHash: Equatable {
     mutating func apply<Old: RandomAccessCollection<String>, New: RandomAccessCollection<String>>(
         _ edit: KeywordListEdit, old: Old, new: New
     ) where Old.Index == Int, New.Index == Int {
-        let removed = Set(edit.removals), inserted = Set(edit.insertions.map(\.index))
-        for k in edit.removals.sorted(by: >) {
-            // Removals above k are done, those below are not: the neighbours are old[k - 1] and the next old
-            // keyword above k that stays.
-            var next = k + 1
-            while removed.contains(next) { next += 1 }
+        // Removals above k are done, those below are not: the neighbours are old[k - 1] and the next old keyword
+        // above k that stays, which is the one the removal just above k found when that removal is k + 1.
+        var above = Int.max, staying = old.count
+        for k in edit.removals.sorted(by: >) where k != above {
+            if k + 1 != above { staying = k + 1 }
+            above = k
             let before = k > 0 ? Self.hash(old[k - 1]) : Self.start
-            let after = next < old.count ? Self.hash(old[next]) : Self.end
+            let after = staying < old.count ? Self.hash(old[staying]) : Self.end
             let current = Self.hash(old[k])
             value = value &- Self.pair(before, current) &- Self.pair(current, after) &+ Self.pair(before, after)
         }
-        for k in edit.insertions.map(\.index).sorted() {
-            // Insertions below k are in place, those above are not: the neighbours are new[k - 1] and the next
-            // keyword above k that is not inserted.
-            var next = k + 1
-            while inserted.contains(next) { next += 1 }
+        // Insertions below k are in place, those above are not: the neighbours are new[k - 1] and the next
+        // keyword above k that is not inserted (found from the top down first).
+        var inserted = edit.insertions.map(\.index).sorted()
+        inserted = inserted.enumerated().filter { $0.offset == 0 || inserted[$0.offset - 1] != $0.element }.map(\.element)
+        var next = [Int](repeating: 0, count: inserted.count)
+        for i in inserted.indices.reversed() {
+            next[i] = i + 1 < inserted.count && inserted[i + 1] == inserted[i] + 1 ? next[i + 1] : inserted[i] + 1
+        }
+        for (i, k) in inserted.enumerated() {
             let before = k > 0 ? Self.hash(new[k - 1]) : Self.start
-            let after = next < new.count ? Self.hash(new[next]) : Self.end
+            let after = next[i] < new.count ? Self.hash(new[next[i]]) : Self.end
             let current = Self.hash(new[k])
             value = value &- Self.pair(before, after) &+ Self.pair(before, current) &+ Self.pair(current, after)
         }

@@ -60,18 +60,6 @@ struct KeywordOrder {
         return Int64(baseCount) + nextAdded
     }
 
-    /// How many keywords `edit(add:remove:)` would remove or insert, without making the edit.
-    /// - Complexity: O(a + r).
-    func changeCount(add: [String], remove: [String]) -> Int {
-        let adding = Set(add), removing = Set(remove)
-        var seen = Set<String>(), count = 0
-        for keyword in add + remove where seen.insert(keyword).inserted {
-            let after = adding.contains(keyword) && !removing.contains(keyword)
-            if (keyOf[keyword] != nil) != after { count += 1 }
-        }
-        return count
-    }
-
     /// How much `KeywordOverlay.applying(add:remove:)` lengthens the list (negative when it shortens it).
     /// - Complexity: O(a + r).
     func sizeChange(add: [String], remove: [String]) -> Int {
@@ -86,7 +74,7 @@ struct KeywordOrder {
 
     /// The edit that `KeywordOverlay.applying(add:remove:)` makes to the list, recorded in this order.
     /// Only for a clean overlay (`clean`); keywords not named by the change keep their places.
-    /// - Complexity: O((a + r) · log K) plus moving `keys` (one Int64 per keyword) once per changed keyword.
+    /// - Complexity: O((a + r) · log K) plus moving `keys` (one Int64 per keyword) once for the whole change.
     mutating func edit(add: [String], remove: [String]) -> KeywordListEdit {
         precondition(clean, "an edit needs a clean overlay")
         let adding = Set(add), removing = Set(remove)
@@ -101,14 +89,31 @@ struct KeywordOrder {
             }
         }
         var edit = KeywordListEdit()
-        edit.removals = leaving.map { keys.lowerBound(of: $0) }.sorted(by: >)
-        for i in edit.removals { keys.remove(at: i) }
-        for (key, keyword) in entering.sorted(by: { $0.key < $1.key }) {
-            let i = keys.lowerBound(of: key)
-            keys.insert(key, at: i)
-            keyOf[keyword] = key
-            edit.insertions.append((i, keyword))
+        let removals = leaving.map { keys.lowerBound(of: $0) }.sorted()
+        edit.removals = removals.reversed()
+        if !removals.isEmpty {
+            var kept: [Int64] = [], r = 0
+            kept.reserveCapacity(keys.count - removals.count)
+            for (i, key) in keys.enumerated() {
+                if r < removals.count && removals[r] == i { r += 1 } else { kept.append(key) }
+            }
+            keys = kept
         }
+        guard !entering.isEmpty else { return edit }
+        // The j-th entering key (ascending) lands after the j before it: at its place among the kept keys plus j.
+        let sorted = entering.sorted(by: { $0.key < $1.key })
+        for (j, (key, keyword)) in sorted.enumerated() {
+            keyOf[keyword] = key
+            edit.insertions.append((keys.lowerBound(of: key) + j, keyword))
+        }
+        var merged: [Int64] = [], old = 0
+        merged.reserveCapacity(keys.count + sorted.count)
+        for (key, _) in sorted {
+            while old < keys.count && keys[old] < key { merged.append(keys[old]); old += 1 }
+            merged.append(key)
+        }
+        merged.append(contentsOf: keys[old...])
+        keys = merged
         return edit
     }
 }

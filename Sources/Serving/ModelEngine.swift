@@ -12,9 +12,10 @@ import Synchronization
 /// index atomically, so concurrent `suggest` calls see either the old or the new list, never a mix.
 ///
 /// A change made through `updateKeywords` to the overlay this engine serves (no other writer in between) is
-/// applied to the index as an edit (`KeywordIndex.applying`), at a cost that does not grow with the list. A
-/// reload, or a change on top of someone else's, rebuilds the list from the overlay (O(list), encoding only
-/// keywords the current index lacks).
+/// applied to the index as an edit (`KeywordIndex.applying`): work for each changed keyword, plus one pass over a
+/// few integers per keyword of the list. A reload, or a change on top of someone else's, rebuilds the list from
+/// the overlay (O(list) with far larger constants: every keyword hashed and matched again, encoding only keywords
+/// the current index lacks).
 public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
     public let components: LoadedModel
     public let store: any KeywordStore
@@ -149,8 +150,7 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
             // in the keywords the change names.
             // `order` changes only together with what is served: an edit cannot fail once made, and a rebuild
             // replaces `order` only after its index is installed, so a failed rebuild leaves both as they were.
-            if fromServed, order.clean,
-               order.changeCount(add: cleaned.add, remove: cleaned.remove) <= ModelEngine.largestEdit {
+            if fromServed, order.clean {
                 let edit = order.edit(add: cleaned.add, remove: cleaned.remove)
                 editedChanges.add(1, ordering: .relaxed)
                 return self.edit(edit, overlay: overlay, served: served)
@@ -174,11 +174,6 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
             throw .failed("\(store.displayName): the keyword changes there make a list of \(count) keywords; at most \(limit) are served")
         }
     }
-
-    /// Changes of more keywords than this are rebuilt rather than edited: each keyword inserted into or removed
-    /// from the middle moves the per-keyword arrays once, so a large edit costs more than a rebuild (which reuses
-    /// the encodings) beyond about this size at 50,000 keywords.
-    static let largestEdit = 1_000
 
     private func edit(_ edit: KeywordListEdit, overlay: KeywordOverlay, served: State) -> KeywordListSnapshot {
         guard !edit.isEmpty else {

@@ -75,21 +75,6 @@ package struct FeedbackLine: Decodable {
         return nil
     }
 
-    /// Whether a line may hold a `client_id` key: false only when neither `{"client_id":` nor `,"client_id":` occurs
-    /// (inside a JSON string a quote is escaped, so those bytes can only be a key).
-    package static func mayHoldClientID(_ line: ArraySlice<UInt8>) -> Bool {
-        let key = Array(#""client_id":"#.utf8)
-        var index = line.startIndex
-        while let quote = line[index...].firstIndex(of: 0x22) {
-            if quote > line.startIndex, line[quote - 1] == UInt8(ascii: ",") || line[quote - 1] == UInt8(ascii: "{"),
-               line[quote...].starts(with: key) {
-                return true
-            }
-            index = quote + 1
-        }
-        return false
-    }
-
     /// Decodes one line; the error says what is wrong and where in the line (the caller adds file and line).
     package static func decode(_ line: some Collection<UInt8>) throws(KeywordStoreError) -> FeedbackRecord {
         do {

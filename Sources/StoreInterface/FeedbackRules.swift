@@ -83,7 +83,8 @@ public enum FeedbackRules {
     /// The form a client id is stored and compared in, by every store: Unicode NFC, so `é` and `e` + U+0301 are one id
     /// whether the store compares Swift strings (canonical equivalence) or bytes (PostgreSQL).
     public static func clientKey(_ id: String) -> String {
-        id.precomposedStringWithCanonicalMapping
+        // ASCII text is its own NFC form.
+        id.utf8.allSatisfy { $0 < 0x80 } ? id : id.precomposedStringWithCanonicalMapping
     }
 
     private static func keyword(_ raw: String, field: String, limits: Limits) throws(FeedbackProblem) -> String {

@@ -1,7 +1,8 @@
 import KeywordModel
 import XCTest
 
-/// A matcher changed by inserts and removes finds the same evidence as one built from its final keywords.
+/// A matcher changed by inserts and removes (one keyword or several at a time) finds the same evidence as one built
+/// from its final keywords.
 final class IncrementalMatcherTests: XCTestCase {
     /// A small alphabet (with の, so particle-free spellings occur) and few rows, so keywords often share a
     /// spelling, rows, bigrams, alternative rows and variety targets: the cases where one keyword's change
@@ -55,10 +56,16 @@ final class IncrementalMatcherTests: XCTestCase {
             var free: [Int32] = []
             for step in 0..<300 {
                 if !live.isEmpty && (Bool.random(using: &generator) || live.count > 30) {
-                    let id = live.keys.sorted().randomElement(using: &generator)!
-                    matcher.remove(pool[live[id]!], id: id)
-                    live[id] = nil
-                    free.append(id)
+                    // One keyword at a time, or every fifth step several at once (postings filtered once).
+                    let count = step % 5 == 0 ? Int.random(in: 2...8, using: &generator) : 1
+                    let ids = Array(live.keys.sorted().shuffled(using: &generator).prefix(count))
+                    if ids.count == 1 {
+                        matcher.remove(pool[live[ids[0]]!], id: ids[0])
+                    } else {
+                        matcher.remove(ids.map { (text: pool[live[$0]!], id: $0) })
+                    }
+                    for id in ids { live[id] = nil }
+                    free += ids
                 } else {
                     if free.isEmpty {
                         let start = matcher.keywordCount

@@ -119,4 +119,63 @@ final class FeedbackBatchTests: XCTestCase {
         XCTAssertGreaterThan(buffer, 0)
         XCTAssertLessThan(buffer, 200_000, "the first append held \(buffer) bytes of a \(size)-byte log")
     }
+
+    /// The long read of a log after a start runs without the feedback lock (another process may hold it all along),
+    /// and appends afterwards, by this process and others, see every record and client id of the log.
+    func testCatchUpReadsTheLogWithoutTheLock() throws {
+        let writer = FileKeywordStore(overlayPath: overlayPath)
+        for round in 0..<6 {
+            var batch = items(1000, "round \(round) " + String(repeating: "x", count: 300))
+            for i in stride(from: 0, to: batch.count, by: 10) { batch[i].clientID = "c-\(round)-\(i)" }
+            _ = try writer.appendFeedback(batch)
+        }
+        let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: writer.feedbackPath)[.size] as? Int)
+        XCTAssertGreaterThan(size, FeedbackLog.lockedReadLimit)
+        let fresh = FileKeywordStore(overlayPath: overlayPath)
+        let done = DispatchSemaphore(value: 0)
+        try FileLock(lockPath: writer.feedbackLockPath).withLock { () throws(KeywordStoreError) in
+            Thread { fresh.feedbackLog.catchUp(); done.signal() }.start()
+            XCTAssertEqual(done.wait(timeout: .now() + 120), .success, "the catch-up waited for the feedback lock")
+        }
+        XCTAssertEqual(fresh.feedbackLog.indexedBytes, size)
+        // Another process appends a record with a client id after the catch-up.
+        var late = items(1, "late")[0]
+        late.clientID = "late"
+        XCTAssertEqual(try writer.appendFeedback([late]).map(\.id), [6001])
+        var retried = items(1000, "round 3 " + String(repeating: "x", count: 300))[20]
+        retried.clientID = "c-3-20"
+        var changed = late
+        changed.name = "another name"
+        let receipts = try fresh.appendFeedback([retried, late, items(1, "new")[0]])
+        XCTAssertEqual(receipts.map(\.id), [3021, 6001, 6002])
+        XCTAssertEqual(receipts.map(\.duplicate), [true, true, false])
+        XCTAssertThrowsError(try fresh.appendFeedback([changed])) { error in
+            guard case KeywordStoreError.clientIDConflict(let key, let earlier) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(key, "late")
+            XCTAssertEqual(earlier, 6001)
+        }
+    }
+
+    /// The id and client id read from a line's bytes are what decoding the line gives, or nil (decode instead).
+    func testQuickKeysAgreeWithDecoding() throws {
+        var item = FeedbackItem(name: "a,\"id\":7,\"client_id\":\"x\" {[", keyword: "にんじん", action: .accept,
+                                shown: ["にんじん", "\"client_id\":\"y\""])
+        for client in [nil, "c-1", "é-ü", "tab\there", "quote\"d"] {
+            item.clientID = client
+            let line = FeedbackLine.encode(FeedbackRecord(id: 42, receivedAt: "2026-01-02T03:04:05.678Z", item: item))
+            let body = line[0..<(line.count - 1)]
+            let decoded = try FeedbackLine.decode(body)
+            if let quick = FeedbackLine.quickKeys(body) {
+                XCTAssertEqual(quick.id, decoded.id)
+                XCTAssertEqual(quick.clientID, decoded.item.clientID)
+            } else {
+                XCTAssertTrue(client?.contains("\t") == true || client?.contains("\"") == true, "\(client ?? "nil") read by decoding")
+            }
+        }
+        let shapes = [#"{"action":"accept","client_id":"a","client_id":"b","id":1}"#, #"{"action":"accept","id": 1}"#,
+                      #"{"action":"accept","\u0069d":1}"#, #"{"action":"accept","client_id":null,"id":1}"#,
+                      #"{"action":"accept","id":-1}"#, #"{"action":"accept","id":1.5}"#, #"{"action":"accept","id":1"#]
+        for shape in shapes { XCTAssertNil(FeedbackLine.quickKeys(ArraySlice(shape.utf8)), shape) }
+        XCTAssertEqual(FeedbackLine.quickKeys(ArraySlice(#"{"shown":["x"],"n":{"id":5},"id":6}"#.utf8))?.id, 6)
+    }
 }

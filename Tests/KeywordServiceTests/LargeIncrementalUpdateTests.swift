@@ -8,8 +8,9 @@ import KeywordModel
 import XCTest
 
 /// Random changes to a list of about 600 keywords (several 256-slot chunks of single-token keywords and of longer
-/// ones, slots freed and reused) with brand-weighted varieties serve exactly what a from-scratch build serves, and
-/// an index handed out earlier still serves what it served then while later versions share and copy its chunks.
+/// ones, slots freed and reused; some changes take out half the list and put hundreds in) with brand-weighted
+/// varieties serve exactly what a from-scratch build serves, and an index handed out earlier still serves what it
+/// served then while later versions share and copy its chunks.
 final class LargeIncrementalUpdateTests: XCTestCase {
     private var directory = ""
 
@@ -61,13 +62,22 @@ final class LargeIncrementalUpdateTests: XCTestCase {
             } + (0..<20).map { _ in engine.keywordList().keywords.randomElement(using: &generator)! }
         }
         var earlier: (index: KeywordIndex, names: [String], scores: [[Float]])?
+        var cut: [String] = [], cutting = SeededGenerator(seed: 29)
         for step in 0..<60 {
-            let adds = (0..<Int.random(in: 0...45, using: &generator)).map { _ in pool.randomElement(using: &generator)! }
-            let removes = (0..<Int.random(in: 0...25, using: &generator)).map { _ in pool.randomElement(using: &generator)! }
+            var adds = (0..<Int.random(in: 0...45, using: &generator)).map { _ in pool.randomElement(using: &generator)! }
+            var removes = (0..<Int.random(in: 0...25, using: &generator)).map { _ in pool.randomElement(using: &generator)! }
+            if step % 20 == 4 && step < 40 {
+                // A large change: about half the list out, spread over it, and a hundred in.
+                cut = engine.keywordList().keywords.filter { _ in Bool.random(using: &cutting) }
+                (removes, adds) = (cut, (0..<100).map { _ in pool.randomElement(using: &cutting)! })
+            } else if step % 20 == 6 {
+                // And back in, with others out.
+                (adds, cut) = (cut, [])
+            }
             var change = KeywordChange(add: adds, remove: removes)
             if step % 7 == 0 { change.expectedVersion = engine.keywordList().version }
             _ = try engine.updateKeywords(change)
-            guard step % 10 == 9 else { continue }
+            guard step % 10 == 9 || step % 20 == 5 else { continue }
             let fresh = try ModelEngine(components: components, store: FileKeywordStore(overlayPath: overlay))
             let checked = names()
             XCTAssertEqual(engine.keywordList(), fresh.keywordList(), "step \(step)")

@@ -42,7 +42,9 @@ extension EventLoop {
         switch connection.state {
         case .active, .lingering:
             if connection.outbound.count - connection.sent < Self.outputHighWater { wanted |= Self.readInterest }
-        case .waiting, .streaming, .closingAfterFlush:
+        case .waiting:
+            wanted |= Self.hangUpInterest
+        case .streaming, .closingAfterFlush:
             break
         }
         guard wanted != connection.interest else { return }
@@ -57,9 +59,12 @@ extension EventLoop {
     /// Forgets the connection, returns its body budget and closes the socket (once).
     func close(_ connection: HTTPConnection) {
         guard connections.removeValue(forKey: connection.fd) != nil else { return }
-        if connection.state == .waiting, connection.reservedBodyBytes > 0 {
-            orphanedBodyBytes[connection.id] = connection.reservedBodyBytes
-            connection.reservedBodyBytes = 0
+        if connection.state == .waiting {
+            connection.presence?.markGone()
+            if connection.reservedBodyBytes > 0 {
+                orphanedBodyBytes[connection.id] = connection.reservedBodyBytes
+                connection.reservedBodyBytes = 0
+            }
         }
         releaseBody(of: connection)
         connection.streaming = nil

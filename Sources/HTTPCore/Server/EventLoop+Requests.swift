@@ -93,8 +93,16 @@ extension EventLoop {
         let request = identified
         if route.isBlocking {
             connection.state = .waiting
-            let (id, fd, loop) = (connection.id, connection.fd, self)
+            let presence = ClientPresence()
+            connection.presence = presence
+            let (id, fd, loop, metrics) = (connection.id, connection.fd, self, core.metrics)
             core.pool(for: route.lane).submit {
+                // The client left while the request was queued: nobody waits for its answer, so it does not run.
+                guard !presence.isGone else {
+                    metrics.requestAbandoned()
+                    loop.post(.skipped(connectionID: id))
+                    return
+                }
                 let response = route.handler(request)
                 loop.post(.completed(Completion(connectionID: id, fd: fd, request: request, label: route.label,
                                                 response: response, started: started, keepAlive: keepAlive,
@@ -113,13 +121,19 @@ extension EventLoop {
     func complete(_ completion: Completion) {
         guard let connection = connections[completion.fd], connection.id == completion.connectionID else {
             // The client left while its request ran.
-            core.releaseBody(orphanedBodyBytes.removeValue(forKey: completion.connectionID) ?? 0)
-            core.metrics.requestFinished()
+            orphanFinished(completion.connectionID)
             return
         }
         connection.state = .active
+        connection.presence = nil
         finish(completion, on: connection)
         process(connection)
+    }
+
+    /// A request whose client left before its answer is done with: its body's budget goes back.
+    func orphanFinished(_ connectionID: UInt64) {
+        core.releaseBody(orphanedBodyBytes.removeValue(forKey: connectionID) ?? 0)
+        core.metrics.requestFinished()
     }
 
     /// Every answer ends here: decorated, serialised into the output buffer, counted and logged.

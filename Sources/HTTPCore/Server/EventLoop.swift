@@ -20,6 +20,8 @@ final class EventLoop: @unchecked Sendable {
         case adopt(Int32, full: Bool)
         /// A worker finished a blocking request.
         case completed(Completion)
+        /// A worker skipped a blocking request whose client had gone before it started.
+        case skipped(connectionID: UInt64)
         /// A worker produced the next piece of a streamed response.
         case streamed(connectionID: UInt64, fd: Int32, piece: ResponseStream.Piece)
         /// Stop accepting, finish in-flight requests, then exit.
@@ -65,6 +67,10 @@ final class EventLoop: @unchecked Sendable {
 
     static let readInterest = UInt32(EPOLLIN.rawValue | EPOLLRDHUP.rawValue)
     static let writeInterest = UInt32(EPOLLOUT.rawValue)
+    /// Watched while a request waits for a worker (input is not read then): the client closing its side.
+    static let hangUpInterest = UInt32(EPOLLRDHUP.rawValue)
+    /// What tells a waiting connection's client has gone: its side closed, the socket hung up or failed.
+    static let goneEvents = UInt32(EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue)
     /// Stop reading while this much output waits for a slow reader.
     static let outputHighWater = 256 * 1024
     /// Pull the next piece of a streamed body only once its earlier pieces are down to this.
@@ -125,6 +131,12 @@ final class EventLoop: @unchecked Sendable {
                 } else if listeners.contains(fd) {
                     acceptAll(fd)
                 } else if let connection = connections[fd] {
+                    // A client that closes its side while its request waits for a worker has left (nginx takes it
+                    // so too): its request is not run (see `ClientPresence`).
+                    if connection.state == .waiting, event.events & Self.goneEvents != 0 {
+                        close(connection)
+                        continue
+                    }
                     if event.events & Self.writeInterest != 0 { flush(connection) }
                     if connections[fd] === connection, event.events & ~Self.writeInterest != 0 { readable(connection) }
                 }
@@ -161,6 +173,7 @@ final class EventLoop: @unchecked Sendable {
             switch message {
             case .adopt(let fd, let full): adopt(fd, full: full)
             case .completed(let completion): complete(completion)
+            case .skipped(let connectionID): orphanFinished(connectionID)
             case .streamed(let id, let fd, let piece): received(piece, connectionID: id, fd: fd)
             case .drain: beginDrain()
             }

@@ -1,4 +1,5 @@
 // The per-connection state one event loop keeps: buffers, parser progress, and the clocks behind timeouts.
+import Synchronization
 
 /// One client connection. Owned and touched only by its event loop's thread.
 final class HTTPConnection {
@@ -59,6 +60,9 @@ final class HTTPConnection {
 
     /// Bytes of the server-wide body budget this connection holds for its current request.
     var reservedBodyBytes = 0
+
+    /// While `state` is `.waiting`: whether the client is still there, as the queued handler sees it.
+    var presence: ClientPresence?
 
     init(fd: Int32, id: UInt64, limits: HTTPLimits, now: UInt64, interest: UInt32) {
         self.fd = fd
@@ -220,4 +224,15 @@ final class HTTPConnection {
             start = 0
         }
     }
+}
+
+/// Whether the client of a request queued for a worker is still connected: the loop marks it gone when it closes
+/// the connection (the client closed its side, or the socket failed), and the worker reads it before starting
+/// the handler, so work nobody waits for any more is not run.
+final class ClientPresence: Sendable {
+    private let gone = Atomic<Bool>(false)
+
+    var isGone: Bool { gone.load(ordering: .acquiring) }
+
+    func markGone() { gone.store(true, ordering: .releasing) }
 }

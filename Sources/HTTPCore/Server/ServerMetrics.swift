@@ -36,6 +36,7 @@ public final class ServerMetrics: Sendable {
     private let openConnections = Atomic<Int>(0)
     private let rejectedConnections = Atomic<Int>(0)
     private let evictedConnections = Atomic<Int>(0)
+    private let abandonedRequests = Atomic<Int>(0)
 
     /// - Parameters:
     ///   - shards: one per event loop, so loops never contend.
@@ -101,6 +102,10 @@ public final class ServerMetrics: Sendable {
     func connectionClosed() { openConnections.subtract(1, ordering: .relaxed) }
     func connectionRejected() { rejectedConnections.add(1, ordering: .relaxed) }
     func connectionEvicted() { evictedConnections.add(1, ordering: .relaxed) }
+    func requestAbandoned() { abandonedRequests.add(1, ordering: .relaxed) }
+
+    /// Requests not run because their client had gone before a worker took them.
+    public var requestsAbandoned: Int { abandonedRequests.load(ordering: .relaxed) }
 
     /// Requests being handled right now.
     public var requestsInFlight: Int { inFlight.load(ordering: .relaxed) }
@@ -160,5 +165,8 @@ public final class ServerMetrics: Sendable {
         text.single(prefix + "_connections_evicted_total", .counter,
                     help: "Idle connections closed to make room for a new one while the server was full.",
                     evictedConnections.load(ordering: .relaxed))
+        text.single(prefix + "_requests_abandoned_total", .counter,
+                    help: "Requests not run because their client closed the connection while they waited for a worker.",
+                    requestsAbandoned)
     }
 }
