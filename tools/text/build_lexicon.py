@@ -6,7 +6,7 @@
 
 Every kept Sudachi entry points at the chiVe row (0..<20000, original chiVe row order) of its
 normalised form; spelling variants (にんじん, ニンジン, 人参) therefore share a row. The byte layout is
-documented in models/default/TEXT.md and read by Sources/KeywordText/LexiconFile.swift.
+documented in models/default/TEXT.md and read by Sources/KeywordText/Lexicon.swift.
 """
 import argparse
 import collections
