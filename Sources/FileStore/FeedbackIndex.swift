@@ -137,7 +137,12 @@ struct FeedbackIndex: Sendable {
     /// replaced. Stops before a batch whose bytes are not all there (one never acknowledged, cut by a crash):
     /// `scanned` then ends before its header, where the next append cuts the file. On an error the index starts
     /// over at the next call.
-    mutating func refresh(fd: Int32, path: String) throws(KeywordStoreError) {
+    ///
+    /// `locked` says whether the caller holds the feedback lock. Without it, another process may cut an unfinished
+    /// tail and append in its place while this reads, so the read stops at the last newline the file had when it
+    /// began: every line before it is whole and stays as it is, and a tail that may still be cut is left for a
+    /// read under the lock.
+    mutating func refresh(fd: Int32, path: String, locked: Bool = true) throws(KeywordStoreError) {
         var info = stat()
         guard fstat(fd, &info) == 0 else {
             let code = errno
@@ -152,7 +157,9 @@ struct FeedbackIndex: Sendable {
         fileSize = size
         guard size > scanned else { return }
         do {
-            try readBatches(fd: fd, path: path, size: size)
+            let end = locked ? size : try Self.endOfLastLine(fd: fd, path: path, after: scanned, before: size)
+            guard end > scanned else { return }
+            try readBatches(fd: fd, path: path, size: end)
         } catch {
             let (device, inode) = (self.device, self.inode)
             self = FeedbackIndex()
@@ -165,7 +172,7 @@ struct FeedbackIndex: Sendable {
         // The open batch: where its records end, and how many are still to come.
         var batch: (end: Int, remaining: Int)?
         var lineStart = scanned
-        largestBuffer = try LineReader(fd: fd, path: path).forEachLine(from: scanned) { (line, next) throws(KeywordStoreError) -> Bool in
+        largestBuffer = try LineReader(fd: fd, path: path).forEachLine(from: scanned, until: size) { (line, next) throws(KeywordStoreError) -> Bool in
             defer { lineStart = next }
             let number = lines + 1
             if batch == nil, FeedbackFrame.isHeader(line) {
@@ -195,6 +202,27 @@ struct FeedbackIndex: Sendable {
             }
             return true
         }
+    }
+
+    /// The offset just past the last newline in the file's bytes `start..<end`, or `start` when there is none.
+    static func endOfLastLine(fd: Int32, path: String, after start: Int, before end: Int) throws(KeywordStoreError) -> Int {
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        var chunkEnd = end
+        while chunkEnd > start {
+            let chunkStart = max(start, chunkEnd - buffer.count)
+            let count = buffer.withUnsafeMutableBytes { raw in
+                pread(fd, raw.baseAddress, chunkEnd - chunkStart, off_t(chunkStart))
+            }
+            if count < 0 {
+                let code = errno
+                if code == EINTR { continue }
+                throw .failed("\(path): pread failed: \(String(cString: strerror(code))) (errno \(code))")
+            }
+            guard count == chunkEnd - chunkStart else { return start }
+            if let last = buffer[0..<count].lastIndex(of: 0x0A) { return chunkStart + last + 1 }
+            chunkEnd = chunkStart
+        }
+        return start
     }
 
     /// The id and client id of a record line: read from its bytes without decoding when it has the shape

@@ -339,9 +339,10 @@ final class FeedbackLog: Sendable {
 
     /// Brings the index up to the file's end without the feedback lock when more than `lockedReadLimit` bytes are
     /// unread, so a long read (the whole log after a start) never holds the lock other writers and processes wait
-    /// on. Sound without the lock: the file is only appended to, a batch is one write, and the read stops before a
-    /// batch whose bytes are not all there yet, exactly as it does under the lock; a batch cut off and rewritten
-    /// later lies after where it stopped. Catch-ups run one at a time; a failed one leaves the index as it was
+    /// on. Sound without the lock: the file is only appended to, a batch is one write, the read stops before a
+    /// batch whose bytes are not all there yet, exactly as it does under the lock, and it reads no further than
+    /// the last newline the file had when it began, so an unfinished tail another process cuts off and writes over
+    /// meanwhile lies after where it stopped. Catch-ups run one at a time; a failed one leaves the index as it was
     /// (the append's own read under the lock reports the error).
     func catchUp() {
         catchingUp.withLock { _ in
@@ -360,7 +361,7 @@ final class FeedbackLog: Sendable {
             var later = start.0
             let from = start.1
             do {
-                try later.refresh(fd: fd, path: feedbackPath)
+                try later.refresh(fd: fd, path: feedbackPath, locked: false)
             } catch {
                 return
             }

@@ -156,6 +156,29 @@ final class FeedbackBatchTests: XCTestCase {
         }
     }
 
+    /// Without the lock the catch-up stops at the last whole line the log had when it began: an unfinished tail
+    /// (a crash's half-written record) may be cut off and written over by another process while it reads, so it
+    /// is left for the append, which cuts it under the lock.
+    func testCatchUpLeavesAnUnfinishedTailToTheLockedRead() throws {
+        let writer = FileKeywordStore(overlayPath: overlayPath)
+        for round in 0..<6 {
+            _ = try writer.appendFeedback(items(1000, "round \(round) " + String(repeating: "x", count: 300)))
+        }
+        let whole = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: writer.feedbackPath)[.size] as? Int)
+        let tail = Array(#"{"action":"accept","annotator":"bob","client_id":"c-1","#.utf8)
+        try appendRaw(tail, to: writer.feedbackPath)
+        let fd = open(writer.feedbackPath, O_RDONLY)
+        defer { close(fd) }
+        XCTAssertEqual(try FeedbackIndex.endOfLastLine(fd: fd, path: writer.feedbackPath, after: 0, before: whole + tail.count), whole)
+        XCTAssertEqual(try FeedbackIndex.endOfLastLine(fd: fd, path: writer.feedbackPath, after: whole, before: whole + tail.count), whole)
+        let fresh = FileKeywordStore(overlayPath: overlayPath)
+        fresh.feedbackLog.catchUp()
+        XCTAssertEqual(fresh.feedbackLog.indexedBytes, whole, "the catch-up read the unfinished tail")
+        let receipts = try fresh.appendFeedback(items(1, "after the crash"))
+        XCTAssertEqual(receipts.map(\.id), [6001])
+        XCTAssertEqual(try fresh.feedback(after: 6000, limit: 10).map(\.item.name), ["after the crash 1"])
+    }
+
     /// The id and client id read from a line's bytes are what decoding the line gives, or nil (decode instead).
     func testQuickKeysAgreeWithDecoding() throws {
         var item = FeedbackItem(name: "a,\"id\":7,\"client_id\":\"x\" {[", keyword: "にんじん", action: .accept,
