@@ -5,12 +5,16 @@ extension KeywordRules {
     public static let maxPaddingCodePoints = 100
 
     /// A keyword as sent, in `canonical(_:)` form and checked: at most `maxCodePoints + maxPadding` code points as
-    /// sent, then `problem(with:)` on the canonical text. The error names `field`.
+    /// sent and `maxCodePoints` once trimmed, then `problem(with:)` on the canonical text (which holds the folded
+    /// form to `maxCodePoints` too). The error names `field`.
     public static func cleaned(_ raw: String, field: String, maxCodePoints: Int = maxCodePoints,
                                maxPadding: Int = maxPaddingCodePoints) throws(KeywordProblem) -> String {
         let most = maxCodePoints + maxPadding
         guard fitsCodePoints(raw, most) else {
             throw KeywordProblem(field: field, problem: "is longer than \(most) characters (Unicode code points) with the white space around it")
+        }
+        guard fitsCodePoints(trimWhiteSpace(raw), maxCodePoints) else {
+            throw KeywordProblem(field: field, problem: "is longer than \(maxCodePoints) characters (Unicode code points)")
         }
         let keyword = canonical(raw)
         if let problem = problem(with: keyword, maxCodePoints: maxCodePoints) {
