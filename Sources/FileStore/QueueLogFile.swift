@@ -7,8 +7,16 @@ import Glibc
 
 enum QueueLogFile {
     /// Runs `body` holding the exclusive `flock` on `lockPath` (blocking until other processes release it).
+    ///
+    /// A store this process may only read (a read-only mount, another user's files: `train --feedback` on a copy)
+    /// is locked through the existing lock file opened read-only; without one, no writer has ever used the queue
+    /// there, and `body` runs unlocked. Its writes then fail where they open the log.
     static func withLock<T>(_ lockPath: String, _ body: () throws(QueueError) -> T) throws(QueueError) -> T {
-        let fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        var fd = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        if fd < 0, errno == EROFS || errno == EACCES {
+            fd = open(lockPath, O_RDONLY | O_CLOEXEC)
+            if fd < 0, errno == ENOENT { return try body() }
+        }
         guard fd >= 0 else { throw .store(failure("open", lockPath)) }
         defer { close(fd) }
         while flock(fd, LOCK_EX) != 0 {
