@@ -119,11 +119,19 @@ public final class PostgresQueueStore: QueueStore, @unchecked Sendable {
 
     public func flagged(after cursor: LabelCursor?, limit: Int) throws(QueueError) -> [QueueFlag] {
         try transaction { (workspace: inout RowWorkspace) throws(QueueError) in
-            var items: [QueueItem] = []
-            for row in try workspace.run("SELECT doc::text FROM kwsuggest_queue_items WHERE state = 'flagged'") {
-                items.append(try workspace.decodeItem(row.first ?? nil))
+            // Paged in SQL in the order `QueueFlag.page` states (the contract tests hold both stores to it).
+            let rows = try workspace.run("""
+                SELECT doc::text FROM kwsuggest_queue_items
+                WHERE state = 'flagged'
+                  AND ((doc->'flag'->>'at')::bigint > $1::bigint
+                       OR ((doc->'flag'->>'at')::bigint = $1::bigint AND ($2::text IS NULL OR id COLLATE "C" > $2 COLLATE "C")))
+                ORDER BY (doc->'flag'->>'at')::bigint, id COLLATE "C" LIMIT $3
+                """, [String(cursor?.at ?? .min), cursor?.id, String(max(0, limit))])
+            var flags: [QueueFlag] = []
+            for row in rows {
+                if let flag = QueueFlag(try workspace.decodeItem(row.first ?? nil)) { flags.append(flag) }
             }
-            return QueueFlag.page(of: items, after: cursor, limit: limit)
+            return flags
         }
     }
 

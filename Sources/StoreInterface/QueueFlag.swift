@@ -22,8 +22,9 @@ public struct QueueFlag: Sendable, Equatable {
         self.init(id: item.id, name: item.name, annotator: flag.annotator, at: flag.at, suggestions: item.suggestions)
     }
 
-    /// One page of the flagged list in (time, id) order: the first `limit` of `items`' flags after `cursor`.
-    /// Both stores page with it, so they order and cut the list alike.
+    /// One page of the flagged list in (time, id) order: the first `limit` of `items`' flags after `cursor`. The
+    /// file store pages with it; the PostgreSQL store pages in SQL in the same order, and the store contract tests
+    /// hold both to it.
     public static func page<Items: Sequence>(of items: Items, after cursor: LabelCursor?, limit: Int) -> [QueueFlag]
     where Items.Element == QueueItem {
         LabelCursor.firstPage(of: items.lazy.compactMap(QueueFlag.init), after: cursor, limit: limit, at: \.at, id: \.id)
