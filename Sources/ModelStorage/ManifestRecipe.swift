@@ -107,21 +107,25 @@ extension ModelManifest {
         public var names: Int
         /// Keywords the decisions named that were not in the parent's list; they joined this model's list.
         public var newKeywords: [String]
+        /// How many times each labelled name was trained on (nil in manifests written before it was recorded: 1).
+        public var weight: Int?
 
         enum CodingKeys: String, CodingKey {
-            case store, records, names
+            case store, records, names, weight
             case firstID = "first_id"
             case lastID = "last_id"
             case newKeywords = "new_keywords"
         }
 
-        public init(store: String, firstID: Int64?, lastID: Int64?, records: Int, names: Int, newKeywords: [String]) {
+        public init(store: String, firstID: Int64?, lastID: Int64?, records: Int, names: Int, newKeywords: [String],
+                    weight: Int? = nil) {
             self.store = store
             self.firstID = firstID
             self.lastID = lastID
             self.records = records
             self.names = names
             self.newKeywords = newKeywords
+            self.weight = weight
         }
     }
 

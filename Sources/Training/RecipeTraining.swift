@@ -49,7 +49,7 @@ extension TrainingPlan {
     /// labelled names `feedback` resolves to (see `FeedbackLabels`). Keywords the labels name that the
     /// directory's list lacks join the new model's list. The lineage names `directory`'s model as the parent.
     public static func retraining(_ directory: String, out: String, feedback: FeedbackLabels?,
-                                  feedbackStore: String?) throws -> TrainingPlan {
+                                  feedbackStore: String?, feedbackWeight: Int = 1) throws -> TrainingPlan {
         let manifestPath = (directory as NSString).appendingPathComponent(ModelDirectory.manifestName)
         guard FileManager.default.fileExists(atPath: manifestPath) else {
             throw ModelDirectoryError(path: manifestPath, message: "no manifest, so no recipe to repeat")
@@ -66,10 +66,11 @@ extension TrainingPlan {
         if let feedback {
             let list = try ModelFiles.keywords(path: (directory as NSString).appendingPathComponent(ModelDirectory.keywordsName))
             plan.feedback = feedback.names
+            plan.feedbackWeight = feedbackWeight
             plan.newKeywords = feedback.newKeywords(beyond: list)
             use = ModelManifest.FeedbackUse(store: feedbackStore ?? "", firstID: feedback.firstID, lastID: feedback.lastID,
                                             records: feedback.records, names: feedback.names.count,
-                                            newKeywords: plan.newKeywords)
+                                            newKeywords: plan.newKeywords, weight: feedbackWeight)
         }
         plan.lineage = ModelManifest.Lineage(parent: manifest.modelVersion, data: recipe.data, dev: recipe.dev, feedback: use)
         return plan

@@ -74,6 +74,9 @@ public struct TrainingPlan: Sendable {
     public var command = ""
     /// Labelled names resolved from annotator decisions, trained on after `data` (see `FeedbackLabels`).
     public var feedback: [LabelledName] = []
+    /// How many times each feedback name is trained on: a store's decisions are a few hundred names beside tens
+    /// of thousands of the recipe's, and they are the marketplace's own names, labelled by its annotators.
+    public var feedbackWeight = 1
     /// Keywords the feedback names that the base list lacks: they join the new model's list.
     public var newKeywords: [String] = []
     /// Recorded in the manifest when the plan repeats another model's recipe.
@@ -101,7 +104,7 @@ public enum TrainingJob {
             }
             bytes += contents
         }
-        all += plan.feedback
+        for _ in 0..<max(1, plan.feedbackWeight) { all += plan.feedback }
         for item in plan.feedback {
             bytes += Array((item.name + "\t" + item.keywords.joined(separator: "\t") + "\n").utf8)
         }

@@ -93,6 +93,13 @@ final class CLIModelRegistryTests: ScratchTestCase {
                       recipeAndData.stderr)
         let feedbackAlone = try CLITests.run(["train", "--feedback", store, "--out", scratch + "/o"])
         XCTAssertTrue(feedbackAlone.stderr.hasPrefix("Error: --feedback needs --recipe\n"), feedbackAlone.stderr)
+        let weightAlone = try CLITests.run(["train", "--recipe", "models/default", "--feedback-weight", "2", "--out", scratch + "/o"])
+        XCTAssertEqual(weightAlone.status, 64)
+        XCTAssertTrue(weightAlone.stderr.hasPrefix("Error: --feedback-weight needs --feedback\n"), weightAlone.stderr)
+        let weightZero = try CLITests.run(["train", "--recipe", "models/default", "--feedback", store, "--feedback-weight", "0",
+                                           "--out", scratch + "/o"])
+        XCTAssertEqual(weightZero.status, 64)
+        XCTAssertTrue(weightZero.stderr.contains("'--feedback-weight <n>'"), weightZero.stderr)
     }
 
     func testModelGroupHelp() throws {

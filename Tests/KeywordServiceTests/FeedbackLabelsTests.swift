@@ -119,13 +119,14 @@ final class TrainingRecipeTests: XCTestCase {
             options: .init(epochs: 1, hidden: 8, sharedEncoder: true, attention: true, hardNegatives: 1, randomNegatives: 2,
                            threads: 2, primaryFirst: true, calibrationFraction: 0.1, calibrationSplit: "both"))
         manifest.lineage = ModelManifest.Lineage(parent: "p", data: [], dev: nil,
-                                                 feedback: .init(store: "file:x", firstID: 1, lastID: 9, records: 9, names: 4, newKeywords: ["新"]))
+                                                 feedback: .init(store: "file:x", firstID: 1, lastID: 9, records: 9, names: 4, newKeywords: ["新"], weight: 4))
         let path = NSTemporaryDirectory() + "manifest-\(UUID().uuidString).json"
         defer { try? FileManager.default.removeItem(atPath: path) }
         try manifest.save(path: path)
         XCTAssertEqual(try ModelManifest.load(path: path), manifest)
         let text = try String(contentsOfFile: path, encoding: .utf8)
         XCTAssertTrue(text.contains("\"last_id\" : 9"), text)
+        XCTAssertTrue(text.contains("\"weight\" : 4"), text)
         XCTAssertTrue(text.contains("\"calibration_split\" : \"both\""), text)
     }
 }

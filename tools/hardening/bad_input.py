@@ -11,7 +11,7 @@ PORT = int(sys.argv[1])
 def post(path, body, ctype="application/json"):
     if isinstance(body, str):
         body = body.encode()
-    return (f"POST {path} HTTP/1.1\r\nHost: t\r\nContent-Type: {ctype}\r\nContent-Length: {len(body)}\r\n\r\n").encode() + body
+    return (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: {ctype}\r\nContent-Length: {len(body)}\r\n\r\n").encode() + body
 
 
 def get(target, headers="Host: t\r\n"):

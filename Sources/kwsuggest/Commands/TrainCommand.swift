@@ -18,6 +18,9 @@ struct TrainCommand: Command {
                                        help: "Repeat the recipe in this model directory's manifest (data, options, seed) with it as the base; instead of --data and the training options.")
     static let feedback = Option<String>("--feedback", value: "store",
                                          help: "With --recipe: join the accepted and corrected decisions of this store (file:PATH or postgres://…).")
+    static let feedbackWeight = Option<Int>("--feedback-weight", value: "n",
+                                            help: "With --feedback: how many times each labelled name from the decisions is trained on.",
+                                            default: 4, range: 1...100)
     static let epochs = Option<Int>("--epochs", value: "n", help: "Epochs.", default: TrainingOptions().epochs, range: 1...1000)
     static let seed = Option<Int>("--seed", value: "s", help: "Random seed.", default: Int(TrainingOptions().seed),
                                   check: { $0 >= 0 ? nil : "a non-negative integer" })
@@ -54,7 +57,7 @@ struct TrainCommand: Command {
     static let configuration = CommandConfiguration(
         name: "train",
         abstract: "Trains the encoder and writes a model directory.",
-        options: [data.spec, recipe.spec, feedback.spec, dev.spec, out.spec, epochs.spec, seed.spec, model.spec, hidden.spec,
+        options: [data.spec, recipe.spec, feedback.spec, feedbackWeight.spec, dev.spec, out.spec, epochs.spec, seed.spec, model.spec, hidden.spec,
                   subwordBuckets.spec, subwordDecay.spec, separate.spec,
                   hardNegatives.spec, randomNegatives.spec, noAttention.spec, threads.spec, calibrationFraction.spec,
                   calibrationSplit.spec, maskAlternatives.spec],
@@ -66,8 +69,10 @@ struct TrainCommand: Command {
             directory). --recipe DIR repeats it; --feedback STORE adds one labelled name per product name decided
             in the store: each annotator's latest accept or correction is a vote, a reject cancels a vote for the
             keyword it names, the most-voted keyword is the label (ties: the latest), names with only rejects are
-            left out. Keywords the decisions name that DIR's list lacks join the new list. The new manifest's
-            lineage names DIR's model version as its parent, the data files and the feedback ids used.
+            left out. Each such name is trained on --feedback-weight times (default 4): the decisions are a few
+            hundred names beside the recipe's tens of thousands, and they are the marketplace's own. Keywords the
+            decisions name that DIR's list lacks join the new list. The new manifest's lineage names DIR's model
+            version as its parent, the data files, the feedback ids used and the weight.
             """
     )
 
@@ -75,6 +80,7 @@ struct TrainCommand: Command {
     /// With --recipe: the directory whose recipe is repeated, and the store whose feedback joins it.
     var recipeDirectory: String?
     var feedbackStore: StoreLocation?
+    var feedbackWeight: Int
 
     init(arguments: ParsedArguments) throws {
         try arguments.expectNoPositionals()
@@ -86,6 +92,10 @@ struct TrainCommand: Command {
             } catch {
                 throw CommandError.usage("The value for '--feedback <store>' is invalid: \(error)")
             }
+        }
+        feedbackWeight = try arguments.require(Self.feedbackWeight)
+        if arguments.values[Self.feedbackWeight.spec.key] != nil, feedbackStore == nil {
+            throw CommandError.usage("--feedback-weight needs --feedback")
         }
         if recipeDirectory != nil {
             let replaced = [Self.data.spec, Self.dev.spec, Self.epochs.spec, Self.seed.spec, Self.model.spec, Self.hidden.spec,
@@ -123,10 +133,10 @@ struct TrainCommand: Command {
             if let recipeDirectory {
                 let command = plan.command
                 plan = try TrainingPlan.retraining(recipeDirectory, out: plan.out, feedback: try readFeedback(),
-                                                   feedbackStore: feedbackStore?.displayName)
+                                                   feedbackStore: feedbackStore?.displayName, feedbackWeight: feedbackWeight)
                 plan.command = command
                 if let use = plan.lineage?.feedback {
-                    print("feedback: \(use.records) decisions (ids \(use.firstID.map(String.init) ?? "-")…\(use.lastID.map(String.init) ?? "-")) → \(use.names) labelled names, \(use.newKeywords.count) new keywords")
+                    print("feedback: \(use.records) decisions (ids \(use.firstID.map(String.init) ?? "-")…\(use.lastID.map(String.init) ?? "-")) → \(use.names) labelled names ×\(feedbackWeight), \(use.newKeywords.count) new keywords")
                 }
             }
             _ = try TrainingJob.run(plan) { line in
