@@ -306,7 +306,8 @@ final class CLIServeTests: XCTestCase {
     }
 
     /// Two processes on one file store lease at once: no item is handed to both (no overlap share); the labels made
-    /// through either process come out of `store export --format labels`, each id once.
+    /// through either process come out of `store export --format labels`, each id once, and the items flagged
+    /// instead (ids ending in 7) out of `store export --format flagged`.
     func testTwoProcessesOnOneFileStoreNeverLeaseTheSameItem() throws {
         let store = "file:" + directory + "/queue.overlay.json"
         let arguments = ["--model", directory, "--store", store, "--no-verify", "--queue-overlap", "0", "--queue-audit", "0"]
@@ -330,8 +331,9 @@ final class CLIServeTests: XCTestCase {
                 for item in leased {
                     guard let itemID = item["id"] as? String else { continue }
                     held.add(index, itemID)
+                    let decision = itemID.hasSuffix("7") ? "\"action\":\"flag\"" : "\"keywords\":[\"にんじん\"]"
                     _ = try? Self.request(ports[index], "POST", "/v1/queue/decisions",
-                                          body: "{\"lease\":\"\(id)\",\"annotator\":\"a\(index)\",\"id\":\"\(itemID)\",\"keywords\":[\"にんじん\"]}")
+                                          body: "{\"lease\":\"\(id)\",\"annotator\":\"a\(index)\",\"id\":\"\(itemID)\",\(decision)}")
                 }
             }
         }
@@ -345,8 +347,19 @@ final class CLIServeTests: XCTestCase {
         let ids = export.stdout.split(separator: "\n").compactMap { line in
             ((try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any])?["id"] as? String
         }
-        XCTAssertEqual(ids.count, 60, export.stdout)
-        XCTAssertEqual(Set(ids).count, 60)
+        let flaggedIDs = byProcess[0].union(byProcess[1]).filter { $0.hasSuffix("7") }
+        XCTAssertFalse(flaggedIDs.isEmpty, "no queued id ends in 7: \(byProcess)")
+        XCTAssertEqual(ids.count, 60 - flaggedIDs.count, export.stdout)
+        XCTAssertEqual(Set(ids).count, ids.count)
+        XCTAssertTrue(Set(ids).isDisjoint(with: flaggedIDs))
+        let flagged = try CLITests.run(["store", "export", "--store", store, "--format", "flagged"])
+        XCTAssertEqual(flagged.status, 0, flagged.stderr)
+        let lines = flagged.stdout.split(separator: "\n").compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+        }
+        XCTAssertEqual(Set(lines.compactMap { $0["id"] as? String }), flaggedIDs, flagged.stdout)
+        XCTAssertEqual(lines.count, flaggedIDs.count)
+        XCTAssertTrue(lines.allSatisfy { ["a0", "a1"].contains($0["flagged_by"] as? String ?? "") }, flagged.stdout)
     }
 
     func testPostgresStoreWithoutLibpqIsOneClearLine() throws {
