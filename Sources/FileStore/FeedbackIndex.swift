@@ -140,8 +140,9 @@ struct FeedbackIndex: Sendable {
     ///
     /// `locked` says whether the caller holds the feedback lock. Without it, another process may cut an unfinished
     /// tail and append in its place while this reads, so the read stops at the last newline the file had when it
-    /// began: every line before it is whole and stays as it is, and a tail that may still be cut is left for a
-    /// read under the lock.
+    /// began: a line after it is never read, and a tail that may still be cut is left for a read under the lock.
+    /// (A whole header line of an unfinished batch can lie before that newline; the read stops at it, since its
+    /// batch is not all there, and a header cut and overwritten while being read fails to parse or to frame.)
     mutating func refresh(fd: Int32, path: String, locked: Bool = true) throws(KeywordStoreError) {
         var info = stat()
         guard fstat(fd, &info) == 0 else {

@@ -341,8 +341,8 @@ final class FeedbackLog: Sendable {
     /// unread, so a long read (the whole log after a start) never holds the lock other writers and processes wait
     /// on. Sound without the lock: the file is only appended to, a batch is one write, the read stops before a
     /// batch whose bytes are not all there yet, exactly as it does under the lock, and it reads no further than
-    /// the last newline the file had when it began, so an unfinished tail another process cuts off and writes over
-    /// meanwhile lies after where it stopped. Catch-ups run one at a time; a failed one leaves the index as it was
+    /// the last newline the file had when it began, so an unfinished record line another process cuts off and
+    /// writes over meanwhile lies after where it stops (see `FeedbackIndex.refresh`). Catch-ups run one at a time; a failed one leaves the index as it was
     /// (the append's own read under the lock reports the error).
     func catchUp() {
         catchingUp.withLock { _ in

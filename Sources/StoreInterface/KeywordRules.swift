@@ -2,8 +2,8 @@
 import Foundation
 
 /// The rules every served keyword follows, wherever it comes from (a request, feedback, or an overlay file edited
-/// by hand): each surface first takes `canonical(_:)` of what it was given, then refuses it when `problem(with:)`
-/// names one.
+/// by hand): a keyword sent goes through `cleaned(_:field:)` (length as sent, then `canonical(_:)`, then
+/// `problem(with:)`); a file that stores keywords holds them in canonical form already, checked by `problem(with:)`.
 public enum KeywordRules {
     /// The longest keyword, in Unicode code points.
     public static let maxCodePoints = 100

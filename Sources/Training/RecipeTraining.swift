@@ -70,7 +70,7 @@ extension TrainingPlan {
             plan.newKeywords = feedback.newKeywords(beyond: list)
             use = ModelManifest.FeedbackUse(store: feedbackStore ?? "", firstID: feedback.firstID, lastID: feedback.lastID,
                                             records: feedback.records, names: feedback.names.count,
-                                            newKeywords: plan.newKeywords, weight: feedbackWeight)
+                                            newKeywords: plan.newKeywords, weight: plan.feedbackWeight)
         }
         plan.lineage = ModelManifest.Lineage(parent: manifest.modelVersion, data: recipe.data, dev: recipe.dev, feedback: use)
         return plan

@@ -74,9 +74,12 @@ public struct TrainingPlan: Sendable {
     public var command = ""
     /// Labelled names resolved from annotator decisions, trained on after `data` (see `FeedbackLabels`).
     public var feedback: [LabelledName] = []
-    /// How many times each feedback name is trained on: a store's decisions are a few hundred names beside tens
-    /// of thousands of the recipe's, and they are the marketplace's own names, labelled by its annotators.
-    public var feedbackWeight = 1
+    /// How many times each feedback name is trained on (at least 1): a store's decisions are a few hundred names
+    /// beside tens of thousands of the recipe's, and they are the marketplace's own names, labelled by its
+    /// annotators. Names the calibration split holds out are fitted on once.
+    public var feedbackWeight = 1 {
+        didSet { feedbackWeight = max(1, feedbackWeight) }
+    }
     /// Keywords the feedback names that the base list lacks: they join the new model's list.
     public var newKeywords: [String] = []
     /// Recorded in the manifest when the plan repeats another model's recipe.
@@ -104,12 +107,15 @@ public enum TrainingJob {
             }
             bytes += contents
         }
-        for _ in 0..<max(1, plan.feedbackWeight) { all += plan.feedback }
         for item in plan.feedback {
             bytes += Array((item.name + "\t" + item.keywords.joined(separator: "\t") + "\n").utf8)
         }
         let recipe = try plan.recipe()
-        let (training, held) = plan.calibration.split(all)
+        var (training, held) = plan.calibration.split(all)
+        // Feedback names are trained on `feedbackWeight` times, but a name held out for the calibration counts once.
+        let feedbackSplit = plan.calibration.split(plan.feedback)
+        for _ in 0..<plan.feedbackWeight { training += feedbackSplit.training }
+        held += feedbackSplit.calibration
         let devData = try plan.dev.map { try LabelledData.load(path: $0) }
         // The base is read, not served: its files are copied and re-checksummed into the new directory, so
         // one edited on purpose (a new keyword list, say) is fine.

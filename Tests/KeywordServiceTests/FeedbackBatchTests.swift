@@ -179,6 +179,23 @@ final class FeedbackBatchTests: XCTestCase {
         XCTAssertEqual(try fresh.feedback(after: 6000, limit: 10).map(\.item.name), ["after the crash 1"])
     }
 
+    /// The end of the last whole line, found reading back over several blocks, with a newline on a block's edge.
+    func testEndOfLastLineReadsBackOverBlocks() throws {
+        let path = directory + "/lines"
+        func end(_ text: String, after start: Int = 0) throws -> Int {
+            FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+            let fd = open(path, O_RDONLY)
+            defer { close(fd) }
+            return try FeedbackIndex.endOfLastLine(fd: fd, path: path, after: start, before: text.utf8.count)
+        }
+        XCTAssertEqual(try end("abc\n"), 4)
+        XCTAssertEqual(try end("abc\n" + String(repeating: "x", count: 10_000)), 4)
+        XCTAssertEqual(try end(String(repeating: "y", count: 5_000) + "\n" + String(repeating: "z", count: 4_095)), 5_001)
+        XCTAssertEqual(try end(String(repeating: "y", count: 5_000) + "\n" + String(repeating: "z", count: 4_096)), 5_001)
+        XCTAssertEqual(try end("abc\n" + String(repeating: "x", count: 10_000), after: 4), 4)
+        XCTAssertEqual(try end(String(repeating: "x", count: 9_000)), 0)
+    }
+
     /// The id and client id read from a line's bytes are what decoding the line gives, or nil (decode instead).
     func testQuickKeysAgreeWithDecoding() throws {
         var item = FeedbackItem(name: "a,\"id\":7,\"client_id\":\"x\" {[", keyword: "にんじん", action: .accept,

@@ -101,6 +101,30 @@ struct QueueContract {
         XCTAssertEqual(try other.lease(LeaseRequest(annotator: "c", count: 2, order: .uncertain), at: Self.t0 + 30).items.map(\.id), ["q", "r"])
     }
 
+    /// The flagged list pages in (flag time, id) order: items flagged at one time are ordered by id, a page ends
+    /// at `limit`, and a cursor in the middle of a tie resumes after its id (with no id, at that time).
+    func flaggedListPages() throws {
+        let policy = QueuePolicy(overlapShare: 0, auditShare: 0)
+        let store = try make(policy)
+        _ = try store.enqueue(["f4", "f2", "f3", "f1", "f5"].map { Self.submission($0) }, at: Self.t0)
+        let lease = try store.lease(LeaseRequest(annotator: "aiko", count: 5, order: .oldest), at: Self.t0)
+        XCTAssertEqual(lease.items.count, 5)
+        _ = try store.decide(DecisionRequest(lease: lease.id, annotator: "aiko", ids: ["f5"], kind: .flag), at: Self.t0 + 1000)
+        for id in ["f4", "f2", "f3"] {
+            _ = try store.decide(DecisionRequest(lease: lease.id, annotator: "aiko", ids: [id], kind: .flag), at: Self.t0 + 2000)
+        }
+        _ = try store.decide(DecisionRequest(lease: lease.id, annotator: "aiko", ids: ["f1"], kind: .label, keywords: ["にんじん"]),
+                             at: Self.t0 + 2000)
+        let reader = try make(policy)
+        XCTAssertEqual(try reader.flagged(after: nil, limit: 10).map(\.id), ["f5", "f2", "f3", "f4"])
+        XCTAssertEqual(try reader.flagged(after: nil, limit: 2).map(\.id), ["f5", "f2"])
+        XCTAssertEqual(try reader.flagged(after: LabelCursor(at: Self.t0 + 2000, id: "f2"), limit: 2).map(\.id), ["f3", "f4"])
+        XCTAssertEqual(try reader.flagged(after: LabelCursor(at: Self.t0 + 2000, id: "f4"), limit: 2).map(\.id), [])
+        XCTAssertEqual(try reader.flagged(after: LabelCursor(at: Self.t0 + 1000, id: nil), limit: 10).map(\.id), ["f5", "f2", "f3", "f4"])
+        XCTAssertEqual(try reader.flagged(after: LabelCursor(at: Self.t0 + 1000, id: "f5"), limit: 10).map(\.id), ["f2", "f3", "f4"])
+        XCTAssertEqual(try reader.flagged(after: LabelCursor(at: Self.t0 + 2000, id: nil), limit: 1).map(\.id), ["f2"])
+    }
+
     /// Labels (one and many) write feedback, skip cools down, flag sets aside, undo walks back and withdraws.
     func decisionsFeedbackAndUndo() throws {
         let policy = QueuePolicy(overlapShare: 0, auditShare: 0, skipCooldownMillis: 1000, undoDepth: 3)

@@ -31,6 +31,7 @@ final class FileQueueStoreTests: XCTestCase {
     func testLeasesExpire() throws { try contract.leasesExpire() }
     func testOrdersAndKeywordFilter() throws { try contract.ordersAndKeywordFilter() }
     func testDecisionsFeedbackAndUndo() throws { try contract.decisionsFeedbackAndUndo() }
+    func testFlaggedListPages() throws { try contract.flaggedListPages() }
     func testOverlapAgreementAndAudit() throws { try contract.overlapAgreementAndAudit() }
 
     /// An operation cut short by a crash (whole lines without their commit line, then a torn one) was never
@@ -121,5 +122,6 @@ final class PostgresQueueStoreTests: XCTestCase {
     func testLeasesExpire() throws { try contract.leasesExpire() }
     func testOrdersAndKeywordFilter() throws { try contract.ordersAndKeywordFilter() }
     func testDecisionsFeedbackAndUndo() throws { try contract.decisionsFeedbackAndUndo() }
+    func testFlaggedListPages() throws { try contract.flaggedListPages() }
     func testOverlapAgreementAndAudit() throws { try contract.overlapAgreementAndAudit() }
 }
