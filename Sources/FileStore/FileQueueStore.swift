@@ -35,12 +35,7 @@ public final class FileQueueStore: QueueStore {
         self.policy = policy
     }
 
-    private var operations: QueueOperations {
-        let store = feedbackStore
-        return QueueOperations(policy: policy) { (items: [FeedbackItem]) throws(KeywordStoreError) -> [FeedbackReceipt] in
-            try store.appendFeedback(items)
-        }
-    }
+    private var operations: QueueOperations { QueueOperations(policy: policy, feedbackStore: feedbackStore) }
 
     public func enqueue(_ submissions: [QueueSubmission], at now: QueueTime) throws(QueueError) -> EnqueueSummary {
         let operations = self.operations

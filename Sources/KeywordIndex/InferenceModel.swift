@@ -19,20 +19,16 @@ public struct FloatEncoder: Sendable {
     let subwordBuckets: Int
 
     init(_ weights: ModelWeights, _ e: EncoderLayout) {
-        let v = weights.values
-        input = e.input
-        hidden = e.hidden
-        isIdentity = false
-        projection = v[e.projection..<e.projectionBias].map(Float.init)
-        projectionBias = v[e.projectionBias..<e.oov].map(Float.init)
-        oov = v[e.oov..<e.convolution].map(Float.init)
-        convolution = v[e.convolution..<e.convolutionBias].map(Float.init)
-        convolutionBias = v[e.convolutionBias..<e.end].map(Float.init)
-        subwordBuckets = e.subwordBuckets
-        subwords = e.subwordBuckets > 0 ? v[e.subwords..<(e.subwords + e.subwordBuckets * e.hidden)].map(Float.init) : []
+        let table = e.subwordBuckets > 0
+            ? weights.values[e.subwords..<(e.subwords + e.subwordBuckets * e.hidden)].map(Float.init) : []
+        self.init(weights, e, subwords: table, subwordBuckets: e.subwordBuckets)
     }
 
     init(_ weights: ModelWeights, _ e: EncoderLayout, sharing table: FloatEncoder) {
+        self.init(weights, e, subwords: table.subwords, subwordBuckets: table.subwordBuckets)
+    }
+
+    private init(_ weights: ModelWeights, _ e: EncoderLayout, subwords: [Float], subwordBuckets: Int) {
         let v = weights.values
         input = e.input
         hidden = e.hidden
@@ -42,8 +38,8 @@ public struct FloatEncoder: Sendable {
         oov = v[e.oov..<e.convolution].map(Float.init)
         convolution = v[e.convolution..<e.convolutionBias].map(Float.init)
         convolutionBias = v[e.convolutionBias..<e.end].map(Float.init)
-        subwordBuckets = table.subwordBuckets
-        subwords = table.subwords
+        self.subwordBuckets = subwordBuckets
+        self.subwords = subwords
     }
 
     init(identity dimension: Int) {

@@ -30,6 +30,13 @@ package struct QueueOperations {
         self.feedback = feedback
     }
 
+    /// The operations of a queue whose labels' feedback goes to `store`.
+    package init(policy: QueuePolicy, feedbackStore store: any KeywordStore) {
+        self.init(policy: policy) { (items: [FeedbackItem]) throws(KeywordStoreError) -> [FeedbackReceipt] in
+            try store.appendFeedback(items)
+        }
+    }
+
     /// New ids are queued or labelled by the model; the same id with the same name is a duplicate; the same id
     /// with a new name starts over under the new name. The first time an id appears wins within one call.
     package func enqueue(_ submissions: [QueueSubmission], at now: QueueTime,

@@ -25,14 +25,8 @@ private final class CountingResponder: HTTPResponder, Sendable {
 /// A request queued for a worker whose client closes the connection before a worker takes it is not run.
 final class AbandonedRequestTests: XCTestCase {
     func testQueuedRequestOfAClientThatLeftIsNotRun() throws {
-        var configuration = ServerConfiguration()
-        configuration.port = 0
-        configuration.eventLoops = 1
-        configuration.blockingWorkers = 1
-        configuration.accessLog = false
         let responder = CountingResponder()
-        let server = try HTTPServer(configuration: configuration, responder: responder)
-        _ = try server.start()
+        let server = try HTTPServer.oneWorker(responder)
         defer {
             responder.release.signal()
             server.shutdown()

@@ -34,14 +34,8 @@ private final class LaneResponder: HTTPResponder {
 
 final class LaneTests: XCTestCase {
     func testReservedLaneDoesNotQueueBehindTheSharedOne() throws {
-        var configuration = ServerConfiguration()
-        configuration.port = 0
-        configuration.eventLoops = 1
-        configuration.blockingWorkers = 1
-        configuration.accessLog = false
         let responder = LaneResponder()
-        let server = try HTTPServer(configuration: configuration, responder: responder)
-        _ = try server.start()
+        let server = try HTTPServer.oneWorker(responder)
         defer {
             for _ in 0..<4 { responder.release.signal() }
             server.shutdown()
@@ -61,14 +55,8 @@ final class LaneTests: XCTestCase {
 
     /// A bulk route and its streamed body are made on the bulk lane: both finish while every shared worker is held.
     func testBulkLaneAndStreamedBodiesDoNotQueueBehindTheSharedOne() throws {
-        var configuration = ServerConfiguration()
-        configuration.port = 0
-        configuration.eventLoops = 1
-        configuration.blockingWorkers = 1
-        configuration.accessLog = false
         let responder = LaneResponder()
-        let server = try HTTPServer(configuration: configuration, responder: responder)
-        _ = try server.start()
+        let server = try HTTPServer.oneWorker(responder)
         defer {
             for _ in 0..<4 { responder.release.signal() }
             server.shutdown()

@@ -1,5 +1,6 @@
-// A blocking loopback TCP client for the live-server tests of this target.
+// Loopback helpers for the live-server tests of this target: a blocking TCP client and a one-worker server.
 import Foundation
+import HTTPCore
 
 enum LoopbackClient {
     /// Connects to 127.0.0.1:`port` with a 5 s receive timeout, sends `text` and returns the socket (the caller
@@ -21,5 +22,20 @@ enum LoopbackClient {
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         _ = text.utf8CString.withUnsafeBufferPointer { Glibc.send(fd, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
         return fd
+    }
+}
+
+extension HTTPServer {
+    /// A started server on a free loopback port with one event loop and one shared worker, so that a few held
+    /// requests fill a lane and its queue; no access log.
+    static func oneWorker(_ responder: any HTTPResponder) throws -> HTTPServer {
+        var configuration = ServerConfiguration()
+        configuration.port = 0
+        configuration.eventLoops = 1
+        configuration.blockingWorkers = 1
+        configuration.accessLog = false
+        let server = try HTTPServer(configuration: configuration, responder: responder)
+        _ = try server.start()
+        return server
     }
 }
