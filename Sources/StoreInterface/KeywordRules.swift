@@ -48,7 +48,7 @@ public enum KeywordRules {
         var visible = false
         for scalar in keyword.unicodeScalars {
             if scalar.isASCII {
-                if scalar.value < 0x20 || scalar.value == 0x7F { return "contains a control character" }
+                if isASCIIControl(scalar) { return "contains a control character" }
                 if scalar.value != 0x20 { visible = true }
                 continue
             }
@@ -73,6 +73,11 @@ public enum KeywordRules {
         }
     }
 
+    /// C0 controls and DEL (the non-ASCII controls are refused by `refuses`).
+    private static func isASCIIControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || scalar.value == 0x7F
+    }
+
     /// Whether a non-ASCII code point can never appear in a keyword.
     public static func refuses(_ scalar: Unicode.Scalar) -> Bool {
         !scalar.isASCII && problem(with: scalar) != nil
@@ -94,13 +99,13 @@ public enum KeywordRules {
     /// The role of `scalar` in a keyword (see `CodePointRole`).
     public static func role(of scalar: Unicode.Scalar) -> CodePointRole {
         if scalar.isASCII {
-            if scalar.value < 0x20 || scalar.value == 0x7F { return .refused }
+            if isASCIIControl(scalar) { return .refused }
             return scalar.value == 0x20 ? .invisible : .visible
         }
         if refuses(scalar) { return .refused }
         var role = CodePointRole.invisible
         for folded in String(scalar).precomposedStringWithCompatibilityMapping.unicodeScalars {
-            if (folded.isASCII && (folded.value < 0x20 || folded.value == 0x7F)) || refuses(folded) { return .refused }
+            if isASCIIControl(folded) || refuses(folded) { return .refused }
             if shows(folded) { role = .visible }
         }
         return role
