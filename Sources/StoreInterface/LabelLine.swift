@@ -2,7 +2,14 @@
 // (`GET /v1/labels/export`, `--format labels`) and the flagged items (`GET /v1/queue/flagged`, `--format flagged`).
 import StrictJSON
 
-extension QueueLabel {
+/// An entry of one of the queue's time-ordered lists: where it stands in the list, and its export line.
+public protocol ExportedQueueEntry: Sendable {
+    var id: String { get }
+    var at: QueueTime { get }
+    func exportLine() -> [UInt8]
+}
+
+extension QueueLabel: ExportedQueueEntry {
     /// `{"id","name","keywords","decided_by","annotator","model","at"}` and a newline; `annotator` is null for
     /// the model's labels, `model` null when the model is not known.
     public func exportLine() -> [UInt8] {
@@ -20,7 +27,7 @@ extension QueueLabel {
     }
 }
 
-extension QueueFlag {
+extension QueueFlag: ExportedQueueEntry {
     /// `{"id","name","flagged_by","at","suggestions":[{"keyword","confidence"}]}` and a newline: the item, who set it
     /// aside and when, and the suggestions they were shown (`confidence` null without a calibration).
     public func exportLine() -> [UInt8] {
@@ -89,14 +96,13 @@ public struct LabelPages: Sendable {
     /// The next page after `cursor` as export lines, and where it ended; nil once there is nothing more.
     public func page(after cursor: LabelCursor?) throws(QueueError) -> (lines: [UInt8], count: Int, end: LabelCursor)? {
         switch list {
-        case .labels:
-            let labels = try store.labels(after: cursor, limit: pageSize)
-            guard let last = labels.last else { return nil }
-            return (labels.flatMap { $0.exportLine() }, labels.count, LabelCursor(at: last.at, id: last.id))
-        case .flagged:
-            let flags = try store.flagged(after: cursor, limit: pageSize)
-            guard let last = flags.last else { return nil }
-            return (flags.flatMap { $0.exportLine() }, flags.count, LabelCursor(at: last.at, id: last.id))
+        case .labels: return Self.page(try store.labels(after: cursor, limit: pageSize))
+        case .flagged: return Self.page(try store.flagged(after: cursor, limit: pageSize))
         }
+    }
+
+    private static func page(_ entries: [some ExportedQueueEntry]) -> (lines: [UInt8], count: Int, end: LabelCursor)? {
+        guard let last = entries.last else { return nil }
+        return (entries.flatMap { $0.exportLine() }, entries.count, LabelCursor(at: last.at, id: last.id))
     }
 }

@@ -183,7 +183,7 @@ final class FeedbackBatchTests: XCTestCase {
     func testEndOfLastLineReadsBackOverBlocks() throws {
         let path = directory + "/lines"
         func end(_ text: String, after start: Int = 0) throws -> Int {
-            FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+            XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(text.utf8)))
             let fd = open(path, O_RDONLY)
             defer { close(fd) }
             return try FeedbackIndex.endOfLastLine(fd: fd, path: path, after: start, before: text.utf8.count)

@@ -87,8 +87,8 @@ final class TrainingRecipeTests: XCTestCase {
         let config = try XCTUnwrap((header as? [String: Any])?["config"] as? [String: Any])
         XCTAssertEqual(recipe.options.subwordBuckets, config["subwordBuckets"] as? Int, "the recipe trains the sub-word table the model has")
         let previous = FileManager.default.currentDirectoryPath
-        FileManager.default.changeCurrentDirectoryPath(root.path)
-        defer { FileManager.default.changeCurrentDirectoryPath(previous) }
+        XCTAssertTrue(FileManager.default.changeCurrentDirectoryPath(root.path))
+        defer { _ = FileManager.default.changeCurrentDirectoryPath(previous) }
         let plan = try TrainingPlan(recipe: recipe, base: "models/default", out: "/nonexistent")
         XCTAssertEqual(plan.options.seed, recipe.seed)
         XCTAssertEqual(try plan.recipe(), recipe, "a plan made from the recipe records the same recipe")
