@@ -97,11 +97,14 @@ final class KeywordOverlayFileTests: XCTestCase {
     func testModificationTimeChangesOnSave() throws {
         let store = makeStore()
         try store.save(KeywordOverlay(added: ["a"], removed: []))
+        // Dates the file back a day, so the next save shows however coarse the file system's clock is.
+        let dayAgo = Date(timeIntervalSinceNow: -86_400)
+        try FileManager.default.setAttributes([.modificationDate: dayAgo], ofItemAtPath: store.path)
         let first = try XCTUnwrap(store.modificationTime())
-        usleep(20_000)
+        XCTAssertEqual(Double(first.sec), dayAgo.timeIntervalSince1970, accuracy: 1)
         try store.save(KeywordOverlay(added: ["b"], removed: []))
         let second = try XCTUnwrap(store.modificationTime())
-        XCTAssertTrue(second.sec > first.sec || (second.sec == first.sec && second.nsec != first.nsec))
+        XCTAssertGreaterThan(second.sec, first.sec)
     }
 
     func testApplyingLaterChangeWins() {
