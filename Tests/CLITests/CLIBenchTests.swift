@@ -37,6 +37,16 @@ final class CLIBenchTests: ScratchTestCase {
         XCTAssertLessThanOrEqual(p50, p99)
     }
 
+    /// The default large run fills the list as far as the cap allows and still has room for the keyword each
+    /// round adds.
+    func testUpdatesRunWithTheirDefaultsStaysWithinTheKeywordCap() throws {
+        let outcome = try CLITests.run(["bench", "--updates", "--rounds", "1"])
+        XCTAssertEqual(outcome.status, 0, outcome.stderr)
+        let header = try XCTUnwrap(outcome.stdout.split(separator: "\n").first { $0.hasPrefix("change") }, outcome.stdout)
+        XCTAssertTrue(header.contains("\(try shippedKeywordCount()) keywords"), String(header))
+        XCTAssertTrue(header.contains("49999 keywords"), String(header))
+    }
+
     func testBadCountsAreUsageErrors() throws {
         for (option, value) in [("--keywords", "-1"), ("--rounds", "0"), ("--loads", "many")] {
             let outcome = try CLITests.run(["bench", option, value])
