@@ -50,9 +50,11 @@ final class ModelLoader: Service {
             let engine = try loader(store)
             let seconds = Double(Syscall.monotonicNanoseconds() - started) / 1e9
             state.setReady(engine, loadSeconds: seconds)
-            EventLog.record(.info, "model_loaded", ["model": engine.modelVersion,
-                                                    "load_ms": String(format: "%.1f", seconds * 1000),
-                                                    "store": store.displayName])
+            // The model's own `model_loaded` (with its source) comes from whatever loaded it; this is the moment
+            // /readyz turns ready, with the store it serves.
+            EventLog.record(.info, "ready", ["model": engine.modelVersion,
+                                             "load_ms": String(format: "%.1f", seconds * 1000),
+                                             "store": store.displayName])
             loaded(store)
         } catch {
             let message = (error as? ServiceError)?.message ?? "cannot load the model: \(error)"

@@ -177,7 +177,7 @@ public final class ModelWatcher: Sendable {
         _ = try? engine.reloadKeywords()
         log(LogEvent(.info, old == nil ? "model_loaded" : "model_swapped", [
             "model": engine.modelVersion,
-            "source": target == .fallback ? "--model \(fallback)" : "registry \(registry.displayName)",
+            "source": target == .fallback ? "fallback \(fallback)" : "registry \(registry.displayName)",
             "previous": old ?? "", "reason": reason, "gate": gate ?? "none",
             "load_ms": String(format: "%.1f", Date().timeIntervalSince(started) * 1000),
         ]))

@@ -150,6 +150,11 @@ final class CLIServeTests: XCTestCase {
         XCTAssertEqual(server.stop(), 0)
         let log = String(decoding: server.errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         XCTAssertTrue(log.contains(#""event":"draining""#), log)
+        // One line says which model is served and from where, one when the server turned ready.
+        let loaded = log.split(separator: "\n").filter { $0.contains(#""event":"model_loaded""#) }
+        XCTAssertEqual(loaded.count, 1, log)
+        XCTAssertTrue(loaded.first?.contains(#""source":"fallback \#(directory)""#) ?? false, log)
+        XCTAssertEqual(log.split(separator: "\n").filter { $0.contains(#""event":"ready""#) }.count, 1, log)
 
         // The addition survives a restart.
         let again = try Server(arguments: ["--model", directory, "--no-verify"])
