@@ -148,7 +148,7 @@ final class CLIModelRegistryTests: ScratchTestCase {
               <dir>                   The model directory (with manifest.json).
 
             OPTIONS:
-              --store <store>         file:PATH or postgres://user@host:5432/db (default: $KWSUGGEST_STORE or file:models/default/keywords.overlay.json).
+              --store <store>         file:PATH or postgres://user@host:5432/db (default: $KWSUGGEST_STORE or file:<default model dir>/keywords.overlay.json).
               --keep <n>              Versions to keep, newest first, besides the live one, its predecessor and the shadow (default: 5).
               --json                  Print {"version": …} instead of text.
               -h, --help              Show help information.
@@ -169,7 +169,7 @@ final class CLIModelRegistryTests: ScratchTestCase {
             USAGE: kwsuggest model list [--store <store>] [--json]
 
             OPTIONS:
-              --store <store>         file:PATH or postgres://user@host:5432/db (default: $KWSUGGEST_STORE or file:models/default/keywords.overlay.json).
+              --store <store>         file:PATH or postgres://user@host:5432/db (default: $KWSUGGEST_STORE or file:<default model dir>/keywords.overlay.json).
               --json                  Print the registry as one JSON object.
               -h, --help              Show help information.
 
@@ -196,7 +196,7 @@ final class CLIModelRegistryTests: ScratchTestCase {
               <version>               A version from 'kwsuggest model list'.
 
             OPTIONS:
-              --store <store>         file:PATH or postgres://user@host:5432/db (default: $KWSUGGEST_STORE or file:models/default/keywords.overlay.json).
+              --store <store>         file:PATH or postgres://user@host:5432/db (default: $KWSUGGEST_STORE or file:<default model dir>/keywords.overlay.json).
               --gate <file>           Labelled names (JSON lines) to compare on; repeatable (default: the candidate recipe's dev file).
               --force                 Skip the gate (the store and the log record that it was skipped).
               --model <dir>           The model serves use while no version is live; compared against then (default: $KWSUGGEST_MODEL, else the first that exists of ./models/default, models/default in the executable's directory or the nearest one above it, and <prefix>/share/kwsuggest/models/default, <prefix> being the executable's directory's parent).
@@ -218,7 +218,7 @@ final class CLIModelRegistryTests: ScratchTestCase {
             USAGE: kwsuggest model rollback [--store <store>]
 
             OPTIONS:
-              --store <store>         file:PATH or postgres://user@host:5432/db (default: $KWSUGGEST_STORE or file:models/default/keywords.overlay.json).
+              --store <store>         file:PATH or postgres://user@host:5432/db (default: $KWSUGGEST_STORE or file:<default model dir>/keywords.overlay.json).
               -h, --help              Show help information.
 
             """)
@@ -236,7 +236,7 @@ final class CLIModelRegistryTests: ScratchTestCase {
               <version>               A version from 'kwsuggest model list'.
 
             OPTIONS:
-              --store <store>         file:PATH or postgres://user@host:5432/db (default: $KWSUGGEST_STORE or file:models/default/keywords.overlay.json).
+              --store <store>         file:PATH or postgres://user@host:5432/db (default: $KWSUGGEST_STORE or file:<default model dir>/keywords.overlay.json).
               -h, --help              Show help information.
 
             """)
@@ -260,7 +260,7 @@ final class CLIModelRegistryTests: ScratchTestCase {
               [<version>]             A version from 'kwsuggest model list' (none with --off).
 
             OPTIONS:
-              --store <store>         file:PATH or postgres://user@host:5432/db (default: $KWSUGGEST_STORE or file:models/default/keywords.overlay.json).
+              --store <store>         file:PATH or postgres://user@host:5432/db (default: $KWSUGGEST_STORE or file:<default model dir>/keywords.overlay.json).
               --fraction <f>          Share of suggest requests the candidate also scores (default: 0.1).
               --off                   End the shadow.
               -h, --help              Show help information.

@@ -26,7 +26,7 @@ struct ModelCommand: CommandGroup {
 
     /// The store option every model subcommand takes.
     static let store = Option<String>("--store", value: "store", help: "file:PATH or postgres://user@host:5432/db.",
-                                      defaultText: "$KWSUGGEST_STORE or file:models/default/keywords.overlay.json")
+                                      defaultText: "$KWSUGGEST_STORE or file:<default model dir>/keywords.overlay.json")
 
     /// Opens the registry of `--store` (else KWSUGGEST_STORE, else the file store beside the default model).
     static func registry(_ arguments: ParsedArguments) throws -> (location: StoreLocation, registry: any ModelRegistry) {
