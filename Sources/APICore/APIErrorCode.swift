@@ -65,6 +65,7 @@ extension ErrorCode {
     public static let notLeased = ErrorCode("not_leased")
     public static let itemClosed = ErrorCode("item_closed")
     public static let nothingToUndo = ErrorCode("nothing_to_undo")
+    public static let cannotUndo = ErrorCode("cannot_undo")
     public static let queueFailed = ErrorCode("queue_failed")
 
     /// Every code the API answers with, beyond the HTTP core's.
@@ -125,7 +126,7 @@ extension ErrorCode {
     /// The queue routes' codes (part of `all`).
     public static let queueCodes: [ErrorCode] = [
         .invalidN, .invalidOrder, .invalidLease, .invalidIds, .invalidKeywords, .unknownItem, .notLeased, .itemClosed,
-        .nothingToUndo, .queueFailed,
+        .nothingToUndo, .cannotUndo, .queueFailed,
     ]
 
     /// Every code a client of this service can see.

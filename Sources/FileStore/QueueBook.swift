@@ -130,6 +130,8 @@ struct QueueBook: Sendable {
             do {
                 line = try QueueLine.decode(bytes[start..<end])
             } catch {
+                // What was applied stays read, so the next read starts after it and names the same line.
+                scanned += committed
                 throw .failed("\(path):\(lines + pending.count + 1): \(error)")
             }
             start = end + 1

@@ -26,11 +26,18 @@ package enum QueueDecoding {
         guard !values.isEmpty else { throw .badRequest(.emptyItems, "'items' needs at least one item") }
         guard values.count <= maxItems else { throw .badRequest(.tooManyItems, "at most \(maxItems) items per request") }
         var products: [QueueProduct] = []
+        var seen: [String: Int] = [:]
         for (index, value) in values.enumerated() {
             guard case .object(let item) = value else { throw .badRequest(.invalidItem, "'items[\(index)]' must be an object") }
             try RequestDecoding.onlyFields(item, itemFields)
-            products.append(QueueProduct(id: try id(item["id"], field: "items[\(index)].id"),
-                                         name: try RequestDecoding.name(item["name"], field: "items[\(index)].name", limits: limits)))
+            let product = QueueProduct(id: try id(item["id"], field: "items[\(index)].id"),
+                                       name: try RequestDecoding.name(item["name"], field: "items[\(index)].name", limits: limits))
+            // The same id twice with one name is a duplicate; with two names the request cannot say which holds.
+            if let earlier = seen[product.id], products[earlier].name != product.name {
+                throw .badRequest(.invalidItem, "'items[\(index)]' has the id of 'items[\(earlier)]' with another name")
+            }
+            seen[product.id] = seen[product.id] ?? index
+            products.append(product)
         }
         return products
     }
@@ -115,20 +122,25 @@ package enum QueueDecoding {
         return try annotator(fields["annotator"])
     }
 
-    /// A required annotator name: 1 to 200 characters, no control characters.
+    /// A required annotator name, by `QueueRules.key`: 1 to 200 characters, no control characters, kept in NFC.
     static func annotator(_ value: JSONValue?) throws(APIError) -> String {
-        guard let name = try RequestDecoding.label(value, field: "annotator", code: .invalidAnnotator) else {
-            throw .badRequest(.invalidAnnotator, "'annotator' is required: who is working")
-        }
-        return name
+        try key(value, field: "annotator", code: .invalidAnnotator, missing: "'annotator' is required: who is working")
     }
 
-    /// A required item id: 1 to 200 characters, no control characters.
+    /// A required item id, by `QueueRules.key`: 1 to 200 characters, no control characters, kept in NFC.
     static func id(_ value: JSONValue?, field: String) throws(APIError) -> String {
-        guard let id = try RequestDecoding.label(value, field: field, code: .invalidId) else {
-            throw .badRequest(.invalidId, "'\(field)' is required: the product's id")
+        try key(value, field: field, code: .invalidId, missing: "'\(field)' is required: the product's id")
+    }
+
+    private static func key(_ value: JSONValue?, field: String, code: ErrorCode, missing: String) throws(APIError) -> String {
+        guard let text = try RequestDecoding.labelString(value, field: field, code: code) else {
+            throw .badRequest(code, missing)
         }
-        return id
+        do {
+            return try QueueRules.key(text, field: field)
+        } catch {
+            throw .badRequest(code, error.message)
+        }
     }
 
     /// The `since` of the labels export: a UTC time as `2026-01-31T12:00:00Z` (milliseconds optional).
@@ -148,6 +160,8 @@ package enum QueueDecoding {
             return APIError(.conflict, .notLeased, "item '\(id.prefix(200))' is not in this annotator's lease (it expired, or another lease took it)")
         case .notOpen(let id): return APIError(.conflict, .itemClosed, "item '\(id.prefix(200))' is already labelled or flagged")
         case .nothingToUndo: return APIError(.conflict, .nothingToUndo, "this annotator has no decision to undo (at most 10 back)")
+        case .cannotUndo(let id, let why):
+            return APIError(.conflict, .cannotUndo, "the latest decision, on item '\(id.prefix(200))', cannot be undone: \(why); it stands")
         case .store(.unavailable): return .storeUnavailable
         case .store(let failure):
             EventLog.record(.error, "queue_failed", ["error": "\(failure)"])

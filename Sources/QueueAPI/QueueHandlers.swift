@@ -166,16 +166,27 @@ package final class QueueHandlers: Sendable {
 
     /// `GET /v1/labels/export[?since=…]`: one JSON line per labelled item with its current label, in the order
     /// labels were made; `GET /v1/queue/flagged[?since=…]`: one per flagged item, in the order they were flagged.
-    /// Streamed page by page from the store.
+    /// Streamed page by page from the store. The first page is read before the answer starts, so a queue that
+    /// cannot be read is a JSON error, not a 200 cut short.
     func export(_ list: LabelPages.List, _ request: HTTPRequest) throws(APIError) -> HTTPResponse {
         let query = try RequestDecoding.query(request.query, allowed: ["since"])
         let since = try QueueDecoding.since(query)
         let pages = LabelPages(store: try queue().store, list: list)
+        let first: (lines: [UInt8], count: Int, end: LabelCursor)?
+        do {
+            first = try pages.page(after: LabelPages.start(since: since))
+        } catch {
+            throw QueueDecoding.error(error)
+        }
         var response = HTTPResponse(status: .ok)
         response.headers.add("Content-Type", "application/x-ndjson; charset=utf-8")
         response.headers.add("Cache-Control", "no-store")
-        let cursor = Locked<LabelCursor??>(.some(LabelPages.start(since: since)))
+        let pending = Locked<[UInt8]?>(first?.lines)
+        let cursor = Locked<LabelCursor??>(first.map { .some($0.end) } ?? .none)
         response.stream = ResponseStream {
+            if let lines = pending.withLock({ lines -> [UInt8]? in defer { lines = nil }; return lines }) {
+                return .bytes(lines)
+            }
             guard let after = cursor.withLock({ $0 }) else { return .end }
             do throws(QueueError) {
                 guard let page = try pages.page(after: after) else {

@@ -205,14 +205,39 @@ public struct QueueItem: Sendable, Equatable {
     }
 
     /// Reverts `decision` and gives the item back to its annotator's lease until `until`.
+    /// Check `undoProblem` first.
     public mutating func revert(_ decision: QueueDecision, at now: QueueTime, until: QueueTime) {
-        switch decision.kind {
-        case .label: votes.removeAll { $0.decision == decision.id }
-        case .skip: skips.removeAll { $0.annotator == decision.annotator }
-        case .flag: if flag?.decision == decision.id { flag = nil }
-        }
+        _ = removeEffect(of: decision)
         holds.removeAll { $0.annotator == decision.annotator }
         holds.append(QueueHold(annotator: decision.annotator, lease: decision.lease, since: now, until: until))
+    }
+
+    /// Why `decision` cannot be reverted now, or nil. Its effect must still be on the item (a rename sets what
+    /// people did aside), and the item must be one its annotator could hold again under the lease rules: open,
+    /// and not held by as many other annotators as it needs.
+    public func undoProblem(_ decision: QueueDecision, at now: QueueTime) -> String? {
+        var reverted = self
+        guard reverted.removeEffect(of: decision) else { return "the product was renamed since" }
+        guard reverted.state == .open else { return "other annotators labelled or flagged it since" }
+        let others = reverted.activeHolds(at: now).filter { $0.annotator != decision.annotator }.count
+        guard reverted.votes.count + others < reverted.needed else { return "another annotator holds it now" }
+        return nil
+    }
+
+    /// Takes `decision`'s label, skip or flag off the item; false when it is not there.
+    private mutating func removeEffect(of decision: QueueDecision) -> Bool {
+        switch decision.kind {
+        case .label:
+            guard votes.contains(where: { $0.decision == decision.id }) else { return false }
+            votes.removeAll { $0.decision == decision.id }
+        case .skip:
+            guard skips.contains(where: { $0.annotator == decision.annotator }) else { return false }
+            skips.removeAll { $0.annotator == decision.annotator }
+        case .flag:
+            guard flag?.decision == decision.id else { return false }
+            flag = nil
+        }
+        return true
     }
 
     /// Takes a new name (the product was renamed): everything people did on the old name is set aside.

@@ -133,7 +133,6 @@ package enum QueueLine: Equatable {
 
     private static func item(_ fields: QueueFields) throws(KeywordStoreError) -> QueueItem {
         let id = try fields.string("id")
-        guard !id.isEmpty else { throw .failed("not a queue item: 'id' is empty") }
         var suggestions: [QueueSuggestion] = []
         for (index, value) in try fields.array("suggestions").enumerated() {
             let suggestion = try QueueFields(value, fields.path + "suggestions[\(index)].")
@@ -155,6 +154,11 @@ package enum QueueLine: Equatable {
             item.skips.append(QueueSkip(annotator: try skip.string("annotator"), until: try skip.int("until")))
         }
         if let flag = fields.values["flag"], flag != .null { item.flag = try vote(QueueFields(flag, fields.path + "flag.")) }
+        do {
+            try QueueRules.check(item)
+        } catch {
+            throw .failed("not a queue item as the API stores it: \(fields.path)\(error.field): \(error.message)")
+        }
         return item
     }
 
@@ -174,10 +178,16 @@ package enum QueueLine: Equatable {
             }
             feedback.append(id)
         }
-        return QueueDecision(id: try fields.int("id"), annotator: try fields.string("annotator"), item: try fields.string("item"),
-                             kind: kind, lease: try fields.string("lease"), keywords: try fields.strings("keywords"),
-                             feedback: feedback, at: try fields.int("at"), seconds: try fields.double("seconds"),
-                             undone: try fields.bool("undone"))
+        let decision = QueueDecision(id: try fields.int("id"), annotator: try fields.string("annotator"),
+                                     item: try fields.string("item"), kind: kind, lease: try fields.string("lease"),
+                                     keywords: try fields.strings("keywords"), feedback: feedback, at: try fields.int("at"),
+                                     seconds: try fields.double("seconds"), undone: try fields.bool("undone"))
+        do {
+            try QueueRules.check(decision)
+        } catch {
+            throw .failed("not a queue decision as the API stores it: \(fields.path)\(error.field): \(error.message)")
+        }
+        return decision
     }
 }
 

@@ -1,5 +1,6 @@
 // The queue's operations, written once for every store: each runs inside a store's critical section (the
-// file lock, a database transaction) against a workspace that reads and writes that store's items.
+// file lock, a database transaction) against a workspace that reads and writes that store's items. Item ids and
+// annotator names are taken in the form every store keeps (`QueueRules.canonicalKey`).
 
 /// What an operation reads and writes, inside its store's critical section. Items a workspace returns are
 /// held for the rest of the operation: no other process changes them until it ends.
@@ -43,7 +44,8 @@ package struct QueueOperations {
                  in workspace: inout some QueueWorkspace) throws(QueueError) -> EnqueueSummary {
         var summary = EnqueueSummary()
         var seen: [String: String] = [:]
-        for submission in submissions {
+        for var submission in submissions {
+            submission.id = QueueRules.canonicalKey(submission.id)
             if let name = seen[submission.id] {
                 if name == submission.name { summary.duplicates += 1 }
                 continue
@@ -63,6 +65,8 @@ package struct QueueOperations {
     /// Holds up to `request.count` items for the annotator under a new lease.
     package func lease(_ request: LeaseRequest, id: String, at now: QueueTime,
                in workspace: inout some QueueWorkspace) throws(QueueError) -> QueueLease {
+        var request = request
+        request.annotator = QueueRules.canonicalKey(request.annotator)
         let until = now + policy.leaseMillis
         var taken: [QueueItem] = []
         try workspace.candidates(for: request, at: now) { item in
@@ -80,6 +84,9 @@ package struct QueueOperations {
     /// Applies a label (to one item or many), a skip or a flag, all or none; writes a label's feedback first.
     package func decide(_ request: DecisionRequest, at now: QueueTime,
                 in workspace: inout some QueueWorkspace) throws(QueueError) -> [QueueDecision] {
+        var request = request
+        request.annotator = QueueRules.canonicalKey(request.annotator)
+        request.ids = request.ids.map(QueueRules.canonicalKey)
         var items: [QueueItem] = []
         for id in request.ids where !items.contains(where: { $0.id == id }) {
             guard let item = try workspace.item(id) else { throw .unknownItem(id) }
@@ -114,11 +121,14 @@ package struct QueueOperations {
         return decisions
     }
 
-    /// Reverts the annotator's latest decision within reach; the item returns to their lease.
+    /// Reverts the annotator's latest decision within reach; the item returns to their lease. Refused when the item
+    /// cannot go back to them (`QueueItem.undoProblem`): the decision stands.
     package func undo(annotator: String, at now: QueueTime, in workspace: inout some QueueWorkspace) throws(QueueError) -> QueueDecision {
+        let annotator = QueueRules.canonicalKey(annotator)
         let latest = try workspace.latestDecisions(of: annotator, limit: policy.undoDepth)
         guard var decision = policy.undoTarget(latest) else { throw .nothingToUndo }
         guard var item = try workspace.item(decision.item) else { throw .unknownItem(decision.item) }
+        if let problem = item.undoProblem(decision, at: now) { throw .cannotUndo(item.id, problem) }
         item.revert(decision, at: now, until: now + policy.leaseMillis)
         decision.undone = true
         try workspace.save(item)

@@ -228,6 +228,8 @@ public enum QueueError: Error, Equatable, CustomStringConvertible {
     case notOpen(String)
     /// The annotator has no decision left to undo.
     case nothingToUndo
+    /// The latest decision cannot be undone: the item cannot go back to the annotator (why).
+    case cannotUndo(String, String)
     case store(KeywordStoreError)
 
     public var description: String {
@@ -236,6 +238,7 @@ public enum QueueError: Error, Equatable, CustomStringConvertible {
         case .notHeld(let id): return "item '\(id)' is not in this annotator's lease (it expired or was never leased)"
         case .notOpen(let id): return "item '\(id)' is already labelled or flagged"
         case .nothingToUndo: return "this annotator has no decision to undo"
+        case .cannotUndo(let id, let why): return "the decision on item '\(id)' cannot be undone: \(why)"
         case .store(let error): return error.description
         }
     }

@@ -357,6 +357,16 @@ final class CLIServeTests: XCTestCase {
         XCTAssertEqual(ids.count, 60 - flaggedIDs.count, export.stdout)
         XCTAssertEqual(Set(ids).count, ids.count)
         XCTAssertTrue(Set(ids).isDisjoint(with: flaggedIDs))
+        // --since as the route's ?since=: from the first label's time on, all of them; from the future, none.
+        let firstAt = try XCTUnwrap(export.stdout.split(separator: "\n").first.flatMap { line in
+            ((try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any])?["at"] as? String
+        })
+        XCTAssertEqual(try CLITests.run(["store", "export", "--store", store, "--format", "labels", "--since", firstAt]).stdout,
+                       export.stdout)
+        XCTAssertEqual(try CLITests.run(["store", "export", "--store", store, "--format", "labels",
+                                         "--since", "2999-01-01T00:00:00Z"]).stdout, "")
+        let badSince = try CLITests.run(["store", "export", "--store", store, "--format", "labels", "--since", "yesterday"])
+        XCTAssertEqual(badSince.status, 64, badSince.stderr)
         let flagged = try CLITests.run(["store", "export", "--store", store, "--format", "flagged"])
         XCTAssertEqual(flagged.status, 0, flagged.stderr)
         let lines = flagged.stdout.split(separator: "\n").compactMap { line in

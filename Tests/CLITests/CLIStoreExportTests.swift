@@ -35,7 +35,7 @@ final class CLIStoreExportTests: ScratchTestCase {
             GET /v1/labels/export streams). With --format flagged, one line per flagged item:
             {"id","name","flagged_by","at","suggestions"}, in the order they were flagged (GET /v1/queue/flagged).
 
-            USAGE: kwsuggest store [--model <dir>] [--store <store>] [--file <file>] [--format <format>] <action>
+            USAGE: kwsuggest store [--model <dir>] [--store <store>] [--file <file>] [--format <format>] [--since <time>] <action>
 
             ARGUMENTS:
               <action>                export or import.
@@ -45,6 +45,7 @@ final class CLIStoreExportTests: ScratchTestCase {
               --store <store>         file:PATH or postgres://user@host:5432/db (default: $KWSUGGEST_STORE or file:<model dir>/keywords.overlay.json).
               --file <file>           Archive to write or read (default: standard output or input).
               --format <format>       What export writes: archive (the whole store, for import), training (labelled names, for train --data), labels (the queue's labels) or flagged (the queue's flagged items) (default: archive).
+              --since <time>          With --format labels or flagged: only entries made at or after this UTC time (2026-01-31T12:00:00Z), as the routes' ?since= does.
               -h, --help              Show help information.
 
             """)

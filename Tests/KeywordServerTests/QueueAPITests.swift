@@ -161,6 +161,23 @@ final class QueueAPITests: XCTestCase {
         XCTAssertFalse(metrics.contains("aiko"), "annotator names are not labels")
     }
 
+    /// A queue log that cannot be read is a JSON error on every route, the streamed exports included (their
+    /// first page is read before the answer starts).
+    func testADamagedLogIsAJSONErrorOnTheExports() throws {
+        let api = api()
+        XCTAssertEqual(post(api, "/v1/queue/items", #"{"items":[{"id":"a","name":"auto 人参"}]}"#).status.code, 200)
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: store.overlayPath.replacingOccurrences(of: ".json", with: ".queue.jsonl")))
+        handle.seekToEndOfFile()
+        handle.write(Data("{\"item\":{\"id\":\"b\"}}\n{\"commit\":true}\n".utf8))
+        handle.closeFile()
+        let fresh = self.api()
+        for path in ["/v1/labels/export", "/v1/queue/flagged", "/v1/queue/stats"] {
+            let answer = fresh.respond(to: makeRequest(.get, path))
+            XCTAssertEqual(answer.status.code, 500, path)
+            XCTAssertEqual(errorCode(answer), "queue_failed", path)
+        }
+    }
+
     func testBadInputGetsClear400sAndTheTokenIsNeeded() {
         let api = self.api(token: "s3cret")
         let cases: [(String, String, String)] = [
@@ -168,6 +185,8 @@ final class QueueAPITests: XCTestCase {
             ("/v1/queue/items", #"{"items": [{"id": "a"}]}"#, "missing_name"),
             ("/v1/queue/items", #"{"items": [{"id": "", "name": "x"}]}"#, "invalid_id"),
             ("/v1/queue/items", #"{"items": [{"id": "a", "name": "x", "sku": 1}]}"#, "unknown_field"),
+            ("/v1/queue/items", #"{"items": [{"id": "a", "name": "x"}, {"id": "a", "name": "y"}]}"#, "invalid_item"),
+            ("/v1/queue/items", #"{"items": [{"id": "a\u0007", "name": "x"}]}"#, "invalid_id"),
             ("/v1/queue/lease", #"{"n": 5}"#, "invalid_annotator"),
             ("/v1/queue/lease", #"{"annotator": "a", "n": 101}"#, "invalid_n"),
             ("/v1/queue/lease", #"{"annotator": "a", "order": "random"}"#, "invalid_order"),

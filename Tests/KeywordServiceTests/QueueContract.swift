@@ -228,3 +228,54 @@ struct QueueContract {
         XCTAssertEqual(stats.items.labelled, 3)
     }
 }
+
+extension QueueContract {
+    /// Undo gives an item back only when its annotator could hold it again under the lease rules: never while
+    /// another annotator holds it, and not once the product was renamed. The decision then stands.
+    func undoNeverTakesAnItemFromAnotherLease() throws {
+        let policy = QueuePolicy(overlapShare: 0, auditShare: 0)
+        let store = try make(policy)
+        _ = try store.enqueue([Self.submission("s")], at: Self.t0)
+        let first = try store.lease(LeaseRequest(annotator: "aiko"), at: Self.t0)
+        _ = try store.decide(DecisionRequest(lease: first.id, annotator: "aiko", ids: ["s"], kind: .skip), at: Self.t0 + 1)
+        let other = try make(policy).lease(LeaseRequest(annotator: "ben"), at: Self.t0 + 2)
+        XCTAssertEqual(other.items.map(\.id), ["s"])
+        XCTAssertThrowsError(try store.undo(annotator: "aiko", at: Self.t0 + 3)) { error in
+            XCTAssertEqual(error as? QueueError, .cannotUndo("s", "another annotator holds it now"))
+        }
+        XCTAssertEqual(try store.stats(at: Self.t0 + 3).items.leased, 1)
+        _ = try store.decide(DecisionRequest(lease: other.id, annotator: "ben", ids: ["s"], kind: .label, keywords: ["にんじん"]),
+                             at: Self.t0 + 4)
+
+        _ = try store.enqueue([Self.submission("r")], at: Self.t0 + 5)
+        let second = try store.lease(LeaseRequest(annotator: "aiko"), at: Self.t0 + 6)
+        XCTAssertEqual(second.items.map(\.id), ["r"])
+        _ = try store.decide(DecisionRequest(lease: second.id, annotator: "aiko", ids: ["r"], kind: .label, keywords: ["にんじん"]),
+                             at: Self.t0 + 7)
+        _ = try store.enqueue([Self.submission("r", name: "renamed r")], at: Self.t0 + 8)
+        XCTAssertThrowsError(try make(policy).undo(annotator: "aiko", at: Self.t0 + 9)) { error in
+            XCTAssertEqual(error as? QueueError, .cannotUndo("r", "the product was renamed since"))
+        }
+        let third = try make(policy).lease(LeaseRequest(annotator: "ben"), at: Self.t0 + 10)
+        XCTAssertEqual(third.items.map(\.name), ["renamed r"])
+    }
+
+    /// An item id or annotator name is one whatever its Unicode form (NFC or NFD), in every store.
+    func equivalentIDsAndAnnotatorsAreOne() throws {
+        let store = try make(QueuePolicy(overlapShare: 0, auditShare: 0))
+        let composed = "caf\u{e9}-1", decomposed = "cafe\u{301}-1"
+        XCTAssertEqual(try store.enqueue([Self.submission(composed, name: "café au lait")], at: Self.t0),
+                       EnqueueSummary(queued: 1, autoAccepted: 0, duplicates: 0))
+        XCTAssertEqual(try make(store.policy).enqueue([Self.submission(decomposed, name: "café au lait")], at: Self.t0 + 1),
+                       EnqueueSummary(queued: 0, autoAccepted: 0, duplicates: 1))
+        let lease = try store.lease(LeaseRequest(annotator: "Jos\u{e9}"), at: Self.t0 + 2)
+        XCTAssertEqual(lease.items.map { Array($0.id.utf8) }, [Array(composed.utf8)])
+        _ = try store.decide(DecisionRequest(lease: lease.id, annotator: "Jose\u{301}", ids: [decomposed], kind: .label,
+                                             keywords: ["にんじん"]), at: Self.t0 + 3)
+        let stats = try make(store.policy).stats(at: Self.t0 + 4)
+        XCTAssertEqual(stats.annotators.keys.map { Array($0.utf8) }, [Array("Jos\u{e9}".utf8)])
+        XCTAssertEqual(stats.annotators.values.first?.decisions, 1)
+        let undone = try make(store.policy).undo(annotator: "Jose\u{301}", at: Self.t0 + 5)
+        XCTAssertEqual(Array(undone.item.utf8), Array(composed.utf8))
+    }
+}

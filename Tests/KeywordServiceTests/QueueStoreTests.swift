@@ -33,6 +33,8 @@ final class FileQueueStoreTests: XCTestCase {
     func testDecisionsFeedbackAndUndo() throws { try contract.decisionsFeedbackAndUndo() }
     func testFlaggedListPages() throws { try contract.flaggedListPages() }
     func testOverlapAgreementAndAudit() throws { try contract.overlapAgreementAndAudit() }
+    func testUndoNeverTakesAnItemFromAnotherLease() throws { try contract.undoNeverTakesAnItemFromAnotherLease() }
+    func testEquivalentIDsAndAnnotatorsAreOne() throws { try contract.equivalentIDsAndAnnotatorsAreOne() }
 
     /// An operation cut short by a crash (whole lines without their commit line, then a torn one) was never
     /// acknowledged: none of it is read, and the next append replaces it.
@@ -94,6 +96,35 @@ final class FileQueueStoreTests: XCTestCase {
             XCTAssertTrue("\(error)".hasPrefix(store.path + ":3: not a queue record"), "\(error)")
         }
     }
+
+    /// A line edited by hand follows the API's rules: an id with a control character, an empty name, a keyword
+    /// with white space around it or a confidence past 1 is refused with the file and line, on every read.
+    func testHandEditedLinesFollowTheAPIRules() throws {
+        let store = FileQueueStore(overlayPath: overlayPath, feedbackStore: FileKeywordStore(overlayPath: overlayPath),
+                                   policy: QueuePolicy())
+        _ = try store.enqueue([QueueContract.submission("a")], at: QueueContract.t0)
+        let good = String(decoding: try Data(contentsOf: URL(fileURLWithPath: store.path)), as: UTF8.self)
+        let itemLine = try XCTUnwrap(good.split(separator: "\n").first { $0.hasPrefix("{\"item\"") }).description
+        let cases: [(String, String)] = [
+            (itemLine.replacingOccurrences(of: "\"id\":\"a\"", with: "\"id\":\"evil\\u0007id\""), "item.id: 'id' contains a control character"),
+            (itemLine.replacingOccurrences(of: "\"name\":\"name of a\"", with: "\"name\":\"\""), "item.name: 'name' is empty"),
+            (itemLine.replacingOccurrences(of: "\"name\":\"name of a\"", with: "\"name\":\" name of a\""), "item.name: 'name' has white space around it"),
+            (itemLine.replacingOccurrences(of: "\"confidence\":0.5", with: "\"confidence\":7"), "item.suggestions[0].confidence"),
+            (itemLine.replacingOccurrences(of: "\"enqueued_at\":\(QueueContract.t0)", with: "\"enqueued_at\":-5"), "item.enqueued_at"),
+        ]
+        for (line, expected) in cases {
+            XCTAssertNotEqual(line, itemLine, expected)
+            try (good + line + "\n{\"commit\":true}\n").write(toFile: store.path, atomically: true, encoding: .utf8)
+            let reader = FileQueueStore(overlayPath: overlayPath, feedbackStore: FileKeywordStore(overlayPath: overlayPath),
+                                        policy: store.policy)
+            for _ in 0..<2 {
+                XCTAssertThrowsError(try reader.stats(at: QueueContract.t0)) { error in
+                    XCTAssertTrue("\(error)".hasPrefix(store.path + ":3: not a queue item as the API stores it: "), "\(error)")
+                    XCTAssertTrue("\(error)".contains(expected), "\(error)")
+                }
+            }
+        }
+    }
 }
 
 /// The queue against a real PostgreSQL server (see PostgresKeywordStoreTests for how to run them).
@@ -124,4 +155,6 @@ final class PostgresQueueStoreTests: XCTestCase {
     func testDecisionsFeedbackAndUndo() throws { try contract.decisionsFeedbackAndUndo() }
     func testFlaggedListPages() throws { try contract.flaggedListPages() }
     func testOverlapAgreementAndAudit() throws { try contract.overlapAgreementAndAudit() }
+    func testUndoNeverTakesAnItemFromAnotherLease() throws { try contract.undoNeverTakesAnItemFromAnotherLease() }
+    func testEquivalentIDsAndAnnotatorsAreOne() throws { try contract.equivalentIDsAndAnnotatorsAreOne() }
 }

@@ -30,12 +30,14 @@ struct StoreCommand: Command {
     static let format = Option<Format>("--format", value: "format",
                                        help: "What export writes: archive (the whole store, for import), training (labelled names, for train --data), labels (the queue's labels) or flagged (the queue's flagged items).",
                                        default: .archive)
+    static let since = Option<String>("--since", value: "time",
+                                      help: "With --format labels or flagged: only entries made at or after this UTC time (2026-01-31T12:00:00Z), as the routes' ?since= does.")
 
     static let configuration = CommandConfiguration(
         name: "store",
         abstract: "Exports or imports a store's keyword changes and feedback.",
         arguments: [ArgumentSpec(name: "<action>", help: "export or import.")],
-        options: [model.spec, store.spec, file.spec, format.spec],
+        options: [model.spec, store.spec, file.spec, format.spec, since.spec],
         discussion: """
             The archive is JSON lines: {"type":"keywords","added":[...],"removed":[...]}, then one
             {"type":"feedback",...} line per feedback record, with its id and time. Import replaces the store's
@@ -60,6 +62,7 @@ struct StoreCommand: Command {
     var modelDirectory: String
     var file: String?
     var format: Format
+    var since: QueueTime?
 
     init(arguments: ParsedArguments) throws {
         guard let first = arguments.positionals.first else { throw CommandError.usage("Missing expected argument '<action>'") }
@@ -74,6 +77,15 @@ struct StoreCommand: Command {
         format = try arguments.require(Self.format)
         if format != .archive && action != .export {
             throw CommandError.usage("--format applies to export only")
+        }
+        if let text = try arguments.get(Self.since) {
+            guard format == .labels || format == .flagged else {
+                throw CommandError.usage("--since applies to export --format labels or flagged only")
+            }
+            guard let time = QueueTimestamp.parse(text) else {
+                throw CommandError.usage("The value '\(text)' is invalid for '--since <time>': a UTC time such as 2026-01-31T12:00:00Z")
+            }
+            since = time
         }
     }
 
@@ -107,8 +119,8 @@ struct StoreCommand: Command {
             switch format {
             case .archive: try StoreArchive.export(store, write: write)
             case .training: try LabelledData.export(store, withdrawn: try queue.withdrawnFeedback(), write: write)
-            case .labels: try LabelPages(store: queue).export(write: write)
-            case .flagged: try LabelPages(store: queue, list: .flagged).export(write: write)
+            case .labels: try LabelPages(store: queue).export(since: since, write: write)
+            case .flagged: try LabelPages(store: queue, list: .flagged).export(since: since, write: write)
             }
         }
         guard let file else {
