@@ -9,9 +9,11 @@ public enum ModelDirectoryWriter {
 
     /// Creates `directory` if needed, copies every other regular file of `base` into it (unless they are the
     /// same directory or the file already exists), then writes the encoder, the calibration (or removes a stale
-    /// one) and the manifest. `addedKeywords` are appended to the copied keyword list.
+    /// one) and the manifest. `addedKeywords` are appended to the copied keyword list; one the list would not
+    /// read back as itself is an error before anything is written, never a keyword silently lost.
     public static func write(_ weights: ModelWeights, manifest: ModelManifest, calibration: ModelCalibration? = nil,
                              to directory: String, base: String, addedKeywords: [String] = []) throws {
+        try checkAppendable(addedKeywords, path: (directory as NSString).appendingPathComponent(ModelDirectory.keywordsName))
         let files = FileManager.default
         do {
             try files.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -49,6 +51,16 @@ public enum ModelDirectoryWriter {
             try manifest.save(path: (directory as NSString).appendingPathComponent("manifest.json"))
         } catch let error as CheckpointError {
             throw ModelDirectoryError(path: directory, message: error.description)
+        }
+    }
+
+    /// Refuses, naming the list file at `path`, the first of `keywords` that the list would not read back as
+    /// itself from a line of its own (`ModelFiles.listProblem`).
+    public static func checkAppendable(_ keywords: [String], path: String) throws {
+        for keyword in keywords {
+            if let problem = ModelFiles.listProblem(with: keyword) {
+                throw ModelDirectoryError(path: path, message: "cannot add the keyword \(keyword.debugDescription) to the list: \(problem)")
+            }
         }
     }
 

@@ -13,18 +13,57 @@ public enum ModelFiles {
         var seen = Set<String>()
         var result: [String] = []
         try lines(path: path) { number, line in
-            let keyword = line.trimmingCharacters(in: .whitespaces)
-            if keyword.isEmpty || keyword.hasPrefix("#") { return }
-            guard keyword.unicodeScalars.count <= maxKeywordCodePoints else {
-                throw ModelDirectoryError(path: path, line: number,
-                                          message: "keyword longer than \(maxKeywordCodePoints) characters (Unicode code points)")
+            switch keywordLine(line) {
+            case .skipped:
+                return
+            case .refused(let message):
+                throw ModelDirectoryError(path: path, line: number, message: message)
+            case .keyword(let keyword):
+                if seen.insert(keyword).inserted { result.append(keyword) }
             }
-            guard !keyword.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-                throw ModelDirectoryError(path: path, line: number, message: "keyword contains a control character")
-            }
-            if seen.insert(keyword).inserted { result.append(keyword) }
         }
         return result
+    }
+
+    /// What `keywords(path:)` makes of one line of a keyword list (without its line break).
+    package enum KeywordLine: Equatable {
+        /// A blank line or a `#` comment.
+        case skipped
+        /// The line holds this keyword (the line trimmed of spaces).
+        case keyword(String)
+        /// The line is an error, for this reason.
+        case refused(String)
+    }
+
+    /// Reads one line of a keyword list: the one place that says what a line holds.
+    package static func keywordLine(_ line: String) -> KeywordLine {
+        let keyword = line.trimmingCharacters(in: .whitespaces)
+        if keyword.isEmpty || keyword.hasPrefix("#") { return .skipped }
+        guard keyword.unicodeScalars.count <= maxKeywordCodePoints else {
+            return .refused("keyword longer than \(maxKeywordCodePoints) characters (Unicode code points)")
+        }
+        guard !keyword.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            return .refused("keyword contains a control character")
+        }
+        return .keyword(keyword)
+    }
+
+    /// Why `keyword`, written as one line of a keyword list, would not be read back as that keyword (skipped as a
+    /// blank or comment line, read trimmed, or refused), or nil when it would. A writer checks every keyword with
+    /// this rather than write a line the list would lose or misread.
+    public static func listProblem(with keyword: String) -> String? {
+        switch keywordLine(keyword) {
+        case .keyword(let read) where read == keyword:
+            return nil
+        case .keyword:
+            return "it has spaces around it, which the list trims"
+        case .skipped:
+            return keyword.trimmingCharacters(in: .whitespaces).isEmpty
+                ? "it is blank, and the list skips blank lines"
+                : "it starts with #, and the list reads a line starting with # as a comment"
+        case .refused(let message):
+            return "it cannot be one line of the list (\(message))"
+        }
     }
 
     /// Reads a varieties table: `variety<TAB>keyword`, optionally more columns (source); `#` comments skipped.

@@ -68,6 +68,13 @@ extension TrainingPlan {
             plan.feedback = feedback.names
             plan.feedbackWeight = feedbackWeight
             plan.newKeywords = feedback.newKeywords(beyond: list)
+            // Before any training: a keyword the feedback introduces that the new list could not hold is an error.
+            do {
+                try ModelDirectoryWriter.checkAppendable(plan.newKeywords,
+                                                         path: (out as NSString).appendingPathComponent(ModelDirectory.keywordsName))
+            } catch let error as ModelDirectoryError {
+                throw ModelDirectoryError(path: error.path, message: error.message + " (a keyword that decisions in the feedback name)")
+            }
             use = ModelManifest.FeedbackUse(store: feedbackStore ?? "", firstID: feedback.firstID, lastID: feedback.lastID,
                                             records: feedback.records, names: feedback.names.count,
                                             newKeywords: plan.newKeywords, weight: plan.feedbackWeight)

@@ -112,6 +112,45 @@ final class TrainingRecipeTests: XCTestCase {
         }
     }
 
+    /// A keyword written to a keyword list is read back as itself, or the writer refuses it: never a line the list
+    /// skips as a comment or blank, trims, or splits.
+    func testTheListWriterRefusesWhatTheListWouldNotReadBack() throws {
+        let path = NSTemporaryDirectory() + "list-\(UUID().uuidString).txt"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        for keyword in ["にんじん", "C#", "a # b", "#ハッシュ菜", "  #x", " padded", "", " ", "a\nb", "a\rb", "tab\t",
+                        String(repeating: "x", count: 100), String(repeating: "x", count: 101)] {
+            try Data((keyword + "\n").utf8).write(to: URL(fileURLWithPath: path))
+            let readBack = (try? ModelFiles.keywords(path: path)) == [keyword]
+            XCTAssertEqual(ModelFiles.listProblem(with: keyword) == nil, readBack, keyword.debugDescription)
+        }
+        XCTAssertNoThrow(try ModelDirectoryWriter.checkAppendable(["にんじん", "C#"], path: path))
+        XCTAssertThrowsError(try ModelDirectoryWriter.checkAppendable(["にんじん", "#ハッシュ菜"], path: path)) { error in
+            XCTAssertEqual("\(error)", "\(path): cannot add the keyword \"#ハッシュ菜\" to the list: it starts with #, and the list "
+                           + "reads a line starting with # as a comment")
+        }
+    }
+
+    /// Retraining on feedback that names a keyword the new list could not hold (a store written before the keyword
+    /// rule refused it) is an error naming the keyword, before any training and before the output exists.
+    func testRetrainingOnAKeywordTheListCannotHoldFailsBeforeTraining() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let previous = FileManager.default.currentDirectoryPath
+        XCTAssertTrue(FileManager.default.changeCurrentDirectoryPath(root.path))
+        defer { _ = FileManager.default.changeCurrentDirectoryPath(previous) }
+        let out = NSTemporaryDirectory() + "retrain-\(UUID().uuidString)"
+        let item = FeedbackItem(name: "謎の品 ハッシュ菜 1束", keyword: "#ハッシュ菜", action: .correct)
+        let feedback = FeedbackLabels([FeedbackRecord(id: 1, receivedAt: "2026-01-01T00:00:00.000Z", item: item)])
+        XCTAssertThrowsError(try TrainingPlan.retraining("models/default", out: out, feedback: feedback, feedbackStore: "file:x")) { error in
+            XCTAssertTrue("\(error)".hasPrefix("\(out)/keywords.txt: cannot add the keyword \"#ハッシュ菜\""), "\(error)")
+            XCTAssertTrue("\(error)".contains("comment"), "\(error)")
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out))
+        let fine = FeedbackItem(name: "謎の品 ハッシュ菜 1束", keyword: "ハッシュ菜#1", action: .correct)
+        let plan = try TrainingPlan.retraining("models/default", out: out, feedback: FeedbackLabels([
+            FeedbackRecord(id: 1, receivedAt: "2026-01-01T00:00:00.000Z", item: fine)]), feedbackStore: "file:x")
+        XCTAssertEqual(plan.newKeywords, ["ハッシュ菜#1"])
+    }
+
     func testTheManifestRoundTripsRecipeAndLineage() throws {
         var manifest = ModelManifest(modelVersion: "v")
         manifest.recipe = ModelManifest.Recipe(
