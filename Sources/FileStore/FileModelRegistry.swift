@@ -44,15 +44,22 @@ public final class FileModelRegistry: ModelRegistry {
     }
 
     public func store(files: [String: String], from directory: String,
-                      change: (inout RegistryCatalog) throws(KeywordStoreError) -> Void) throws(KeywordStoreError) {
-        try locked { () throws(KeywordStoreError) in
+                      change: (inout RegistryCatalog) throws(KeywordStoreError) -> Void) throws(KeywordStoreError) -> [String] {
+        try locked { () throws(KeywordStoreError) -> [String] in
             var catalog = try catalog()
             let before = catalog
             try change(&catalog)
-            for model in catalog.models where before.model(model.version) == nil {
-                try install(model, from: directory)
+            let added = catalog.models.filter { before.model($0.version) == nil }
+            var wanted = files
+            for model in added { wanted.merge(model.files) { pushed, _ in pushed } }
+            let repaired = try storeBlobs(wanted, from: directory)
+            for model in added { try install(model) }
+            let digests = Set(repaired.values)
+            for model in before.models where catalog.model(model.version) != nil {
+                try relink(model, digests: digests)
             }
             try save(catalog, replacing: before)
+            return repaired.keys.sorted()
         }
     }
 
@@ -91,17 +98,27 @@ public final class FileModelRegistry: ModelRegistry {
 
     // MARK: Files
 
-    /// Copies the model's files into the blobs (checking each copy's SHA-256 again: the directory may have
-    /// changed since it was checked) and links them into `versions/<version>`.
-    private func install(_ model: RegisteredModel, from directory: String) throws(KeywordStoreError) {
+    /// Copies each file into its blob unless the blob is there and its bytes still have its SHA-256 (the blob's
+    /// name); a damaged blob is replaced by the file. Each copy's SHA-256 is checked again (the directory may have
+    /// changed since it was checked). Returns the files whose damaged blob was replaced, by name.
+    private func storeBlobs(_ files: [String: String], from directory: String) throws(KeywordStoreError) -> [String: String] {
         try RegistryFiles.makeDirectory(blobs)
-        try RegistryFiles.makeDirectory(versions)
-        for (name, digest) in model.files.sorted(by: { $0.key < $1.key }) {
+        var repaired: [String: String] = [:]
+        var done: Set<String> = []
+        for (name, digest) in files.sorted(by: { $0.key < $1.key }) where done.insert(digest).inserted {
             let blob = (blobs as NSString).appendingPathComponent(digest)
-            if FileManager.default.fileExists(atPath: blob) { continue }
+            let existed = FileManager.default.fileExists(atPath: blob)
+            if existed, (try? self.digest(blob)) == digest { continue }
             try RegistryFiles.copy((directory as NSString).appendingPathComponent(name), to: blob, expecting: digest,
                                    digest: self.digest)
+            if existed { repaired[name] = digest }
         }
+        return repaired
+    }
+
+    /// Links the model's blobs into `versions/<version>`.
+    private func install(_ model: RegisteredModel) throws(KeywordStoreError) {
+        try RegistryFiles.makeDirectory(versions)
         let target = (versions as NSString).appendingPathComponent(model.version)
         let staging = (versions as NSString).appendingPathComponent(".\(model.version).\(getpid()).tmp")
         try? FileManager.default.removeItem(atPath: staging)
@@ -112,6 +129,20 @@ public final class FileModelRegistry: ModelRegistry {
             try RegistryFiles.link(blob, to: (staging as NSString).appendingPathComponent(name))
         }
         try RegistryFiles.rename(staging, to: target)
+    }
+
+    /// Points a stored version's files whose blob was replaced at the new blob (a hard link to a blob damaged in
+    /// place shares its bytes), one file at a time by rename, so a serve loading the version never misses a file.
+    private func relink(_ model: RegisteredModel, digests: Set<String>) throws(KeywordStoreError) {
+        let directory = (versions as NSString).appendingPathComponent(model.version)
+        for (name, digest) in model.files where digests.contains(digest) {
+            guard FileManager.default.fileExists(atPath: directory) else { return }
+            let path = (directory as NSString).appendingPathComponent(name)
+            let temporary = (directory as NSString).appendingPathComponent(".\(name).\(getpid()).tmp")
+            try? FileManager.default.removeItem(atPath: temporary)
+            try RegistryFiles.link((blobs as NSString).appendingPathComponent(digest), to: temporary)
+            try RegistryFiles.rename(temporary, to: path)
+        }
     }
 
     /// Writes the catalog, then deletes the directories of versions it no longer lists and unreferenced blobs.

@@ -20,14 +20,20 @@ extension ModelManifest {
 
         /// Checks that the file still holds the recorded bytes; the error names the file.
         public func verify() throws {
-            guard FileManager.default.fileExists(atPath: path) else {
-                throw ModelDirectoryError(path: path, message: "the recipe names this file, which does not exist here "
-                    + "(recipe paths resolve against the working directory: run from the repository root)")
-            }
+            try requireExisting()
             let actual = try SHA256.hex(file: path)
             guard actual == sha256.lowercased() else {
                 throw ModelDirectoryError(path: path, message: "SHA-256 is \(actual) but the recipe records \(sha256): "
                     + "this is not the data the model was trained on")
+            }
+        }
+
+        /// Checks that the file exists where the path resolves; the error names the file and says where recipe paths
+        /// resolve (a command run outside the repository root finds none of them).
+        public func requireExisting() throws {
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw ModelDirectoryError(path: path, message: "the recipe names this file, which does not exist here "
+                    + "(recipe paths resolve against the working directory: run from the repository root)")
             }
         }
     }

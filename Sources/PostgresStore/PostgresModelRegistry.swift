@@ -48,17 +48,20 @@ public final class PostgresModelRegistry: ModelRegistry, @unchecked Sendable {
     }
 
     public func store(files: [String: String], from directory: String,
-                      change: (inout RegistryCatalog) throws(KeywordStoreError) -> Void) throws(KeywordStoreError) {
+                      change: (inout RegistryCatalog) throws(KeywordStoreError) -> Void) throws(KeywordStoreError) -> [String] {
         try transaction { connection in
             var catalog = try self.read(connection, lock: true)
             let before = catalog
             try change(&catalog)
-            if catalog.models.contains(where: { before.model($0.version) == nil }) {
-                for (name, digest) in files.sorted(by: { $0.key < $1.key }) {
-                    try self.upload((directory as NSString).appendingPathComponent(name), digest: digest, connection)
+            var repaired: [String] = []
+            var done: Set<String> = []
+            for (name, digest) in files.sorted(by: { $0.key < $1.key }) where done.insert(digest).inserted {
+                if try self.upload((directory as NSString).appendingPathComponent(name), digest: digest, connection) {
+                    repaired.append(name)
                 }
             }
             try self.save(catalog, replacing: before, connection)
+            return repaired
         }
     }
 
@@ -157,11 +160,16 @@ public final class PostgresModelRegistry: ModelRegistry, @unchecked Sendable {
         }
     }
 
-    /// Stores a file's parts unless its SHA-256 is stored already; the file is hashed again first (it may have
-    /// changed since it was checked).
-    private func upload(_ path: String, digest expected: String, _ connection: PostgresConnection) throws {
-        let found = try connection.exec("SELECT 1 FROM kwsuggest_model_blobs WHERE sha256 = $1 AND part = 0", [expected])
-        guard found.isEmpty else { return }
+    /// Stores a file's parts unless parts stored under its SHA-256 already have that SHA-256 together (the
+    /// database hashes them); damaged or missing parts are deleted and the file is stored again. The file is
+    /// hashed again first (it may have changed since it was checked). Returns true when stored parts were
+    /// replaced.
+    private func upload(_ path: String, digest expected: String, _ connection: PostgresConnection) throws -> Bool {
+        let found = try connection.exec("SELECT encode(sha256(string_agg(bytes, ''::bytea ORDER BY part)), 'hex') "
+            + "FROM kwsuggest_model_blobs WHERE sha256 = $1", [expected])
+        let stored = found.first?.first ?? nil
+        if stored == expected { return false }
+        if stored != nil { try connection.exec("DELETE FROM kwsuggest_model_blobs WHERE sha256 = $1", [expected]) }
         let actual = try digest(path)
         guard actual == expected else {
             throw KeywordStoreError.failed("\(path): SHA-256 is \(actual) but the manifest records \(expected); the file changed while it was pushed")
@@ -177,6 +185,7 @@ public final class PostgresModelRegistry: ModelRegistry, @unchecked Sendable {
             part += 1
             if data.count < Self.partBytes { break }
         }
+        return stored != nil
     }
 
     /// Writes a stored file part by part (one 4 MiB part in memory at a time), hashing as it goes.

@@ -170,9 +170,12 @@ public protocol ModelRegistry: AnyObject, Sendable {
     /// The catalog as it is now.
     func catalog() throws(KeywordStoreError) -> RegistryCatalog
     /// Stores the files of a checked model directory (see `ModelPush`), then runs `change` on the catalog
-    /// under the lock and saves what it changed; files of versions it dropped are deleted.
+    /// under the lock and saves what it changed; files of versions it dropped are deleted. A file stored already
+    /// is trusted only when its bytes still have its SHA-256; a damaged one is replaced by the pushed copy.
+    /// Returns the names of the files so repaired.
+    @discardableResult
     func store(files: [String: String], from directory: String,
-               change: (inout RegistryCatalog) throws(KeywordStoreError) -> Void) throws(KeywordStoreError)
+               change: (inout RegistryCatalog) throws(KeywordStoreError) -> Void) throws(KeywordStoreError) -> [String]
     /// Runs `change` on the catalog under the lock and saves it; files of versions it dropped are deleted.
     /// Serves are told when the head changed.
     func update<T>(_ change: (inout RegistryCatalog) throws(KeywordStoreError) -> T) throws(KeywordStoreError) -> T

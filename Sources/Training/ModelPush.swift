@@ -24,6 +24,8 @@ public enum ModelPush {
         public var alreadyStored: Bool
         /// Versions `--keep` removed.
         public var removed: [String]
+        /// Files the registry held damaged (bytes without their SHA-256) and replaced by the pushed copy.
+        public var repaired: [String] = []
     }
 
     /// Checks every file: the manifest with its checksums, each file it lists against its SHA-256, the files a
@@ -72,7 +74,7 @@ public enum ModelPush {
                                     created: UTCTimestamp.now(), size: checked.size, files: checked.files,
                                     trainedThrough: manifest.lineage?.feedback?.lastID, gate: nil)
         var outcome = Outcome(version: model.version, alreadyStored: false, removed: [])
-        try registry.store(files: checked.files, from: directory) { (catalog: inout RegistryCatalog) throws(KeywordStoreError) in
+        outcome.repaired = try registry.store(files: checked.files, from: directory) { (catalog: inout RegistryCatalog) throws(KeywordStoreError) in
             outcome.alreadyStored = catalog.model(model.version) != nil
             outcome.removed = try catalog.add(model, keep: keep)
         }

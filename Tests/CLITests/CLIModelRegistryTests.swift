@@ -25,7 +25,7 @@ final class CLIModelRegistryTests: ScratchTestCase {
         XCTAssertEqual(pushed.status, 0, pushed.stderr)
         XCTAssertEqual(pushed.stdout.split(separator: "\n").last, "cli-a", "the version is the last line")
         let json = try CLITests.run(["model", "push", b, "--store", store, "--json"])
-        XCTAssertEqual(json.stdout, "{\"version\":\"cli-b\",\"already_stored\":false,\"removed\":[]}\n")
+        XCTAssertEqual(json.stdout, "{\"version\":\"cli-b\",\"already_stored\":false,\"removed\":[],\"repaired\":[]}\n")
         XCTAssertTrue(FileManager.default.fileExists(atPath: scratch + "/store/keywords.overlay.registry/versions/cli-b/vectors.kwv"))
 
         let gate = try file("gate.jsonl", "{\"name\":\"淡路島産 にんじん 3本\",\"keywords\":[\"にんじん\"]}\n{\"name\":\"北海道産 玉ねぎ 10kg\",\"keywords\":[\"玉ねぎ\"]}\n")
@@ -73,6 +73,50 @@ final class CLIModelRegistryTests: ScratchTestCase {
         XCTAssertTrue(outcome.stderr.hasPrefix("Error: \(damaged)/lexicon.kwlex: SHA-256 is "), outcome.stderr)
         XCTAssertEqual(outcome.stdout, "")
         XCTAssertFalse(FileManager.default.fileExists(atPath: scratch + "/store/keywords.overlay.registry/versions"))
+    }
+
+    /// A stored blob damaged in place is not trusted by its name: the next push that holds the file replaces it
+    /// (and says so), and the versions linked to it get the good bytes.
+    func testAPushRepairsADamagedStoredFile() throws {
+        try FileManager.default.createDirectory(atPath: scratch + "/store", withIntermediateDirectories: true)
+        let a = try model("cli-a"), b = try model("cli-b")
+        XCTAssertEqual(try CLITests.run(["model", "push", a, "--store", store]).status, 0)
+        let manifest = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: a + "/manifest.json"))) as? [String: Any])
+        let sha = try XCTUnwrap((manifest["file_sha256"] as? [String: String])?["keywords.txt"])
+        let registry = scratch + "/store/keywords.overlay.registry"
+        let handle = try XCTUnwrap(FileHandle(forUpdatingAtPath: registry + "/blobs/" + sha))
+        try handle.seek(toOffset: 10)
+        let byte = try XCTUnwrap(handle.readData(ofLength: 1).first)
+        try handle.seek(toOffset: 10)
+        handle.write(Data([byte ^ 0x01]))
+        try handle.close()
+        let good = try Data(contentsOf: URL(fileURLWithPath: a + "/keywords.txt"))
+        XCTAssertNotEqual(try Data(contentsOf: URL(fileURLWithPath: registry + "/versions/cli-a/keywords.txt")), good)
+
+        let pushed = try CLITests.run(["model", "push", b, "--store", store])
+        XCTAssertEqual(pushed.status, 0, pushed.stderr)
+        XCTAssertTrue(pushed.stdout.hasPrefix("repaired the stored keywords.txt: its bytes no longer had their SHA-256; "
+            + "replaced by the pushed copy\nstored in "), pushed.stdout)
+        XCTAssertTrue(pushed.stderr.contains("\"event\":\"model_file_repaired\""), pushed.stderr)
+        for path in ["/blobs/" + sha, "/versions/cli-a/keywords.txt", "/versions/cli-b/keywords.txt"] {
+            XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: registry + path)), good, path)
+        }
+        let again = try CLITests.run(["model", "push", b, "--store", store, "--json"])
+        XCTAssertEqual(again.stdout, "{\"version\":\"cli-b\",\"already_stored\":true,\"removed\":[],\"repaired\":[]}\n")
+    }
+
+    /// The default gate set is the candidate recipe's dev file, whose path resolves against the working
+    /// directory: run elsewhere, the error says so, as train --recipe's does.
+    func testPromoteOutsideTheRepositoryRootSaysWhereRecipePathsResolve() throws {
+        try FileManager.default.createDirectory(atPath: scratch + "/store", withIntermediateDirectories: true)
+        XCTAssertEqual(try CLITests.run(["model", "push", try model("cli-a"), "--store", store]).status, 0)
+        let shipped = CLITests.packageRoot.appendingPathComponent("models/default").path
+        let outcome = try CLITests.run(["model", "promote", "cli-a", "--store", store, "--model", shipped],
+                                       directory: URL(fileURLWithPath: scratch))
+        XCTAssertEqual(outcome.status, 1)
+        XCTAssertEqual(outcome.stderr, "Error: data/dev.jsonl: the recipe names this file, which does not exist here "
+            + "(recipe paths resolve against the working directory: run from the repository root)\n")
+        XCTAssertEqual(outcome.stdout, "")
     }
 
     func testUsageErrors() throws {
@@ -139,8 +183,9 @@ final class CLIModelRegistryTests: ScratchTestCase {
 
             Every file the manifest lists is checked against its SHA-256, the files a model needs must be there,
             and the model must load; a damaged or incomplete directory is refused, naming the file. The version
-            (the manifest's model_version) is printed on the last line. Pushing a version that is stored already
-            changes nothing.
+            (the manifest's model_version) is printed on the last line. A file the registry holds already is
+            checked against its SHA-256 too: a damaged stored copy is replaced by the pushed one (and named).
+            Pushing a version that is stored already changes nothing else.
 
             USAGE: kwsuggest model push [--store <store>] [--keep <n>] [--json] <dir>
 

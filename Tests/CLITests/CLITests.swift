@@ -18,11 +18,13 @@ final class CLITests: XCTestCase {
         var stderr: String
     }
 
-    static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String]? = nil) throws -> Outcome {
+    /// Runs the binary in `directory` (default: the repository root, where recipe paths resolve).
+    static func run(_ arguments: [String], stdin: String? = nil, environment: [String: String]? = nil,
+                    directory: URL? = nil) throws -> Outcome {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
-        process.currentDirectoryURL = packageRoot
+        process.currentDirectoryURL = directory ?? packageRoot
         if let environment { process.environment = environment }
         let out = Pipe(), err = Pipe(), input = Pipe()
         process.standardOutput = out

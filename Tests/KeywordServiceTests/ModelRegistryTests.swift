@@ -20,12 +20,15 @@ final class FileModelRegistryTests: XCTestCase {
 
     private var contract: RegistryContract {
         let overlay = self.overlay
-        return RegistryContract(open: { try FileModelRegistry(overlayPath: overlay, digest: ModelFixtures.digest) }, fixtures: fixtures)
+        let blobs = fixtures.root + "/store/keywords.overlay.registry/blobs/"
+        return RegistryContract(open: { try FileModelRegistry(overlayPath: overlay, digest: ModelFixtures.digest) }, fixtures: fixtures,
+                                damageStoredFile: { sha in try ModelFixtures.flipByte(in: blobs + sha, at: 10) })
     }
 
     func testLifecycle() throws { try contract.lifecycle() }
     func testKeepSparesLiveAndPredecessor() throws { try contract.keepSparesLiveAndPredecessor() }
     func testDamagedDirectoryIsRefused() throws { try contract.damagedDirectoryIsRefused() }
+    func testDamagedStoredFileIsRepaired() throws { try contract.damagedStoredFileIsRepaired() }
     func testWatchersHearPromotions() throws { try contract.watchersHearPromotions() }
 
     /// The folder sits beside the overlay; versions share their unchanged files (one blob each).
@@ -63,12 +66,18 @@ final class PostgresModelRegistryTests: XCTestCase {
 
     private var contract: RegistryContract {
         let url = self.url, cache = fixtures.root + "/cache-\(UUID().uuidString)"
-        return RegistryContract(open: { try PostgresModelRegistry(url: url, digest: ModelFixtures.digest, cache: cache) }, fixtures: fixtures)
+        return RegistryContract(open: { try PostgresModelRegistry(url: url, digest: ModelFixtures.digest, cache: cache) }, fixtures: fixtures,
+                                damageStoredFile: { sha in
+            let connection = try PostgresConnection(conninfo: url, pq: LibPQ.load())
+            try connection.exec("UPDATE kwsuggest_model_blobs SET bytes = set_byte(bytes, 10, get_byte(bytes, 10) # 1) "
+                + "WHERE sha256 = $1 AND part = 0", [sha])
+        })
     }
 
     func testLifecycle() throws { try contract.lifecycle() }
     func testKeepSparesLiveAndPredecessor() throws { try contract.keepSparesLiveAndPredecessor() }
     func testDamagedDirectoryIsRefused() throws { try contract.damagedDirectoryIsRefused() }
+    func testDamagedStoredFileIsRepaired() throws { try contract.damagedStoredFileIsRepaired() }
     func testWatchersHearPromotions() throws { try contract.watchersHearPromotions() }
 
     /// Files live in the database: a replica with an empty cache gets them from there, and unreferenced parts

@@ -45,12 +45,24 @@ struct ModelFixtures {
     }
 
     func remove() { try? FileManager.default.removeItem(atPath: root) }
+
+    /// Flips the lowest bit of the byte at `offset` of the file, in place (hard links to it see the change).
+    static func flipByte(in path: String, at offset: UInt64) throws {
+        let handle = try XCTUnwrap(FileHandle(forUpdatingAtPath: path), path)
+        defer { try? handle.close() }
+        try handle.seek(toOffset: offset)
+        let byte = try XCTUnwrap(handle.readData(ofLength: 1).first)
+        try handle.seek(toOffset: offset)
+        handle.write(Data([byte ^ 0x01]))
+    }
 }
 
 /// What every registry must do, run against the file and the PostgreSQL registry alike.
 struct RegistryContract {
     let open: () throws -> any ModelRegistry
     let fixtures: ModelFixtures
+    /// Flips one byte of the stored file with this SHA-256 where the registry keeps it, in place.
+    let damageStoredFile: (String) throws -> Void
 
     /// push → list → promote → promote → rollback → rollback to the fallback → rm, with the files loadable.
     func lifecycle() throws {
@@ -115,12 +127,7 @@ struct RegistryContract {
         let registry = try open()
         defer { registry.close() }
         let damaged = try fixtures.model("damaged")
-        let handle = try XCTUnwrap(FileHandle(forUpdatingAtPath: damaged + "/vectors.kwv"))
-        try handle.seek(toOffset: 4096)
-        let byte = try XCTUnwrap(handle.readData(ofLength: 1).first)
-        try handle.seek(toOffset: 4096)
-        handle.write(Data([byte ^ 0x01]))
-        try handle.close()
+        try ModelFixtures.flipByte(in: damaged + "/vectors.kwv", at: 4096)
         XCTAssertThrowsError(try ModelPush.push(directory: damaged, to: registry, keep: 5, loads: false)) { error in
             XCTAssertTrue("\(error)".contains("damaged/vectors.kwv: SHA-256 is"), "\(error)")
         }
@@ -130,6 +137,24 @@ struct RegistryContract {
             XCTAssertTrue("\(error)".contains("incomplete/encoder.bin: missing"), "\(error)")
         }
         XCTAssertEqual(try registry.catalog().models, [])
+    }
+
+    /// A stored file damaged in place is not trusted by its name: a push of another model holding the same file
+    /// replaces it with the pushed copy and says so, and both versions load with their files verified.
+    func damagedStoredFileIsRepaired() throws {
+        let registry = try open()
+        defer { registry.close() }
+        _ = try ModelPush.push(directory: try fixtures.model("r-1"), to: registry, keep: 5, loads: false)
+        let sha = try XCTUnwrap(try registry.catalog().model("r-1")?.files[ModelDirectory.keywordsName])
+        try damageStoredFile(sha)
+        let outcome = try ModelPush.push(directory: try fixtures.model("r-2"), to: registry, keep: 5, loads: false)
+        XCTAssertEqual(outcome.repaired, [ModelDirectory.keywordsName])
+        for version in ["r-1", "r-2"] {
+            let directory = try registry.directory(of: version)
+            XCTAssertEqual(try ModelDirectory.load(path: directory).modelVersion, version)
+            XCTAssertEqual(try SHA256.hex(file: directory + "/" + ModelDirectory.keywordsName), sha)
+        }
+        XCTAssertEqual(try ModelPush.push(directory: try fixtures.model("r-3"), to: registry, keep: 5, loads: false).repaired, [])
     }
 
     /// A promotion is seen by a watcher on another registry object (another replica) within 5 s.

@@ -89,7 +89,10 @@ struct ModelPromoteCommand: Command {
             let liveModel = try ModelDirectory.load(path: try live.map { try registry.directory(of: $0) } ?? fallback)
             var sets: [GateSet] = []
             var files = gateFiles
-            if files.isEmpty, let dev = candidateModel.manifest?.recipe?.dev?.path { files = [dev] }
+            if files.isEmpty, let dev = candidateModel.manifest?.recipe?.dev {
+                try dev.requireExisting()
+                files = [dev.path]
+            }
             for file in files { sets.append(GateSet(name: (file as NSString).lastPathComponent, data: try LabelledData.load(path: file))) }
             let store = try location.open()
             defer { store.close() }

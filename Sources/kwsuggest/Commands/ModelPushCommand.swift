@@ -1,3 +1,4 @@
+import EventLog
 import Foundation
 import ModelStorage
 import StoreInterface
@@ -20,8 +21,9 @@ struct ModelPushCommand: Command {
         discussion: """
             Every file the manifest lists is checked against its SHA-256, the files a model needs must be there,
             and the model must load; a damaged or incomplete directory is refused, naming the file. The version
-            (the manifest's model_version) is printed on the last line. Pushing a version that is stored already
-            changes nothing.
+            (the manifest's model_version) is printed on the last line. A file the registry holds already is
+            checked against its SHA-256 too: a damaged stored copy is replaced by the pushed one (and named).
+            Pushing a version that is stored already changes nothing else.
             """
     )
 
@@ -41,10 +43,17 @@ struct ModelPushCommand: Command {
         let (_, registry) = try ModelCommand.registry(arguments)
         defer { registry.close() }
         let outcome = try ModelCommand.perform { try ModelPush.push(directory: directory, to: registry, keep: keepCount) }
+        for name in outcome.repaired {
+            EventLog.record(.warning, "model_file_repaired", ["version": outcome.version, "file": name, "store": registry.displayName])
+        }
         if asJSON {
             print("{\"version\":\(jsonQuote(outcome.version)),\"already_stored\":\(outcome.alreadyStored),"
-                + "\"removed\":[\(outcome.removed.map(jsonQuote).joined(separator: ","))]}")
+                + "\"removed\":[\(outcome.removed.map(jsonQuote).joined(separator: ","))],"
+                + "\"repaired\":[\(outcome.repaired.map(jsonQuote).joined(separator: ","))]}")
             return
+        }
+        for name in outcome.repaired {
+            print("repaired the stored \(name): its bytes no longer had their SHA-256; replaced by the pushed copy")
         }
         print(outcome.alreadyStored ? "already stored in \(registry.displayName)" : "stored in \(registry.displayName)")
         for version in outcome.removed { print("removed \(version) (--keep \(keepCount))") }
