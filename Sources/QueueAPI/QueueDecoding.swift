@@ -26,18 +26,11 @@ package enum QueueDecoding {
         guard !values.isEmpty else { throw .badRequest(.emptyItems, "'items' needs at least one item") }
         guard values.count <= maxItems else { throw .badRequest(.tooManyItems, "at most \(maxItems) items per request") }
         var products: [QueueProduct] = []
-        var seen: [String: Int] = [:]
         for (index, value) in values.enumerated() {
             guard case .object(let item) = value else { throw .badRequest(.invalidItem, "'items[\(index)]' must be an object") }
             try RequestDecoding.onlyFields(item, itemFields)
-            let product = QueueProduct(id: try id(item["id"], field: "items[\(index)].id"),
-                                       name: try RequestDecoding.name(item["name"], field: "items[\(index)].name", limits: limits))
-            // The same id twice with one name is a duplicate; with two names the request cannot say which holds.
-            if let earlier = seen[product.id], products[earlier].name != product.name {
-                throw .badRequest(.invalidItem, "'items[\(index)]' has the id of 'items[\(earlier)]' with another name")
-            }
-            seen[product.id] = seen[product.id] ?? index
-            products.append(product)
+            products.append(QueueProduct(id: try id(item["id"], field: "items[\(index)].id"),
+                                         name: try RequestDecoding.name(item["name"], field: "items[\(index)].name", limits: limits)))
         }
         return products
     }

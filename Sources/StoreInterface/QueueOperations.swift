@@ -39,7 +39,8 @@ package struct QueueOperations {
     }
 
     /// New ids are queued or labelled by the model; the same id with the same name is a duplicate; the same id
-    /// with a new name starts over under the new name. The first time an id appears wins within one call.
+    /// with a new name starts over under the new name. Submissions apply in order, as separate calls would: an id
+    /// given twice in one call with two names is renamed by the second.
     package func enqueue(_ submissions: [QueueSubmission], at now: QueueTime,
                  in workspace: inout some QueueWorkspace) throws(QueueError) -> EnqueueSummary {
         var summary = EnqueueSummary()
@@ -47,14 +48,16 @@ package struct QueueOperations {
         for var submission in submissions {
             submission.id = QueueRules.canonicalKey(submission.id)
             if let name = seen[submission.id] {
-                if name == submission.name { summary.duplicates += 1 }
-                continue
-            }
-            seen[submission.id] = submission.name
-            if let existing = try workspace.item(submission.id), existing.isSame(as: submission) {
+                if name == submission.name {
+                    summary.duplicates += 1
+                    continue
+                }
+            } else if let existing = try workspace.item(submission.id), existing.isSame(as: submission) {
+                seen[submission.id] = submission.name
                 summary.duplicates += 1
                 continue
             }
+            seen[submission.id] = submission.name
             let item = QueueItem(submission, at: now, policy: policy)
             try workspace.save(item)
             if item.modelKeyword != nil { summary.autoAccepted += 1 } else { summary.queued += 1 }

@@ -260,6 +260,17 @@ extension QueueContract {
         XCTAssertEqual(third.items.map(\.name), ["renamed r"])
     }
 
+    /// The submissions of one call apply in order: an id given twice with two names is renamed by the second,
+    /// and a third with the second's name is a duplicate.
+    func oneCallAppliesInOrder() throws {
+        let store = try make(QueuePolicy(overlapShare: 0, auditShare: 0))
+        let summary = try store.enqueue([Self.submission("a", name: "first"), Self.submission("a", name: "second"),
+                                         Self.submission("a", name: "second")], at: Self.t0)
+        XCTAssertEqual(summary, EnqueueSummary(queued: 2, autoAccepted: 0, duplicates: 1))
+        let lease = try make(store.policy).lease(LeaseRequest(annotator: "aiko"), at: Self.t0 + 1)
+        XCTAssertEqual(lease.items.map(\.name), ["second"])
+    }
+
     /// An item id or annotator name is one whatever its Unicode form (NFC or NFD), in every store.
     func equivalentIDsAndAnnotatorsAreOne() throws {
         let store = try make(QueuePolicy(overlapShare: 0, auditShare: 0))

@@ -35,6 +35,7 @@ final class FileQueueStoreTests: XCTestCase {
     func testOverlapAgreementAndAudit() throws { try contract.overlapAgreementAndAudit() }
     func testUndoNeverTakesAnItemFromAnotherLease() throws { try contract.undoNeverTakesAnItemFromAnotherLease() }
     func testEquivalentIDsAndAnnotatorsAreOne() throws { try contract.equivalentIDsAndAnnotatorsAreOne() }
+    func testOneCallAppliesInOrder() throws { try contract.oneCallAppliesInOrder() }
 
     /// An operation cut short by a crash (whole lines without their commit line, then a torn one) was never
     /// acknowledged: none of it is read, and the next append replaces it.
@@ -157,4 +158,5 @@ final class PostgresQueueStoreTests: XCTestCase {
     func testOverlapAgreementAndAudit() throws { try contract.overlapAgreementAndAudit() }
     func testUndoNeverTakesAnItemFromAnotherLease() throws { try contract.undoNeverTakesAnItemFromAnotherLease() }
     func testEquivalentIDsAndAnnotatorsAreOne() throws { try contract.equivalentIDsAndAnnotatorsAreOne() }
+    func testOneCallAppliesInOrder() throws { try contract.oneCallAppliesInOrder() }
 }
