@@ -132,7 +132,7 @@ package enum QueueLine: Equatable {
     // MARK: Reading
 
     private static func item(_ fields: QueueFields) throws(KeywordStoreError) -> QueueItem {
-        let id = try fields.string("id")
+        let id = try fields.key("id")
         var suggestions: [QueueSuggestion] = []
         for (index, value) in try fields.array("suggestions").enumerated() {
             let suggestion = try QueueFields(value, fields.path + "suggestions[\(index)].")
@@ -146,12 +146,12 @@ package enum QueueLine: Equatable {
         }
         for (index, value) in try fields.array("holds").enumerated() {
             let hold = try QueueFields(value, fields.path + "holds[\(index)].")
-            item.holds.append(QueueHold(annotator: try hold.string("annotator"), lease: try hold.string("lease"),
+            item.holds.append(QueueHold(annotator: try hold.key("annotator"), lease: try hold.string("lease"),
                                         since: try hold.int("since"), until: try hold.int("until")))
         }
         for (index, value) in try fields.array("skips").enumerated() {
             let skip = try QueueFields(value, fields.path + "skips[\(index)].")
-            item.skips.append(QueueSkip(annotator: try skip.string("annotator"), until: try skip.int("until")))
+            item.skips.append(QueueSkip(annotator: try skip.key("annotator"), until: try skip.int("until")))
         }
         if let flag = fields.values["flag"], flag != .null { item.flag = try vote(QueueFields(flag, fields.path + "flag.")) }
         do {
@@ -163,7 +163,7 @@ package enum QueueLine: Equatable {
     }
 
     private static func vote(_ fields: QueueFields) throws(KeywordStoreError) -> QueueVote {
-        QueueVote(annotator: try fields.string("annotator"), keywords: try fields.strings("keywords"),
+        QueueVote(annotator: try fields.key("annotator"), keywords: try fields.strings("keywords"),
                   decision: try fields.int("decision"), at: try fields.int("at"))
     }
 
@@ -178,8 +178,8 @@ package enum QueueLine: Equatable {
             }
             feedback.append(id)
         }
-        let decision = QueueDecision(id: try fields.int("id"), annotator: try fields.string("annotator"),
-                                     item: try fields.string("item"), kind: kind, lease: try fields.string("lease"),
+        let decision = QueueDecision(id: try fields.int("id"), annotator: try fields.key("annotator"),
+                                     item: try fields.key("item"), kind: kind, lease: try fields.string("lease"),
                                      keywords: try fields.strings("keywords"), feedback: feedback, at: try fields.int("at"),
                                      seconds: try fields.double("seconds"), undone: try fields.bool("undone"))
         do {
@@ -212,6 +212,12 @@ private struct QueueFields {
     func string(_ key: String) throws(KeywordStoreError) -> String {
         guard case .string(let text) = values[key] ?? .null else { throw wrong(key, "a string") }
         return text
+    }
+
+    /// An item id or annotator name, in the form stores keep it (`QueueRules.canonicalKey`): a record written
+    /// before keys were kept in NFC reads as the key the API now uses.
+    func key(_ key: String) throws(KeywordStoreError) -> String {
+        QueueRules.canonicalKey(try string(key))
     }
 
     func optionalString(_ key: String) throws(KeywordStoreError) -> String? {

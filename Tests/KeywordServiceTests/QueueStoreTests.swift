@@ -98,6 +98,22 @@ final class FileQueueStoreTests: XCTestCase {
         }
     }
 
+    /// A record written with a key in another Unicode form (NFD, as a release that kept keys as sent could write)
+    /// reads as the NFC key the API now uses.
+    func testKeysReadBackInNFC() throws {
+        let store = FileQueueStore(overlayPath: overlayPath, feedbackStore: FileKeywordStore(overlayPath: overlayPath),
+                                   policy: QueuePolicy(overlapShare: 0, auditShare: 0))
+        _ = try store.enqueue([QueueContract.submission("x")], at: QueueContract.t0)
+        let log = String(decoding: try Data(contentsOf: URL(fileURLWithPath: store.path)), as: UTF8.self)
+        XCTAssertTrue(log.contains("\"id\":\"x\""), log)
+        try log.replacingOccurrences(of: "\"id\":\"x\"", with: "\"id\":\"cafe\\u0301\"")
+            .write(toFile: store.path, atomically: true, encoding: .utf8)
+        let reader = FileQueueStore(overlayPath: overlayPath, feedbackStore: FileKeywordStore(overlayPath: overlayPath),
+                                    policy: store.policy)
+        let lease = try reader.lease(LeaseRequest(annotator: "aiko"), at: QueueContract.t0 + 1)
+        XCTAssertEqual(lease.items.map { Array($0.id.utf8) }, [Array("caf\u{e9}".utf8)])
+    }
+
     /// A line edited by hand follows the API's rules: an id with a control character, an empty name, a keyword
     /// with white space around it or a confidence past 1 is refused with the file and line, on every read.
     func testHandEditedLinesFollowTheAPIRules() throws {
