@@ -289,8 +289,14 @@ struct RowWorkspace: QueueWorkspace {
                   let at = row[6].flatMap({ Int64($0) }), let seconds = row[7].flatMap({ Double($0) }) else {
                 throw .store(.failed("\(displayName): a kwsuggest_queue_decisions row is incomplete"))
             }
-            decisions.append(QueueDecision(id: id, annotator: annotator, item: item, kind: kind, lease: lease,
-                                           keywords: keywords, feedback: feedback, at: at, seconds: seconds, undone: row[8] == "t"))
+            let decision = QueueDecision(id: id, annotator: annotator, item: item, kind: kind, lease: lease,
+                                         keywords: keywords, feedback: feedback, at: at, seconds: seconds, undone: row[8] == "t")
+            do {
+                try QueueRules.check(decision)
+            } catch {
+                throw .store(.failed("\(displayName): kwsuggest_queue_decisions row \(id) is not a decision as the API stores it: \(error.field): \(error.message)"))
+            }
+            decisions.append(decision)
         }
         return decisions
     }

@@ -15,7 +15,7 @@ package enum QueueOpenAPI {
           "500": {"$ref": "#/components/responses/Error"}, "503": {"$ref": "#/components/responses/Error"}
 """#
 
-    private static let conflict = ##""409": {"description": "The item is not in this annotator's lease (not_leased), is already labelled or flagged (item_closed), there is nothing to undo (nothing_to_undo), or the latest decision cannot be undone because its item was renamed, decided by others or is held by another annotator since (cannot_undo); nothing was changed", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}"##
+    private static let conflict = ##""409": {"description": "The item is not in this annotator's lease (not_leased), is already labelled or flagged (item_closed), there is nothing to undo (nothing_to_undo), or the latest decision cannot be undone because its item was renamed since, is labelled or flagged by others even without it, or is held by another annotator (cannot_undo); nothing was changed", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}"##
 
     /// Members of `paths`, each followed by a comma.
     package static let paths = #"""

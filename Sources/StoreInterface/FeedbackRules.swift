@@ -47,7 +47,8 @@ public enum FeedbackRules {
             try label(text, field: prefix + "annotator", kind: .annotator)
         }
         item.clientID = try item.clientID.map { (text: String) throws(FeedbackProblem) -> String in
-            clientKey(try label(text, field: prefix + "id", kind: .clientID))
+            // The length is the stored form's: NFC can lengthen text.
+            try label(clientKey(text), field: prefix + "id", kind: .clientID)
         }
         return item
     }

@@ -11,11 +11,6 @@ public enum KeywordRules {
     /// The most keywords a served list holds (the model's list with the overlay applied).
     public static let maxKeywords = 50_000
 
-    /// The character a model's keywords.txt reads, at the start of a line, as the start of a comment: a keyword
-    /// may hold it, but not as its first code point once canonical (so ＃ and ﹟, which fold to it, cannot lead
-    /// either), or it could never join a model's list.
-    public static let commentMarker: Unicode.Scalar = "#"
-
     /// Refuses a list of `count` keywords that would replace one of `previous` (nil when there is none yet) when
     /// it holds more than `limit` and more than before: a list already past the limit may still shrink, or swap
     /// one keyword for another.
@@ -44,13 +39,9 @@ public enum KeywordRules {
     /// Why `keyword` (already in `canonical` form) cannot be served, or nil when it can. A keyword must be seen to
     /// be chosen: one with no visible character, or with a character that changes how others display (bidi
     /// controls, joiners, tags, every other format character), or one no font can show (unassigned, noncharacter,
-    /// private use), is refused rather than cleaned, so what is stored is exactly what was sent. A keyword must
-    /// also fit a model's keyword list, so it cannot start with `commentMarker`.
+    /// private use), is refused rather than cleaned, so what is stored is exactly what was sent.
     public static func problem(with keyword: String, maxCodePoints: Int = maxCodePoints) -> String? {
         if keyword.isEmpty { return "is empty" }
-        if keyword.unicodeScalars.first == commentMarker {
-            return "starts with # (＃ and ﹟ fold to it), which a model's keywords.txt reads as a comment line; # may follow the first character"
-        }
         if !fitsCodePoints(keyword, maxCodePoints) {
             return "is longer than \(maxCodePoints) characters (Unicode code points)"
         }
@@ -107,34 +98,17 @@ public enum KeywordRules {
 
     /// The role of `scalar` in a keyword (see `CodePointRole`).
     public static func role(of scalar: Unicode.Scalar) -> CodePointRole {
-        facts(of: scalar).role
-    }
-
-    /// Whether `scalar`, allowed in a keyword, makes a keyword sent with it as its first code point after white
-    /// space start with `commentMarker` once canonical: # and the code points that fold to it (＃, ﹟). This
-    /// decides whole keywords: # is a starter that composes with nothing, NFKC moves no code point ahead of a
-    /// starter, and no code point outside White_Space folds to white space alone, so the first one after the
-    /// padding decides.
-    public static func leadsComment(_ scalar: Unicode.Scalar) -> Bool {
-        facts(of: scalar).leadsComment
-    }
-
-    /// `role(of:)` and `leadsComment(_:)` together, from one fold of `scalar` (the API's schema asks both of
-    /// every code point).
-    public static func facts(of scalar: Unicode.Scalar) -> (role: CodePointRole, leadsComment: Bool) {
         if scalar.isASCII {
-            if isASCIIControl(scalar) { return (.refused, false) }
-            return (scalar.value == 0x20 ? .invisible : .visible, scalar == commentMarker)
+            if isASCIIControl(scalar) { return .refused }
+            return scalar.value == 0x20 ? .invisible : .visible
         }
-        if refuses(scalar) { return (.refused, false) }
+        if refuses(scalar) { return .refused }
         var role = CodePointRole.invisible
-        var first: Unicode.Scalar?
         for folded in String(scalar).precomposedStringWithCompatibilityMapping.unicodeScalars {
-            if isASCIIControl(folded) || refuses(folded) { return (.refused, false) }
+            if isASCIIControl(folded) || refuses(folded) { return .refused }
             if shows(folded) { role = .visible }
-            if first == nil && !folded.properties.isWhitespace { first = folded }
         }
-        return (role, first == commentMarker)
+        return role
     }
 
     /// Why one code point cannot appear in a keyword, or nil.

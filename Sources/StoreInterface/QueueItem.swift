@@ -218,7 +218,7 @@ public struct QueueItem: Sendable, Equatable {
     public func undoProblem(_ decision: QueueDecision, at now: QueueTime) -> String? {
         var reverted = self
         guard reverted.removeEffect(of: decision) else { return "the product was renamed since" }
-        guard reverted.state == .open else { return "other annotators labelled or flagged it since" }
+        guard reverted.state == .open else { return "other annotators labelled or flagged it, even without this decision" }
         let others = reverted.activeHolds(at: now).filter { $0.annotator != decision.annotator }.count
         guard reverted.votes.count + others < reverted.needed else { return "another annotator holds it now" }
         return nil

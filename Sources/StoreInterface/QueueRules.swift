@@ -7,8 +7,9 @@ public enum QueueRules {
     /// characters, in Unicode NFC, so `é` and `e` + U+0301 are one id (or one annotator) in the file store, which
     /// compares Swift strings, and in PostgreSQL, which compares bytes.
     public static func key(_ text: String, field: String) throws(QueueRuleProblem) -> String {
+        // The length is the stored form's: NFC can lengthen text (U+0958 is two code points in NFC).
         do {
-            return canonicalKey(try FeedbackRules.label(text, field: field, kind: .clientID))
+            return try FeedbackRules.label(canonicalKey(text), field: field, kind: .clientID)
         } catch {
             throw QueueRuleProblem(field: field, message: error.message)
         }
@@ -29,7 +30,7 @@ public enum QueueRules {
         guard name.utf8.elementsEqual(item.name.utf8) else {
             throw QueueRuleProblem(field: "name", message: "'name' has white space around it")
         }
-        if let model = item.model { try label(model, "model") }
+        if let model = item.model { try modelVersion(model) }
         for (index, suggestion) in item.suggestions.enumerated() {
             try modelKeyword(suggestion.keyword, "suggestions[\(index)].keyword")
             if let confidence = suggestion.confidence, !(0...1).contains(confidence) {
@@ -78,6 +79,13 @@ public enum QueueRules {
     private static func stored(_ text: String, _ field: String) throws(QueueRuleProblem) {
         guard try key(text, field: field).utf8.elementsEqual(text.utf8) else {
             throw QueueRuleProblem(field: field, message: "'\(field)' is not in Unicode NFC, the form stores keep")
+        }
+    }
+
+    /// The version of the model that suggested the item, as the serving model names itself: no control characters.
+    private static func modelVersion(_ text: String) throws(QueueRuleProblem) {
+        guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw QueueRuleProblem(field: "model", message: "'model' contains a control character")
         }
     }
 

@@ -67,13 +67,14 @@ extension TrainingPlan {
             let list = try ModelFiles.keywords(path: (directory as NSString).appendingPathComponent(ModelDirectory.keywordsName))
             plan.feedback = feedback.names
             plan.feedbackWeight = feedbackWeight
-            plan.newKeywords = feedback.newKeywords(beyond: list)
-            // Before any training: a keyword the feedback introduces that the new list could not hold is an error.
-            do {
-                try ModelDirectoryWriter.checkAppendable(plan.newKeywords,
-                                                         path: (out as NSString).appendingPathComponent(ModelDirectory.keywordsName))
-            } catch let error as ModelDirectoryError {
-                throw ModelDirectoryError(path: error.path, message: error.message + " (a keyword that decisions in the feedback name)")
+            // A keyword one line of keywords.txt cannot hold (it starts with #, which the list reads as a comment)
+            // is trained on but stays off the new list, and the command says which and why.
+            for keyword in feedback.newKeywords(beyond: list) {
+                if let problem = ModelFiles.listProblem(with: keyword) {
+                    plan.unlistedKeywords.append((keyword, problem))
+                } else {
+                    plan.newKeywords.append(keyword)
+                }
             }
             use = ModelManifest.FeedbackUse(store: feedbackStore ?? "", firstID: feedback.firstID, lastID: feedback.lastID,
                                             records: feedback.records, names: feedback.names.count,

@@ -82,6 +82,8 @@ public struct TrainingPlan: Sendable {
     }
     /// Keywords the feedback names that the base list lacks: they join the new model's list.
     public var newKeywords: [String] = []
+    /// Keywords the feedback introduces that the list file cannot hold, with why: trained on, not listed.
+    public var unlistedKeywords: [(keyword: String, problem: String)] = []
     /// Recorded in the manifest when the plan repeats another model's recipe.
     public var lineage: ModelManifest.Lineage?
 

@@ -28,12 +28,6 @@ final class CLIStoreImportRulesTests: ScratchTestCase {
             (feedback(name: fiveThousand), "'name' is longer than 1100 characters"),
             (feedback(name: "   "), "'name' is empty"),
             (feedback(keyword: "a\\u0000"), "'keyword' contains a control character"),
-            // A model's keywords.txt reads a line starting with # as a comment; ＃ folds to #.
-            (##"{"type":"keywords","added":["ごぼう","#テスト"],"removed":[]}"##, "'added[1]' starts with #"),
-            (#"{"type":"keywords","added":[],"removed":["\uff03テスト"]}"#, "'removed[0]' starts with #"),
-            (feedback(keyword: "#ハッシュ菜"), "'keyword' starts with #"),
-            (feedback(keyword: "＃ハッシュ菜"), "'keyword' starts with #"),
-            (feedback(shown: #"["牛肉"," #"]"#), "'shown[1]' starts with #"),
             (feedback(shown: manyShown), "'shown' holds at most 50 keywords"),
             (feedback(id: "9223372036854775807"), "is not a record id (an integer from 1 to 9007199254740991)"),
             (feedback(id: "-5"), "is not a record id"),

@@ -61,43 +61,6 @@ final class InvisibleKeywordTests: XCTestCase {
         XCTAssertEqual(try store.feedback(after: 0, limit: 10).map(\.item.keyword), ["ギョウザ皮"])
     }
 
-    /// A model's keywords.txt reads a line starting with # as a comment, so no keyword starts with # once folded
-    /// (＃ and ﹟ fold to it), on the list or in feedback; # after the first character is a keyword like any other.
-    func testKeywordsStartingWithHashAreRefusedEverywhere() throws {
-        let leading = [##""#テスト""##, #""＃テスト""#, #""　﹟テスト""#, #"" #""#]
-        let engine = FakeEngine(keywords: ["にんじん"])
-        let api = makeAPI(engine: engine)
-        for json in leading {
-            for field in ["add", "remove"] {
-                let response = api.respond(to: makeRequest(.post, "/v1/keywords", body: #"{"\#(field)": ["ok", \#(json)]}"#))
-                XCTAssertEqual(response.status.code, 400, json)
-                XCTAssertEqual(errorCode(response), "invalid_keyword", json)
-                XCTAssertTrue(response.bodyText.contains("'\(field)[1]' starts with #") && response.bodyText.contains("comment"),
-                              "\(json): \(response.bodyText)")
-            }
-        }
-        XCTAssertEqual(engine.changes.withLock { $0.count }, 0, "nothing refused reaches the store")
-        let inside = api.respond(to: makeRequest(.post, "/v1/keywords", body: #"{"add": ["C#", "ａ＃"]}"#))
-        XCTAssertEqual(inside.status.code, 200, inside.bodyText)
-        XCTAssertEqual(jsonObject(inside)["keywords"] as? [String], ["にんじん", "C#", "a#"])
-
-        let directory = NSTemporaryDirectory() + "hash-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let store = FileKeywordStore(overlayPath: directory + "/keywords.overlay.json")
-        let feedbackAPI = makeAPI(store: store)
-        for json in leading {
-            for (field, body) in [("keyword", #"{"name": "謎の品 ハッシュ菜 1束", "keyword": \#(json), "action": "correct"}"#),
-                                  ("shown[1]", #"{"name": "人参", "keyword": "にんじん", "action": "accept", "shown": ["にんじん", \#(json)]}"#)] {
-                let response = feedbackAPI.respond(to: makeRequest(.post, "/v1/feedback", body: body))
-                XCTAssertEqual(response.status.code, 400, body)
-                XCTAssertEqual(errorCode(response), "invalid_keyword", body)
-                XCTAssertTrue(response.bodyText.contains("'\(field)' starts with #"), "\(body): \(response.bodyText)")
-            }
-        }
-        XCTAssertEqual(try store.feedback(after: 0, limit: 10).count, 0)
-    }
-
     func testCompatibilityFormsAreOneKeyword() {
         let engine = FakeEngine(keywords: ["にんじん"])
         let api = makeAPI(engine: engine)

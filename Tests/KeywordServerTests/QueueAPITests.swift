@@ -202,6 +202,12 @@ final class QueueAPITests: XCTestCase {
             XCTAssertEqual(response.status.code, 400, "\(path) \(body): \(response.bodyText)")
             XCTAssertEqual(errorCode(response), code, "\(path) \(body)")
         }
+        // Lengths count the form stores keep: 150 × U+0958 is 300 code points in NFC.
+        let long = String(repeating: "\u{0958}", count: 150)
+        XCTAssertEqual(errorCode(post(api, "/v1/queue/items", #"{"items": [{"id": "\#(long)", "name": "x"}]}"#, token: "s3cret")),
+                       "invalid_id")
+        XCTAssertEqual(errorCode(post(api, "/v1/queue/lease", #"{"annotator": "\#(long)"}"#, token: "s3cret")),
+                       "invalid_annotator")
         XCTAssertEqual(errorCode(post(api, "/v1/queue/undo", #"{"annotator": "a"}"#, token: "s3cret")), "nothing_to_undo")
         for (method, path) in [(HTTPMethod.post, "/v1/queue/items"), (.post, "/v1/queue/lease"), (.post, "/v1/queue/decisions"),
                                (.post, "/v1/queue/undo"), (.get, "/v1/queue/stats"), (.get, "/v1/labels/export")] {

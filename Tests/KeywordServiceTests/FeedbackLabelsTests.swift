@@ -130,25 +130,23 @@ final class TrainingRecipeTests: XCTestCase {
         }
     }
 
-    /// Retraining on feedback that names a keyword the new list could not hold (a store written before the keyword
-    /// rule refused it) is an error naming the keyword, before any training and before the output exists.
-    func testRetrainingOnAKeywordTheListCannotHoldFailsBeforeTraining() throws {
+    /// Retraining on feedback that names a keyword the new list could not hold (one starting with #, which the
+    /// list reads as a comment) trains on it but keeps it off the list, and says so; other new keywords join.
+    func testAKeywordTheListCannotHoldIsTrainedOnButNotListed() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let previous = FileManager.default.currentDirectoryPath
         XCTAssertTrue(FileManager.default.changeCurrentDirectoryPath(root.path))
         defer { _ = FileManager.default.changeCurrentDirectoryPath(previous) }
         let out = NSTemporaryDirectory() + "retrain-\(UUID().uuidString)"
-        let item = FeedbackItem(name: "謎の品 ハッシュ菜 1束", keyword: "#ハッシュ菜", action: .correct)
-        let feedback = FeedbackLabels([FeedbackRecord(id: 1, receivedAt: "2026-01-01T00:00:00.000Z", item: item)])
-        XCTAssertThrowsError(try TrainingPlan.retraining("models/default", out: out, feedback: feedback, feedbackStore: "file:x")) { error in
-            XCTAssertTrue("\(error)".hasPrefix("\(out)/keywords.txt: cannot add the keyword \"#ハッシュ菜\""), "\(error)")
-            XCTAssertTrue("\(error)".contains("comment"), "\(error)")
-        }
-        XCTAssertFalse(FileManager.default.fileExists(atPath: out))
-        let fine = FeedbackItem(name: "謎の品 ハッシュ菜 1束", keyword: "ハッシュ菜#1", action: .correct)
-        let plan = try TrainingPlan.retraining("models/default", out: out, feedback: FeedbackLabels([
-            FeedbackRecord(id: 1, receivedAt: "2026-01-01T00:00:00.000Z", item: fine)]), feedbackStore: "file:x")
+        let records = [FeedbackItem(name: "謎の品 ハッシュ菜 1束", keyword: "#ハッシュ菜", action: .correct),
+                       FeedbackItem(name: "謎の品 ハッシュ菜 2束", keyword: "ハッシュ菜#1", action: .correct)]
+            .enumerated().map { FeedbackRecord(id: Int64($0.offset + 1), receivedAt: "2026-01-01T00:00:00.000Z", item: $0.element) }
+        let plan = try TrainingPlan.retraining("models/default", out: out, feedback: FeedbackLabels(records), feedbackStore: "file:x")
         XCTAssertEqual(plan.newKeywords, ["ハッシュ菜#1"])
+        XCTAssertEqual(plan.unlistedKeywords.map(\.keyword), ["#ハッシュ菜"])
+        XCTAssertTrue(plan.unlistedKeywords.first?.problem.contains("comment") ?? false)
+        XCTAssertEqual(plan.feedback.count, 2, "both names are trained on")
+        XCTAssertEqual(plan.lineage?.feedback?.newKeywords, ["ハッシュ菜#1"])
     }
 
     func testTheManifestRoundTripsRecipeAndLineage() throws {

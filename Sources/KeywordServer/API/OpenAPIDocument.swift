@@ -22,25 +22,21 @@ enum OpenAPIDocument {
         return String(decoding: json.bytes, as: UTF8.self)
     }
 
-    /// The members of the Keyword pattern's character classes: the non-ASCII code points a keyword may hold
-    /// (`KeywordRules.role(of:)` is not `.refused`), of those the ones that show nothing (`.invisible`), and the
-    /// code points a keyword may not start with (`KeywordRules.leadsComment`: #, and what folds to it).
-    /// Computed once per process. The first two are positive lists of what is allowed, not negated lists of what
-    /// is refused: a regex-driven generator (schemathesis) enumerates every code point of a class's ranges, and
-    /// the refused ones (unassigned planes, private use) far outnumber the allowed.
-    private static let keywordClasses: (allowed: String, invisible: String, leading: String) = {
+    /// The members of the Keyword pattern's two character classes: the non-ASCII code points a keyword may hold
+    /// (`KeywordRules.role(of:)` is not `.refused`) and, of those, the ones that show nothing (`.invisible`).
+    /// Computed once per process. They are positive lists of what is allowed, not negated lists of what is
+    /// refused: a regex-driven generator (schemathesis) enumerates every code point of a class's ranges, and the
+    /// refused ones (unassigned planes, private use) far outnumber the allowed.
+    private static let keywordClasses: (allowed: String, invisible: String) = {
         var allowed = CharacterRanges()
         var invisible = CharacterRanges()
-        var leading = CharacterRanges()
-        for value in UInt32(0x20)...0x10FFFF {
+        for value in UInt32(0x80)...0x10FFFF {
             guard let scalar = Unicode.Scalar(value) else { continue }
-            let (role, leadsComment) = KeywordRules.facts(of: scalar)
-            leading.add(scalar, leadsComment)
-            guard value >= 0x80 else { continue }
+            let role = KeywordRules.role(of: scalar)
             allowed.add(scalar, role != .refused)
             invisible.add(scalar, role == .invisible)
         }
-        return (allowed.members, invisible.members, leading.members)
+        return (allowed.members, invisible.members)
     }()
 
     private static let busy = "While large bodies being received fill the server's budget, a large one is 503 server_busy with Retry-After."
@@ -210,8 +206,8 @@ enum OpenAPIDocument {
         "description": "A product name: 1-\#(limits.maxNameCharacters) Unicode code points after trimming white space (Unicode White_Space), no NUL (rejected on purpose: C tools and log lines cut strings there). The pattern states exactly that; white space around the name does not count towards the \#(limits.maxNameCharacters); with it the name is at most \#(limits.maxNameCharacters + limits.maxPaddingCharacters) code points (maxLength), so the schema bounds every body."
       },
       "Keyword": {
-        "type": "string", "minLength": 1, "maxLength": \#(limits.maxKeywordCharacters + limits.maxPaddingCharacters), "pattern": "^(?![\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*[\#(keywordClasses.leading)])(?![\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\#(keywordClasses.invisible)]*$)[\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*[\\x20-\\x7e\#(keywordClasses.allowed)]{1,\#(limits.maxKeywordCharacters)}[\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*$",
-        "description": "1-\#(limits.maxKeywordCharacters) Unicode code points after trimming white space, both as sent and once folded to NFKC as stored (the pattern counts them as sent; a few compatibility characters such as ㍿ fold to several, so a keyword of many can pass the pattern and still be refused), no control characters inside, none of the format, private-use, unassigned or noncharacter code points the server refuses, at least one code point that shows something once folded (not only white space, combining marks or spacing accents such as ゛), and no # (or ＃, ﹟, which fold to it) as the first code point after the white space, since a model's keywords.txt reads a line starting with # as a comment (# may follow); the pattern lists the code points allowed and those that show nothing; with the white space around it at most \#(limits.maxKeywordCharacters + limits.maxPaddingCharacters) (maxLength)"
+        "type": "string", "minLength": 1, "maxLength": \#(limits.maxKeywordCharacters + limits.maxPaddingCharacters), "pattern": "^(?![\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000\#(keywordClasses.invisible)]*$)[\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*[\\x20-\\x7e\#(keywordClasses.allowed)]{1,\#(limits.maxKeywordCharacters)}[\\t\\n\\x0b\\x0c\\r \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*$",
+        "description": "1-\#(limits.maxKeywordCharacters) Unicode code points after trimming white space, both as sent and once folded to NFKC as stored (the pattern counts them as sent; a few compatibility characters such as ㍿ fold to several, so a keyword of many can pass the pattern and still be refused), no control characters inside, none of the format, private-use, unassigned or noncharacter code points the server refuses, and at least one code point that shows something once folded (not only white space, combining marks or spacing accents such as ゛); the pattern lists the code points allowed and those that show nothing; with the white space around it at most \#(limits.maxKeywordCharacters + limits.maxPaddingCharacters) (maxLength)"
       },
       "TextFlag": {
         "type": "string", "pattern": "^([Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|[Yy][Ee][Ss]|[Nn][Oo]|1|0|)$", "default": "false",

@@ -1,3 +1,4 @@
+import EventLog
 import Foundation
 import KeywordModel
 import StoreOpening
@@ -137,6 +138,9 @@ struct TrainCommand: Command {
                 plan.command = command
                 if let use = plan.lineage?.feedback {
                     print("feedback: \(use.records) decisions (ids \(use.firstID.map(String.init) ?? "-")…\(use.lastID.map(String.init) ?? "-")) → \(use.names) labelled names ×\(feedbackWeight), \(use.newKeywords.count) new keywords")
+                }
+                for (keyword, problem) in plan.unlistedKeywords {
+                    EventLog.message(.warning, "the keyword \(keyword.debugDescription) is trained on but not added to the list: \(problem)")
                 }
             }
             _ = try TrainingJob.run(plan) { line in
