@@ -71,17 +71,14 @@ struct IndexLayout: Sendable {
     /// Puts `entry` at keyword index `k` (later keywords move up by one), with its encodings.
     mutating func insert(_ entry: KeywordEntry, at k: Int, vectors: (unitMean: [Float], direction: [Float]),
                          tail: Bool = false) {
-        let oneToken = entry.text.rows.count <= 1, isSingle = oneToken && !tail
-        if (isSingle ? freeSingle : freeMultiple).isEmpty { addChunk(single: isSingle) }
-        let slot = isSingle ? freeSingle.removeLast() : freeMultiple.removeLast()
+        let oneToken = entry.text.rows.count <= 1
+        let slot = takeSlot(single: oneToken && !tail)
         position.insert(slot, at: k)
         let at = singlePositions.lowerBound(of: Int32(k))
         for i in at..<singlePositions.count { singlePositions[i] += 1 }
         if oneToken { singlePositions.insert(Int32(k), at: at) }
         if tail { tailSlots.append(slot) }
-        entries[Int(slot)] = entry
-        write(Int(slot), vectors)
-        matcher.insert(entry.text, id: slot)
+        fill(slot, with: entry, vectors: vectors)
     }
 
     /// Takes out the keyword at index `k` (later keywords move down by one) and frees its slot.
@@ -93,8 +90,7 @@ struct IndexLayout: Sendable {
         tailSlots.removeAll { $0 == slot }
         guard let entry = entries[Int(slot)] else { preconditionFailure("keyword without an entry") }
         matcher.remove(entry.text, id: slot)
-        entries[Int(slot)] = nil
-        if single[Int(slot) / IndexLayout.chunkSlots] { freeSingle.append(slot) } else { freeMultiple.append(slot) }
+        release(slot)
     }
 
     /// Takes out the keywords at `removals` (indices into this list, distinct), then puts in `insertions` (each at
@@ -113,8 +109,7 @@ struct IndexLayout: Sendable {
                 leaving.insert(slot)
                 guard let entry = entries[Int(slot)] else { preconditionFailure("keyword without an entry") }
                 texts.append((entry.text, slot))
-                entries[Int(slot)] = nil
-                if single[Int(slot) / IndexLayout.chunkSlots] { freeSingle.append(slot) } else { freeMultiple.append(slot) }
+                release(slot)
             }
             matcher.remove(texts)
             tailSlots.removeAll { leaving.contains($0) }
@@ -141,13 +136,9 @@ struct IndexLayout: Sendable {
         var slots: [Int32] = []
         slots.reserveCapacity(insertions.count)
         for (_, entry, vectors) in insertions {
-            let isSingle = entry.text.rows.count <= 1
-            if (isSingle ? freeSingle : freeMultiple).isEmpty { addChunk(single: isSingle) }
-            let slot = isSingle ? freeSingle.removeLast() : freeMultiple.removeLast()
+            let slot = takeSlot(single: entry.text.rows.count <= 1)
             slots.append(slot)
-            entries[Int(slot)] = entry
-            write(Int(slot), vectors)
-            matcher.insert(entry.text, id: slot)
+            fill(slot, with: entry, vectors: vectors)
         }
         var merged: [Int32] = [], mergedSingles: [Int32] = []
         merged.reserveCapacity(position.count + insertions.count)
@@ -201,6 +192,25 @@ struct IndexLayout: Sendable {
             remove(at: k)
             insert(entry, at: k, vectors: encoded, tail: tail)
         }
+    }
+
+    /// A free slot in a chunk of single-token keywords or of longer ones, adding a chunk when none is free.
+    private mutating func takeSlot(single isSingle: Bool) -> Int32 {
+        if (isSingle ? freeSingle : freeMultiple).isEmpty { addChunk(single: isSingle) }
+        return isSingle ? freeSingle.removeLast() : freeMultiple.removeLast()
+    }
+
+    /// Puts `entry` and its encodings in `slot` and its text in the matcher (the list order is the caller's).
+    private mutating func fill(_ slot: Int32, with entry: KeywordEntry, vectors: (unitMean: [Float], direction: [Float])) {
+        entries[Int(slot)] = entry
+        write(Int(slot), vectors)
+        matcher.insert(entry.text, id: slot)
+    }
+
+    /// Empties `slot` and returns it to its chunk kind's free list (the caller takes its text out of the matcher).
+    private mutating func release(_ slot: Int32) {
+        entries[Int(slot)] = nil
+        if single[Int(slot) / IndexLayout.chunkSlots] { freeSingle.append(slot) } else { freeMultiple.append(slot) }
     }
 
     private mutating func addChunk(single isSingle: Bool) {
