@@ -71,8 +71,7 @@ public final class FileQueueStore: QueueStore {
 
     public func labels(after cursor: LabelCursor?, limit: Int) throws(QueueError) -> [QueueLabel] {
         try read { book in
-            LabelCursor.firstPage(of: book.items.values.lazy.compactMap(\.label), after: cursor, limit: limit,
-                                  at: \.at, id: \.id)
+            LabelCursor.firstPage(of: book.items.values.lazy.compactMap(\.label), after: cursor, limit: limit)
         }
     }
 

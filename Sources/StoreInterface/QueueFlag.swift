@@ -27,6 +27,6 @@ public struct QueueFlag: Sendable, Equatable {
     /// hold both to it.
     public static func page<Items: Sequence>(of items: Items, after cursor: LabelCursor?, limit: Int) -> [QueueFlag]
     where Items.Element == QueueItem {
-        LabelCursor.firstPage(of: items.lazy.compactMap(QueueFlag.init), after: cursor, limit: limit, at: \.at, id: \.id)
+        LabelCursor.firstPage(of: items.lazy.compactMap(QueueFlag.init), after: cursor, limit: limit)
     }
 }
