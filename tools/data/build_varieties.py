@@ -16,6 +16,8 @@ Sources, highest priority first (a name keeps the row of the first source that g
                     keyword: ピルクル → 乳酸菌飲料)
   sudachi-form      data/src/spellings-sudachi.tsv (extract_sudachi_forms.py: SudachiDict's normalised form of
                     a keyword, 菠薐草 → ほうれん草)
+  jmdict-spelling   data/src/varieties-jmdict-spelling.tsv (extract_jmdict_spellings.py: the other spellings of
+                    JMdict's entry for a keyword, てばさき → 手羽先; CC BY-SA 4.0)
 A row is dropped when its name is itself a keyword, is shorter than two characters, or (sudachi only)
 is plain ASCII or would map to two different keywords.
 """
@@ -44,7 +46,7 @@ ASCII = re.compile(r"^[\x00-\x7f]+$")
 # Sources written by hand: a keyword missing from the list is an error, not a row to drop.
 HAND_SOURCES = {"hand", "brand", "abbreviation", "spelling"}
 # Sources the name generator does not draw on: brand names occur only in the hand-written packaged-goods names.
-NOT_GENERATED = {"brand", "abbreviation", "spelling", "juman", "juman-wikipedia", "sudachi-form"}
+NOT_GENERATED = {"brand", "abbreviation", "spelling", "juman", "juman-wikipedia", "sudachi-form", "jmdict-spelling"}
 # Sources whose row is added next to an earlier source's row for the same name.
 SECOND_ROW = {"spelling"}
 
@@ -167,6 +169,10 @@ def build():
                    if kind == "spelling"]),
         ("juman-wikipedia", [(n, k) for n, k, kind in common.read_tsv(common.path("data", "src", "varieties-juman.tsv"), 3)
                              if kind == "hypernym"]),
+        # The other spellings of JMdict's entry for a keyword (extract_jmdict_spellings.py): kana readings of
+        # kanji keywords (てばさき → 手羽先), kanji and older spellings. CC BY-SA 4.0, like the jmdict rows.
+        ("jmdict-spelling", [(n, k) for n, k, _ in
+                             common.read_tsv(common.path("data", "src", "varieties-jmdict-spelling.tsv"), 3)]),
     ]
     chosen = {}
     extra = {}
