@@ -34,6 +34,11 @@ public enum LexicalFeature: Int, CaseIterable, Sendable {
     /// keywords only: なると in 「なると金時」 (→ さつまいも), のり in 「恋みのり」 (→ いちご), ぶどう in 「ぶどう酒」 (→ ワイン).
     /// A variety that maps to the keyword itself (メロン in 「アンデスメロン」) does not count.
     case textInsideVariety
+    /// A text match ends where a phrase of the name ends (a space or separator follows, or the name ends). The
+    /// kind of product is the head of a Japanese name's noun phrase and comes last in it; a match followed in the
+    /// same phrase by more words describes the kind: いちご in 「いちごミルク」 or 「いちご味」, カレー in 「カレーうどん」,
+    /// ごま in 「ごま香る 冷やし担々うどん」.
+    case textEndsPhrase
 
     public static let count = allCases.count
 
@@ -52,6 +57,7 @@ public enum LexicalFeature: Int, CaseIterable, Sendable {
         case .textWholeTokens: return "textWholeTokens"
         case .textEndsToken: return "textEndsToken"
         case .textInsideVariety: return "textInsideVariety"
+        case .textEndsPhrase: return "textEndsPhrase"
         }
     }
 

@@ -15,6 +15,10 @@ public struct LexicalText: Sendable, Equatable {
     public var alternativeRows: [RowSequence]
     /// The sub-word pieces of each token of `rows` (see `SubwordPieces`); empty when not computed.
     public var subwords = SubwordPieces()
+    /// `phraseEnds[i]` is true when a phrase of the text ends at folded offset i: the text ends there, or a space or
+    /// separator that `fold` drops stands there (count `folded.count + 1`). Empty when unknown: then every offset
+    /// counts as a phrase end. A Japanese product name's phrases end in their head, the kind of product.
+    public var phraseEnds: [Bool] = []
 
     public init(folded: [UInt32], rows: RowSequence, boundaries: [Bool] = [], alternativeRows: [RowSequence] = []) {
         self.folded = folded
@@ -24,7 +28,9 @@ public struct LexicalText: Sendable, Equatable {
     }
 
     public init(text: String, rows: RowSequence) {
-        self.init(folded: LexicalText.fold(text), rows: rows)
+        let (folded, phraseEnds) = LexicalText.foldMarkingPhrases(text)
+        self.init(folded: folded, rows: rows)
+        self.phraseEnds = phraseEnds
     }
 
     /// From every token surface of the text in order (content or not; the text is their concatenation up to
@@ -49,6 +55,32 @@ public struct LexicalText: Sendable, Equatable {
         boundaries.isEmpty || boundaries[offset]
     }
 
+    /// Whether a phrase of the text ends at folded offset `offset` (always true when the phrases are unknown).
+    @inline(__always)
+    public func isPhraseEnd(_ offset: Int) -> Bool {
+        phraseEnds.isEmpty || phraseEnds[offset]
+    }
+
+    /// `fold(text)`, and for each folded offset whether a phrase ends there: at the end, and wherever fold drops a
+    /// space or separator between two kept characters.
+    /// - Complexity: O(length).
+    public static func foldMarkingPhrases(_ text: String) -> (folded: [UInt32], phraseEnds: [Bool]) {
+        var folded: [UInt32] = []
+        var ends: [Bool] = [false]
+        folded.reserveCapacity(text.unicodeScalars.count)
+        ends.reserveCapacity(text.unicodeScalars.count + 1)
+        for scalar in text.unicodeScalars {
+            guard let v = foldScalar(scalar.value) else {
+                ends[ends.count - 1] = !folded.isEmpty
+                continue
+            }
+            folded.append(v)
+            ends.append(false)
+        }
+        ends[ends.count - 1] = true
+        return (folded, ends)
+    }
+
     /// Folds text for matching: katakana → hiragana, full-width ASCII → ASCII, upper → lower case; drops spaces,
     /// middle dots and other separators so that 「ラ・フランス」 matches 「らふらんす」.
     /// - Complexity: O(length).
@@ -56,18 +88,24 @@ public struct LexicalText: Sendable, Equatable {
         var result: [UInt32] = []
         result.reserveCapacity(text.unicodeScalars.count)
         for scalar in text.unicodeScalars {
-            var v = scalar.value
-            if v >= 0xFF01 && v <= 0xFF5E { v -= 0xFEE0 }               // full-width ASCII
-            if v >= 0x30A1 && v <= 0x30F6 { v -= 0x60 }                  // katakana → hiragana
-            if v >= 0x41 && v <= 0x5A { v += 0x20 }                      // ASCII upper → lower
-            switch v {
-            case 0x20, 0x09, 0x0A, 0x0D, 0x3000, 0x30FB, 0xFF65, 0xB7, 0x2F, 0x5F, 0x2D, 0x2010, 0x2011, 0x2012,
-                 0x2013, 0x2014, 0x2015, 0x2212, 0x3001, 0x3002, 0x2C, 0x2E:
-                continue
-            default:
-                result.append(v)
-            }
+            if let v = foldScalar(scalar.value) { result.append(v) }
         }
         return result
+    }
+
+    /// One scalar folded, or nil for a space or separator that folding drops.
+    @inline(__always)
+    static func foldScalar(_ value: UInt32) -> UInt32? {
+        var v = value
+        if v >= 0xFF01 && v <= 0xFF5E { v -= 0xFEE0 }               // full-width ASCII
+        if v >= 0x30A1 && v <= 0x30F6 { v -= 0x60 }                  // katakana → hiragana
+        if v >= 0x41 && v <= 0x5A { v += 0x20 }                      // ASCII upper → lower
+        switch v {
+        case 0x20, 0x09, 0x0A, 0x0D, 0x3000, 0x30FB, 0xFF65, 0xB7, 0x2F, 0x5F, 0x2D, 0x2010, 0x2011, 0x2012,
+             0x2013, 0x2014, 0x2015, 0x2212, 0x3001, 0x3002, 0x2C, 0x2E:
+            return nil
+        default:
+            return v
+        }
     }
 }

@@ -104,11 +104,13 @@ public enum ModelDirectory {
         let analyzer = PipelineAnalyzer(pipeline: pipeline,
                                         unknownInNames: PipelineAnalyzer.unrelatedRowWords(pipeline, brands: brands))
         // Without calibration.json (older model directories) suggestions carry no confidence and nothing is
-        // auto-accepted; a calibration fitted for another encoder is an error, not a silent mismatch.
+        // auto-accepted; a calibration fitted for another encoder is an error, not a silent mismatch. The encoder
+        // is the file as stored: a checkpoint that lacks a feature this build added loads with that weight at 0,
+        // which changes no score, so its calibration still holds.
         var calibration: ModelCalibration?
-        if let weights, FileManager.default.fileExists(atPath: file(ModelCalibration.fileName)) {
+        if weights != nil, FileManager.default.fileExists(atPath: file(ModelCalibration.fileName)) {
             calibration = try ModelCalibration.load(path: file(ModelCalibration.fileName),
-                                                    encoderSHA256: SHA256.hex(Checkpoint.valuesData(weights)))
+                                                    encoderSHA256: SHA256.hex(file: file(Checkpoint.valuesName)))
         }
         return LoadedModel(directory: directory, analyzer: analyzer, vectors: vectors,
                                weights: weights, keywords: keywords, varieties: varieties,

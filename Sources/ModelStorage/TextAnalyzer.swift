@@ -38,6 +38,7 @@ public struct AnalyzedText: Sendable, Equatable {
         var tokens = LexicalText(tokens: tokenSurfaces, rows: rows)
         tokens.alternativeRows = alternativeRows
         tokens.subwords = subwords
+        tokens.phraseEnds = plain.phraseEnds
         return tokens.folded == plain.folded ? tokens : plain
     }
 }

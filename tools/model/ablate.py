@@ -3,11 +3,13 @@
 
   --zero-subwords          the encoder's sub-word table set to zero (every token reads its word row only)
   --drop-sources a,b,…     the rows of those sources removed from varieties.tsv
+  --zero-feature a,b,…     the weights of those exact-match evidence features set to zero (by name, as
+                           encoder.json lists them)
 
 The copy has no calibration.json (its encoder hash would no longer match; scores do not depend on it) and its
 manifest's checksums are recomputed.
 
-Usage: python3 tools/model/ablate.py SRC_DIR OUT_DIR [--zero-subwords] [--drop-sources LIST]
+Usage: python3 tools/model/ablate.py SRC_DIR OUT_DIR [--zero-subwords] [--drop-sources LIST] [--zero-feature LIST]
 """
 import argparse
 import hashlib
@@ -24,6 +26,7 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--zero-subwords", action="store_true")
     ap.add_argument("--drop-sources", default="")
+    ap.add_argument("--zero-feature", default="")
     a = ap.parse_args()
     if os.path.exists(a.out):
         shutil.rmtree(a.out)
@@ -33,6 +36,14 @@ def main():
         lo, hi = header["blocks"]["subwords"]
         values = np.fromfile(os.path.join(a.out, "encoder.bin"), dtype="<f4")
         values[lo:hi] = 0
+        values.astype("<f4").tofile(os.path.join(a.out, "encoder.bin"))
+    zero = [s for s in a.zero_feature.split(",") if s]
+    if zero:
+        header = json.load(open(os.path.join(a.out, "encoder.json"), encoding="utf-8"))
+        lo, _hi = header["blocks"]["features"]
+        values = np.fromfile(os.path.join(a.out, "encoder.bin"), dtype="<f4")
+        for name in zero:
+            values[lo + header["features"].index(name)] = 0
         values.astype("<f4").tofile(os.path.join(a.out, "encoder.bin"))
     drop = {s for s in a.drop_sources.split(",") if s}
     if drop:
