@@ -55,9 +55,13 @@ let package = Package(
         .target(name: "StoreOpening", dependencies: ["FileStore", "ModelStorage", "PostgresStore", "StoreInterface"],
                 swiftSettings: settings),
         // Training data: labelled names read and written (JSON lines), and the ones feedback records teach.
-        .target(name: "TrainingData", dependencies: ["ModelStorage", "StoreInterface", "StrictJSON"], swiftSettings: settings),
+        // The memory of decided names: the store's decisions by name key, with the one rule that resolves them
+        // (training from feedback uses the same rule).
+        .target(name: "DecisionMemory", dependencies: ["Locking", "StoreInterface"], swiftSettings: settings),
+        .target(name: "TrainingData", dependencies: ["DecisionMemory", "ModelStorage", "StoreInterface", "StrictJSON"],
+                swiftSettings: settings),
         // The serving engine: a loaded model and its live keyword list behind a store.
-        .target(name: "Serving", dependencies: ["EventLog", "KeywordIndex", "KeywordModel", "Locking", "ModelStorage", "Platform",
+        .target(name: "Serving", dependencies: ["DecisionMemory", "EventLog", "KeywordIndex", "KeywordModel", "Locking", "ModelStorage", "Platform",
                                                 "StoreInterface", "StrictJSON"],
                 swiftSettings: settings),
         // Training and evaluation (the CLI only): encoder fitting, calibration fitting, metrics.

@@ -21,6 +21,9 @@ extension TextPipeline {
         let key = NameKey.string(scalars, kept: outside)
         return key.isEmpty ? NameKey.string(scalars, kept: kept) : key
     }
+
+    /// Equal for two pipelines whose name keys are equal: the key depends on the stop phrases alone.
+    public var nameKeyIdentity: String { "stop-phrases:" + String(stopPhrases.fingerprint, radix: 16) }
 }
 
 enum NameKey {

@@ -1,4 +1,5 @@
 // The contract between the suggestion engine (model + keyword index) and its users (HTTP, CLI).
+import DecisionMemory
 import KeywordIndex
 import ModelStorage
 import StoreInterface
@@ -13,21 +14,47 @@ public struct TokenWeight: Sendable, Equatable, Codable {
     }
 }
 
+/// Where a suggestion comes from.
+public enum SuggestionSource: String, Sendable, Equatable {
+    /// The model ranked it.
+    case model
+    /// Annotators decided it for a name with the same name key (the decision memory).
+    case memory
+}
+
+/// The decided name behind a suggestion from the decision memory.
+public struct RememberedDecision: Sendable, Equatable, Codable {
+    /// The name as it was decided.
+    public var name: String
+    /// How many annotators decided for the keyword.
+    public var annotators: Int
+    public init(name: String, annotators: Int) {
+        self.name = name
+        self.annotators = annotators
+    }
+}
+
 /// One suggested keyword with its score (higher is better).
 public struct Suggestion: Sendable, Equatable, Codable {
     public var keyword: String
     public var score: Float
     /// The calibrated probability that the keyword is acceptable for the name; nil when the model has no
-    /// calibration.
+    /// calibration. For a remembered keyword, how well the decisions support it (`RememberedKeyword.confidence`).
     public var confidence: Double?
     /// Per-token attention weights; present only when an explanation was asked for.
     public var weights: [TokenWeight]?
-    public init(keyword: String, score: Float, confidence: Double? = nil, weights: [TokenWeight]? = nil) {
+    /// The decision behind a remembered keyword; nil for the model's own suggestions.
+    public var remembered: RememberedDecision?
+    public init(keyword: String, score: Float, confidence: Double? = nil, weights: [TokenWeight]? = nil,
+                remembered: RememberedDecision? = nil) {
         self.keyword = keyword
         self.score = score
         self.confidence = confidence
         self.weights = weights
+        self.remembered = remembered
     }
+
+    public var source: SuggestionSource { remembered == nil ? .model : .memory }
 }
 
 /// Why a name got no suggestions.
@@ -46,13 +73,16 @@ public struct SuggestionResult: Sendable, Equatable {
     public var autoAccept: Bool
     /// Set exactly when `suggestions` is empty.
     public var reason: NoSuggestionReason?
+    /// What the decision memory holds for the name, when its first suggestions come from there.
+    public var memory: Recall?
     public init(name: String, tokens: [String]? = nil, suggestions: [Suggestion], autoAccept: Bool = false,
-                reason: NoSuggestionReason? = nil) {
+                reason: NoSuggestionReason? = nil, memory: Recall? = nil) {
         self.name = name
         self.tokens = tokens
         self.suggestions = suggestions
         self.autoAccept = autoAccept
         self.reason = reason
+        self.memory = memory
     }
 }
 

@@ -34,8 +34,8 @@ public enum SuggestionWire {
         if let reason = result.reason { json.field("reason", string: reason.rawValue) }
     }
 
-    /// The suggestions array: `keyword`, `score`, `confidence` (when calibrated, six decimals), and `weights`
-    /// with `explain`.
+    /// The suggestions array: `keyword`, `score`, `confidence` (when calibrated, six decimals), `source`, and with
+    /// `explain` `remembered` (for the memory's keywords) and `weights`.
     public static func writeSuggestions(_ suggestions: [Suggestion], explain: Bool, into json: inout JSONWriter) {
         json.array { json in
             for suggestion in suggestions {
@@ -43,6 +43,15 @@ public enum SuggestionWire {
                     json.field("keyword", string: suggestion.keyword)
                     json.field("score") { $0.number(suggestion.score) }
                     if let confidence = suggestion.confidence { json.field("confidence", number: (confidence * 1e6).rounded() / 1e6) }
+                    json.field("source", string: suggestion.source.rawValue)
+                    if explain, let remembered = suggestion.remembered {
+                        json.field("remembered") { json in
+                            json.object { json in
+                                json.field("name", string: remembered.name)
+                                json.field("annotators", int: remembered.annotators)
+                            }
+                        }
+                    }
                     if explain, let weights = suggestion.weights {
                         json.field("weights") { json in
                             json.array { json in

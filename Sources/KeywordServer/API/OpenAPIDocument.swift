@@ -230,11 +230,13 @@ enum OpenAPIDocument {
         }
       },
       "Suggestion": {
-        "type": "object", "required": ["keyword", "score"],
+        "type": "object", "required": ["keyword", "score", "source"],
         "properties": {
           "keyword": {"type": "string"},
-          "score": {"type": "number"},
-          "confidence": {"type": "number", "minimum": 0, "maximum": 1, "description": "The calibrated probability that the keyword is acceptable for the name; absent when the model has no calibration (calibration.json)"},
+          "score": {"type": "number", "description": "Higher is better, in answer order; a remembered keyword scores the model's best score plus its vote score"},
+          "confidence": {"type": "number", "minimum": 0, "maximum": 1, "description": "The calibrated probability that the keyword is acceptable for the name; absent when the model has no calibration (calibration.json). For source memory, how well the decisions support it: each annotator taken as right with probability 0.95 (one annotator 0.95, two who agree 0.9972)"},
+          "source": {"type": "string", "enum": ["model", "memory"], "description": "memory: annotators decided this keyword for a name with the same name key (pack sizes, multipliers, bracketed decorations and spacing aside); such keywords come first"},
+          "remembered": {"type": "object", "required": ["name", "annotators"], "properties": {"name": {"type": "string", "description": "The decided name"}, "annotators": {"type": "integer", "minimum": 1, "description": "How many annotators decided for the keyword"}}, "description": "Only with explain, for source memory"},
           "weights": {"type": "array", "items": {"type": "object", "properties": {"token": {"type": "string"}, "weight": {"type": "number"}}}, "description": "Only with explain"}
         }
       },
