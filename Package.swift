@@ -89,7 +89,7 @@ let package = Package(
         // The workbench page, script and styles are files of their own, compiled into the binary as byte arrays.
         .target(
             name: "KeywordServer",
-            dependencies: ["APICore", "EventLog", "HTTPCore", "Locking", "QueueAPI", "Serving", "StoreInterface", "StrictJSON",
+            dependencies: ["APICore", "DecisionMemory", "EventLog", "HTTPCore", "Locking", "QueueAPI", "Serving", "StoreInterface", "StrictJSON",
                            "TrainingData"],
             resources: [.embedInCode("Workbench/workbench.html"), .embedInCode("Workbench/workbench.js"),
                         .embedInCode("Workbench/queue.js"), .embedInCode("Workbench/workbench.css")],
@@ -98,8 +98,8 @@ let package = Package(
         // as a group of services with run/shutdown, and the rules checked before it listens.
         .target(
             name: "ServerLifecycle",
-            dependencies: ["APICore", "EventLog", "FileStore", "HTTPCore", "KeywordServer", "Locking", "QueueAPI", "Serving",
-                           "Sockets", "StoreInterface", "StoreOpening"],
+            dependencies: ["APICore", "DecisionMemory", "EventLog", "FileStore", "HTTPCore", "KeywordServer", "Locking", "QueueAPI",
+                           "Serving", "Sockets", "StoreInterface", "StoreOpening"],
             swiftSettings: settings),
 
         // The measurements behind `kwsuggest bench`: load time, suggest latency, tokenizer throughput, memory, keyword
@@ -113,7 +113,7 @@ let package = Package(
         // The CLI on top of both paths.
         .executableTarget(
             name: "kwsuggest",
-            dependencies: ["APICore", "Benchmarks", "EventLog", "FileStore", "HTTPCore", "KeywordIndex", "KeywordModel", "KeywordServer", "KeywordText",
+            dependencies: ["APICore", "Benchmarks", "DecisionMemory", "EventLog", "FileStore", "HTTPCore", "KeywordIndex", "KeywordModel", "KeywordServer", "KeywordText",
                            "KeywordVectors", "ModelStorage", "Platform", "PostgresStore", "ServerLifecycle",
                            "Serving", "Sockets", "StoreInterface", "StoreOpening", "StrictJSON", "Training", "TrainingData"],
             swiftSettings: settings),

@@ -47,6 +47,11 @@ public final class DecisionMemory: Sendable {
         state = Locked(State(keyer: keyer, keyerIdentity: identity))
     }
 
+    /// A memory keyed by the name with its white space removed, until an engine adopts it with its model's key.
+    public convenience init() {
+        self.init(keyer: { name in String(name.unicodeScalars.filter { !$0.properties.isWhitespace }) }, identity: "")
+    }
+
     /// Names remembered (keys with at least one decision).
     public var count: Int { state.withLock { $0.entries.count } }
 

@@ -1,5 +1,6 @@
 // Runs the whole service as a group of services: listen first, open the store and load the model in the
 // background, follow the store's changes, reload on SIGHUP, drain on SIGTERM/SIGINT.
+import DecisionMemory
 import EventLog
 import FileStore
 import Foundation
@@ -22,6 +23,9 @@ public struct ServiceOptions: Sendable {
     /// loading each with `modelLoader`. Without them the runner's loader serves one model for the whole run.
     public var registryFallback: String?
     public var modelLoader: ModelWatcher.Loader?
+    /// The decision memory the engines answer from (see `RememberingEngine`): it follows the store's decisions
+    /// while the server runs. Nil serves the model alone.
+    public var memory: DecisionMemory?
     public init() {}
 }
 
@@ -80,9 +84,13 @@ public final class ServiceRunner: Sendable {
         }
         let loader = ModelLoader(location: options.store, queuePolicy: options.queue, state: state, loader: load,
                                  loaded: { store in watcher.begin(store) })
+        let memory = options.memory.map { memory in
+            state.setMemory(memory)
+            return MemoryFollower(state: state, memory: memory)
+        }
         let group = ServiceGroup([
             .init(name: "store-watch", service: watcher, stopsGroup: false),
-        ] + (follower.map { [.init(name: "model-registry", service: $0, stopsGroup: false)] } ?? []) + [
+        ] + (memory.map { [.init(name: "memory", service: $0, stopsGroup: false)] } ?? []) + (follower.map { [.init(name: "model-registry", service: $0, stopsGroup: false)] } ?? []) + [
             .init(name: "model-loader", service: loader, stopsGroup: false),
             .init(name: "http", service: HTTPService(server: server), stopsGroup: true),
             .init(name: "signals", service: signals, stopsGroup: true),

@@ -1,4 +1,5 @@
 // The application's runtime state: the store and the engine, held while the model loads in the background.
+import DecisionMemory
 import Locking
 import QueueAPI
 import Serving
@@ -23,6 +24,8 @@ public final class EngineState: Sendable {
         var lastWriteFailure: String?
         /// What follows the store's model registry, once started.
         var watcher: ModelWatcher?
+        /// The decision memory the engines answer from, when the server keeps one.
+        var memory: DecisionMemory?
     }
     private let contents: Locked<Contents>
 
@@ -50,6 +53,13 @@ public final class EngineState: Sendable {
     }
 
     public var current: Phase { contents.withLock { $0.phase } }
+
+    /// The decision memory, when the server keeps one: a stored decision goes in at once.
+    public var memory: DecisionMemory? { contents.withLock { $0.memory } }
+
+    public func setMemory(_ memory: DecisionMemory) {
+        contents.withLock { $0.memory = memory }
+    }
 
     /// What follows the registry's live version, once started.
     public var watcher: ModelWatcher? { contents.withLock { $0.watcher } }

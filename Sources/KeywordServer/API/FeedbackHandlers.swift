@@ -61,6 +61,11 @@ extension KeywordAPIHandlers {
                 state.watcher?.shadow.offerFeedback(name: item.name, keyword: item.keyword, live: live)
             }
         }
+        // The decisions answer this replica at once (after the shadow compared the live answer without them); the
+        // memory's follower reads them again from the store, and other replicas there, and keeps each id once.
+        state.memory?.ingest(zip(items, receipts).filter { !$0.1.duplicate }.map { item, receipt in
+            FeedbackRecord(id: receipt.id, receivedAt: "", item: item)
+        })
         var json = JSONWriter()
         json.object { json in
             if single, let receipt = receipts.first {
