@@ -106,8 +106,8 @@ let package = Package(
         // changes and annotation-queue operations.
         .target(
             name: "Benchmarks",
-            dependencies: ["FileStore", "KeywordIndex", "KeywordVectors", "Locking", "ModelStorage", "Platform", "Serving",
-                           "StoreInterface", "StoreOpening"],
+            dependencies: ["DecisionMemory", "FileStore", "KeywordIndex", "KeywordVectors", "Locking", "ModelStorage", "Platform",
+                           "Serving", "StoreInterface", "StoreOpening"],
             swiftSettings: settings),
 
         // The CLI on top of both paths.
@@ -120,6 +120,10 @@ let package = Package(
 
         .testTarget(name: "PlatformTests", dependencies: ["Platform"], swiftSettings: settings),
         .testTarget(name: "EventLogTests", dependencies: ["EventLog"], swiftSettings: settings),
+        .testTarget(name: "DecisionMemoryTests",
+                    dependencies: ["DecisionMemory", "FileStore", "KeywordModel", "ModelStorage", "QueueAPI", "Serving", "StoreInterface",
+                                   "StrictJSON"],
+                    swiftSettings: settings),
         .testTarget(name: "KeywordTextTests", dependencies: ["KeywordText"], resources: [.copy("Fixtures")],
                     swiftSettings: settings),
         .testTarget(name: "KeywordVectorsTests", dependencies: ["KeywordVectors"], resources: [.copy("Fixtures")],

@@ -48,8 +48,8 @@ package final class QueueHandlers: Sendable {
         }
     }
 
-    /// `POST /v1/queue/items` → 200 `{"queued", "auto_accepted", "duplicates"}`. Each item is suggested first,
-    /// outside the store's lock.
+    /// `POST /v1/queue/items` → 200 `{"queued", "auto_accepted", "from_memory", "duplicates"}`. Each item is
+    /// suggested first, outside the store's lock.
     func enqueue(_ request: HTTPRequest, valueCap: Int) throws(APIError) -> HTTPResponse {
         let products = try QueueDecoding.products(try RequestDecoding.object(request, maxValues: valueCap),
                                                   limits: limits)
@@ -60,6 +60,7 @@ package final class QueueHandlers: Sendable {
         json.object { json in
             json.field("queued", int: summary.queued)
             json.field("auto_accepted", int: summary.autoAccepted)
+            json.field("from_memory", int: summary.fromMemory)
             json.field("duplicates", int: summary.duplicates)
         }
         return .json(.ok, json.bytes)

@@ -11,7 +11,8 @@ public protocol ExportedQueueEntry: Sendable {
 
 extension QueueLabel: ExportedQueueEntry {
     /// `{"id","name","keywords","decided_by","annotator","model","at"}` and a newline; `annotator` is null for
-    /// the model's labels, `model` null when the model is not known.
+    /// the model's and the memory's labels, `model` null when the model is not known; the memory's labels add
+    /// `"annotators"`, whose decisions they repeat.
     public func exportLine() -> [UInt8] {
         var json = JSONWriter()
         json.object { json in
@@ -22,6 +23,9 @@ extension QueueLabel: ExportedQueueEntry {
             json.field("annotator") { json in if let annotator { json.string(annotator) } else { json.null() } }
             json.field("model") { json in if let model { json.string(model) } else { json.null() } }
             json.field("at", string: QueueTimestamp.format(at))
+            if decidedBy == .memory {
+                json.field("annotators") { json in json.array { json in for name in annotators { json.string(name) } } }
+            }
         }
         return json.bytes + [0x0A]
     }

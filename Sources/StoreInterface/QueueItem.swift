@@ -65,6 +65,8 @@ public struct QueueItem: Sendable, Equatable {
     public var modelKeyword: String?
     /// An auto-accepted item also queued for one person to check.
     public var audit: Bool
+    /// The decision memory's label, when the name was decided before: no person is asked.
+    public var memoryLabel: QueueMemoryLabel?
     public var votes: [QueueVote] = []
     public var holds: [QueueHold] = []
     public var skips: [QueueSkip] = []
@@ -82,8 +84,15 @@ public struct QueueItem: Sendable, Equatable {
         self.audit = audit
     }
 
-    /// A new item from a submission, routed by `policy`.
+    /// A new item from a submission, routed by `policy`. A submission the memory labels is neither the model's
+    /// nor routed to people.
     public init(_ submission: QueueSubmission, at now: QueueTime, policy: QueuePolicy) {
+        if let memory = submission.memory, !memory.keywords.isEmpty {
+            self.init(id: submission.id, name: submission.name, model: submission.model, suggestions: submission.suggestions,
+                      enqueuedAt: now, overlap: false, modelKeyword: nil, audit: false)
+            memoryLabel = memory
+            return
+        }
         let top = submission.suggestions.first?.keyword
         let modelKeyword = submission.autoAccept ? top : nil
         self.init(id: submission.id, name: submission.name, model: submission.model, suggestions: submission.suggestions,
@@ -100,6 +109,7 @@ public struct QueueItem: Sendable, Equatable {
     /// How many annotators must label the item: none for an auto-accepted one (one when it is audited), one
     /// normally, two for an overlap item, three once those two disagree.
     public var needed: Int {
+        if memoryLabel != nil { return 0 }
         if modelKeyword != nil { return audit ? 1 : 0 }
         guard overlap else { return 1 }
         return votes.count >= 2 && !votes[0].agrees(with: votes[1]) ? 3 : 2
@@ -123,11 +133,15 @@ public struct QueueItem: Sendable, Equatable {
         return votes.count >= needed ? .labelled : .open
     }
 
-    /// The current label: the deciding annotator's, else the model's.
+    /// The current label: the deciding annotator's, else the memory's, else the model's.
     public var label: QueueLabel? {
         if let vote = decidingVote {
             return QueueLabel(id: id, name: name, keywords: vote.keywords, decidedBy: .annotator, annotator: vote.annotator,
                               model: model, at: vote.at)
+        }
+        if let memoryLabel {
+            return QueueLabel(id: id, name: name, keywords: memoryLabel.keywords, decidedBy: .memory, annotator: nil,
+                              model: model, at: enqueuedAt, annotators: memoryLabel.annotators)
         }
         guard let modelKeyword else { return nil }
         return QueueLabel(id: id, name: name, keywords: [modelKeyword], decidedBy: .model, annotator: nil, model: model,

@@ -78,6 +78,14 @@ package enum QueueLine: Equatable {
             json.field("overlap", bool: item.overlap)
             if let keyword = item.modelKeyword { json.field("model_keyword", string: keyword) }
             json.field("audit", bool: item.audit)
+            if let memory = item.memoryLabel {
+                json.field("memory") { json in
+                    json.object { json in
+                        json.field("keywords") { json in json.array { json in for keyword in memory.keywords { json.string(keyword) } } }
+                        json.field("annotators") { json in json.array { json in for name in memory.annotators { json.string(name) } } }
+                    }
+                }
+            }
             json.field("votes") { json in json.array { json in for vote in item.votes { write(vote, into: &json) } } }
             json.field("holds") { json in
                 json.array { json in
@@ -154,6 +162,11 @@ package enum QueueLine: Equatable {
             item.skips.append(QueueSkip(annotator: try skip.key("annotator"), until: try skip.int("until")))
         }
         if let flag = fields.values["flag"], flag != .null { item.flag = try vote(QueueFields(flag, fields.path + "flag.")) }
+        if let memory = fields.values["memory"], memory != .null {
+            let label = try QueueFields(memory, fields.path + "memory.")
+            item.memoryLabel = QueueMemoryLabel(keywords: try label.strings("keywords"),
+                                                annotators: try label.strings("annotators").map(QueueRules.canonicalKey))
+        }
         do {
             try QueueRules.check(item)
         } catch {

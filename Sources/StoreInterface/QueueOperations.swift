@@ -60,7 +60,13 @@ package struct QueueOperations {
             seen[submission.id] = submission.name
             let item = QueueItem(submission, at: now, policy: policy)
             try workspace.save(item)
-            if item.modelKeyword != nil { summary.autoAccepted += 1 } else { summary.queued += 1 }
+            if item.memoryLabel != nil {
+                summary.fromMemory += 1
+            } else if item.modelKeyword != nil {
+                summary.autoAccepted += 1
+            } else {
+                summary.queued += 1
+            }
         }
         return summary
     }

@@ -38,6 +38,11 @@ public enum QueueRules {
             }
         }
         if let keyword = item.modelKeyword { try modelKeyword(keyword, "model_keyword") }
+        if let memory = item.memoryLabel {
+            guard !memory.keywords.isEmpty else { throw QueueRuleProblem(field: "memory.keywords", message: "a memory label has a keyword") }
+            for (index, keyword) in memory.keywords.enumerated() { try modelKeyword(keyword, "memory.keywords[\(index)]") }
+            for (index, annotator) in memory.annotators.enumerated() { try stored(annotator, "memory.annotators[\(index)]") }
+        }
         try time(item.enqueuedAt, "enqueued_at")
         for (index, vote) in item.votes.enumerated() { try check(vote, "votes[\(index)].") }
         if let flag = item.flag { try check(flag, "flag.") }

@@ -17,6 +17,18 @@ public struct QueueSuggestion: Sendable, Equatable {
     }
 }
 
+/// The label the decision memory gives a product whose name annotators decided before (under the same name key).
+public struct QueueMemoryLabel: Sendable, Equatable {
+    /// The decided keywords, best first.
+    public var keywords: [String]
+    /// The annotators whose decisions they are.
+    public var annotators: [String]
+    public init(keywords: [String], annotators: [String]) {
+        self.keywords = keywords
+        self.annotators = annotators
+    }
+}
+
 /// A product to be labelled, with the model's answer for its name.
 public struct QueueSubmission: Sendable, Equatable {
     public var id: String
@@ -25,12 +37,16 @@ public struct QueueSubmission: Sendable, Equatable {
     /// True when the model's answer cleared the auto-accept threshold: the model labels the item.
     public var autoAccept: Bool
     public var model: String?
-    public init(id: String, name: String, suggestions: [QueueSuggestion], autoAccept: Bool, model: String?) {
+    /// Set when the name was decided before and its decisions agree: the memory labels the item.
+    public var memory: QueueMemoryLabel?
+    public init(id: String, name: String, suggestions: [QueueSuggestion], autoAccept: Bool, model: String?,
+                memory: QueueMemoryLabel? = nil) {
         self.id = id
         self.name = name
         self.suggestions = suggestions
         self.autoAccept = autoAccept
         self.model = model
+        self.memory = memory
     }
 }
 
@@ -38,10 +54,13 @@ public struct QueueSubmission: Sendable, Equatable {
 public struct EnqueueSummary: Sendable, Equatable {
     public var queued = 0
     public var autoAccepted = 0
+    /// Items the decision memory labelled.
+    public var fromMemory = 0
     public var duplicates = 0
-    public init(queued: Int = 0, autoAccepted: Int = 0, duplicates: Int = 0) {
+    public init(queued: Int = 0, autoAccepted: Int = 0, fromMemory: Int = 0, duplicates: Int = 0) {
         self.queued = queued
         self.autoAccepted = autoAccepted
+        self.fromMemory = fromMemory
         self.duplicates = duplicates
     }
 }
@@ -145,6 +164,8 @@ public struct QueueDecision: Sendable, Equatable {
 public enum LabelSource: String, Sendable, Equatable {
     case model
     case annotator
+    /// Annotators' earlier decisions on a name with the same name key.
+    case memory
 }
 
 /// An item's current label, as the labels export writes it.
@@ -156,8 +177,10 @@ public struct QueueLabel: Sendable, Equatable {
     public var annotator: String?
     public var model: String?
     public var at: QueueTime
+    /// The annotators whose decisions the memory's label repeats; empty for other labels.
+    public var annotators: [String]
     public init(id: String, name: String, keywords: [String], decidedBy: LabelSource, annotator: String?, model: String?,
-                at: QueueTime) {
+                at: QueueTime, annotators: [String] = []) {
         self.id = id
         self.name = name
         self.keywords = keywords
@@ -165,6 +188,7 @@ public struct QueueLabel: Sendable, Equatable {
         self.annotator = annotator
         self.model = model
         self.at = at
+        self.annotators = annotators
     }
 }
 

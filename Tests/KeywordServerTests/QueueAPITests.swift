@@ -65,10 +65,10 @@ final class QueueAPITests: XCTestCase {
         let body = #"{"items": [{"id": "SKU-1", "name": "カラーにんじん"}, {"id": "SKU-2", "name": "auto たまねぎ"}, {"id": "SKU-3", "name": "sure 豚肉"}]}"#
         let first = post(api, "/v1/queue/items", body)
         XCTAssertEqual(first.status.code, 200, first.bodyText)
-        XCTAssertEqual(first.bodyText, #"{"queued":2,"auto_accepted":1,"duplicates":0}"#)
-        XCTAssertEqual(post(api, "/v1/queue/items", body).bodyText, #"{"queued":0,"auto_accepted":0,"duplicates":3}"#)
+        XCTAssertEqual(first.bodyText, #"{"queued":2,"auto_accepted":1,"from_memory":0,"duplicates":0}"#)
+        XCTAssertEqual(post(api, "/v1/queue/items", body).bodyText, #"{"queued":0,"auto_accepted":0,"from_memory":0,"duplicates":3}"#)
         let renamed = post(api, "/v1/queue/items", #"{"items": [{"id": "SKU-1", "name": "にんじん 3本"}]}"#)
-        XCTAssertEqual(renamed.bodyText, #"{"queued":1,"auto_accepted":0,"duplicates":0}"#)
+        XCTAssertEqual(renamed.bodyText, #"{"queued":1,"auto_accepted":0,"from_memory":0,"duplicates":0}"#)
 
         let lease = post(api, "/v1/queue/lease", #"{"annotator": "aiko", "n": 10}"#)
         XCTAssertEqual(lease.status.code, 200, lease.bodyText)

@@ -122,6 +122,16 @@ function show(body, text) {
     const keyword = document.createElement("span");
     keyword.className = "keyword";
     keyword.textContent = s.keyword;
+    if (s.source === "memory") {
+      // Decided before for a name with the same name key: the decision memory's answer, not the model's.
+      const tag = document.createElement("span");
+      tag.className = "memory";
+      tag.textContent = "decided";
+      tag.title = s.remembered
+        ? "decided for 「" + s.remembered.name + "」 by " + s.remembered.annotators + " annotator" + (s.remembered.annotators === 1 ? "" : "s")
+        : "decided before";
+      keyword.append(" ", tag);
+    }
     const confidence = document.createElement("span");
     confidence.className = "confidence";
     const bar = document.createElement("span");
@@ -131,7 +141,8 @@ function show(body, text) {
     if (typeof s.confidence === "number") {
       confidence.textContent = Math.round(s.confidence * 100) + "%";
       fill.style.width = Math.round(s.confidence * 100) + "%";
-      button.setAttribute("aria-label", (i + 1) + ": " + s.keyword + ", confidence " + Math.round(s.confidence * 100) + " percent");
+      button.setAttribute("aria-label", (i + 1) + ": " + s.keyword + (s.source === "memory" ? ", decided before" : "") +
+        ", confidence " + Math.round(s.confidence * 100) + " percent");
     } else {
       confidence.textContent = "–";
       bar.hidden = true;
