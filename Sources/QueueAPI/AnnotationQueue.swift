@@ -35,7 +35,8 @@ public final class AnnotationQueue: Sendable {
             let result = engine.suggest(product.name, k: Self.suggestionsPerItem, explain: false)
             return QueueSubmission(id: product.id, name: product.name,
                                    suggestions: result.suggestions.map { QueueSuggestion(keyword: $0.keyword, confidence: $0.confidence) },
-                                   autoAccept: result.autoAccept, model: engine.modelVersion, memory: Self.memoryLabel(result))
+                                   autoAccept: result.autoAccept, model: engine.modelVersion, memory: Self.memoryLabel(result),
+                                   nameKey: engine.nameKey(product.name))
         }
         return try store.enqueue(submissions, at: clock())
     }

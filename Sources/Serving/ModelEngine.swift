@@ -114,6 +114,8 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
 
     public func keywordList() -> KeywordListSnapshot { current().snapshot }
 
+    public func nameKey(_ name: String) -> String { components.analyzer.nameKey(name) }
+
     /// Which of `keywords` are in the current list, from the list's order (no scan of the list).
     /// - Complexity: O(keywords).
     public func listed(_ keywords: [String]) -> Set<String> {

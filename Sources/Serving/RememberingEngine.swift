@@ -47,4 +47,5 @@ public final class RememberingEngine: SuggestionEngine {
     public func updateKeywords(_ change: KeywordChange) throws -> KeywordListSnapshot { try base.updateKeywords(change) }
     public func reloadKeywords() throws -> KeywordListSnapshot { try base.reloadKeywords() }
     public func listed(_ keywords: [String]) -> Set<String> { base.listed(keywords) }
+    public func nameKey(_ name: String) -> String { base.nameKey(name) }
 }

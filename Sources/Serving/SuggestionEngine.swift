@@ -148,6 +148,9 @@ public protocol SuggestionEngine: Sendable {
     func reloadKeywords() throws -> KeywordListSnapshot
     /// Which of `keywords` are in the current list.
     func listed(_ keywords: [String]) -> Set<String>
+    /// The name key of `name` under the model's name normalisation (`TextAnalyzer.nameKey`): two listings of one
+    /// product share it.
+    func nameKey(_ name: String) -> String
 }
 
 extension SuggestionEngine {
@@ -156,6 +159,9 @@ extension SuggestionEngine {
     public func listed(_ keywords: [String]) -> Set<String> {
         Set(keywordList().keywords).intersection(keywords)
     }
+
+    /// The name itself, for an engine without a name normalisation of its own.
+    public func nameKey(_ name: String) -> String { name }
 
     /// Adds and removes keywords with no version check.
     public func updateKeywords(add: [String], remove: [String]) throws -> KeywordListSnapshot {

@@ -67,6 +67,8 @@ public struct QueueItem: Sendable, Equatable {
     public var audit: Bool
     /// The decision memory's label, when the name was decided before: no person is asked.
     public var memoryLabel: QueueMemoryLabel?
+    /// The name's key when it arrived (`QueueSubmission.nameKey`).
+    public var nameKey: String?
     public var votes: [QueueVote] = []
     public var holds: [QueueHold] = []
     public var skips: [QueueSkip] = []
@@ -91,6 +93,7 @@ public struct QueueItem: Sendable, Equatable {
             self.init(id: submission.id, name: submission.name, model: submission.model, suggestions: submission.suggestions,
                       enqueuedAt: now, overlap: false, modelKeyword: nil, audit: false)
             memoryLabel = memory
+            nameKey = submission.nameKey
             return
         }
         let top = submission.suggestions.first?.keyword
@@ -98,6 +101,7 @@ public struct QueueItem: Sendable, Equatable {
         self.init(id: submission.id, name: submission.name, model: submission.model, suggestions: submission.suggestions,
                   enqueuedAt: now, overlap: modelKeyword == nil && policy.routesToOverlap(submission.id),
                   modelKeyword: modelKeyword, audit: modelKeyword != nil && policy.routesToAudit(submission.id))
+        nameKey = submission.nameKey
     }
 
     public var topKeyword: String? { suggestions.first?.keyword }
@@ -260,5 +264,8 @@ public struct QueueItem: Sendable, Equatable {
     }
 
     /// Whether `submission` is this item as it stands (same name): nothing to do.
-    public func isSame(as submission: QueueSubmission) -> Bool { name == submission.name }
+    /// The same name, or one with the same non-empty name key (a cosmetic change of the listing).
+    public func isSame(as submission: QueueSubmission) -> Bool {
+        name == submission.name || (nameKey.map { !$0.isEmpty && $0 == submission.nameKey } ?? false)
+    }
 }

@@ -78,6 +78,7 @@ package enum QueueLine: Equatable {
             json.field("overlap", bool: item.overlap)
             if let keyword = item.modelKeyword { json.field("model_keyword", string: keyword) }
             json.field("audit", bool: item.audit)
+            if let key = item.nameKey { json.field("name_key", string: key) }
             if let memory = item.memoryLabel {
                 json.field("memory") { json in
                     json.object { json in
@@ -162,6 +163,7 @@ package enum QueueLine: Equatable {
             item.skips.append(QueueSkip(annotator: try skip.key("annotator"), until: try skip.int("until")))
         }
         if let flag = fields.values["flag"], flag != .null { item.flag = try vote(QueueFields(flag, fields.path + "flag.")) }
+        item.nameKey = try fields.optionalString("name_key")
         if let memory = fields.values["memory"], memory != .null {
             let label = try QueueFields(memory, fields.path + "memory.")
             item.memoryLabel = QueueMemoryLabel(keywords: try label.strings("keywords"),

@@ -38,27 +38,27 @@ package struct QueueOperations {
         }
     }
 
-    /// New ids are queued or labelled by the model; the same id with the same name is a duplicate; the same id
-    /// with a new name starts over under the new name. Submissions apply in order, as separate calls would: an id
+    /// New ids are queued or labelled by the model; the same id with the same name, or a name with the same name
+    /// key, is a duplicate; the same id with a new name starts over under the new name. Submissions apply in order, as separate calls would: an id
     /// given twice in one call with two names is renamed by the second.
     package func enqueue(_ submissions: [QueueSubmission], at now: QueueTime,
                  in workspace: inout some QueueWorkspace) throws(QueueError) -> EnqueueSummary {
         var summary = EnqueueSummary()
-        var seen: [String: String] = [:]
+        var seen: [String: QueueItem] = [:]
         for var submission in submissions {
             submission.id = QueueRules.canonicalKey(submission.id)
-            if let name = seen[submission.id] {
-                if name == submission.name {
+            if let earlier = seen[submission.id] {
+                if earlier.isSame(as: submission) {
                     summary.duplicates += 1
                     continue
                 }
             } else if let existing = try workspace.item(submission.id), existing.isSame(as: submission) {
-                seen[submission.id] = submission.name
+                seen[submission.id] = existing
                 summary.duplicates += 1
                 continue
             }
-            seen[submission.id] = submission.name
             let item = QueueItem(submission, at: now, policy: policy)
+            seen[submission.id] = item
             try workspace.save(item)
             if item.memoryLabel != nil {
                 summary.fromMemory += 1

@@ -39,14 +39,18 @@ public struct QueueSubmission: Sendable, Equatable {
     public var model: String?
     /// Set when the name was decided before and its decisions agree: the memory labels the item.
     public var memory: QueueMemoryLabel?
+    /// The name's key under the model's name normalisation (`TextAnalyzer.nameKey`): a new name with the same key
+    /// is a cosmetic change of the listing (a full-width digit, a doubled space, a pack size), not a rename.
+    public var nameKey: String?
     public init(id: String, name: String, suggestions: [QueueSuggestion], autoAccept: Bool, model: String?,
-                memory: QueueMemoryLabel? = nil) {
+                memory: QueueMemoryLabel? = nil, nameKey: String? = nil) {
         self.id = id
         self.name = name
         self.suggestions = suggestions
         self.autoAccept = autoAccept
         self.model = model
         self.memory = memory
+        self.nameKey = nameKey
     }
 }
 

@@ -40,6 +40,29 @@ struct QueueContract {
         XCTAssertEqual(Set(lease.items.map(\.name)), ["name of a", "renamed c"])
     }
 
+    /// A new name with the item's name key is a cosmetic change: the label stays, undo still reaches it, and only
+    /// a name with another key starts the item over.
+    func cosmeticChangesAreNotRenames() throws {
+        let policy = QueuePolicy(overlapShare: 0, auditShare: 0)
+        let store = try make(policy)
+        func keyed(_ name: String, _ key: String) -> QueueSubmission {
+            var submission = Self.submission("k", name: name)
+            submission.nameKey = key
+            return submission
+        }
+        _ = try store.enqueue([keyed("国産豚バラ肉 500g", "国産豚バラ肉")], at: Self.t0)
+        let lease = try store.lease(LeaseRequest(annotator: "aiko", count: 1), at: Self.t0)
+        _ = try store.decide(DecisionRequest(lease: lease.id, annotator: "aiko", ids: ["k"], kind: .label, keywords: ["豚バラ肉"]),
+                             at: Self.t0 + 1)
+        let cosmetic = try make(policy).enqueue([keyed("国産  豚バラ肉 ５００ｇ", "国産豚バラ肉")], at: Self.t0 + 2)
+        XCTAssertEqual(cosmetic, EnqueueSummary(duplicates: 1))
+        XCTAssertEqual(try store.labels(after: nil, limit: 10).map(\.keywords), [["豚バラ肉"]])
+        XCTAssertEqual(try store.undo(annotator: "aiko", at: Self.t0 + 3).item, "k")
+        let renamed = try store.enqueue([keyed("国産 牛バラ肉", "国産牛バラ肉")], at: Self.t0 + 4)
+        XCTAssertEqual(renamed, EnqueueSummary(queued: 1))
+        XCTAssertEqual(try store.lease(LeaseRequest(annotator: "aiko", count: 1), at: Self.t0 + 5).items.map(\.name), ["国産 牛バラ肉"])
+    }
+
     /// Leases on separate instances, all at once: no item is handed to two annotators.
     func concurrentLeasesAreExclusive(stores count: Int = 4, items: Int = 120) throws {
         let setup = try make(QueuePolicy(overlapShare: 0, auditShare: 0))

@@ -27,6 +27,7 @@ final class FileQueueStoreTests: XCTestCase {
     }
 
     func testEnqueueCountsAndRenames() throws { try contract.enqueueCountsAndRenames() }
+    func testCosmeticChangesAreNotRenames() throws { try contract.cosmeticChangesAreNotRenames() }
     func testConcurrentLeasesAreExclusive() throws { try contract.concurrentLeasesAreExclusive() }
     func testLeasesExpire() throws { try contract.leasesExpire() }
     func testOrdersAndKeywordFilter() throws { try contract.ordersAndKeywordFilter() }
@@ -166,6 +167,7 @@ final class PostgresQueueStoreTests: XCTestCase {
     }
 
     func testEnqueueCountsAndRenames() throws { try contract.enqueueCountsAndRenames() }
+    func testCosmeticChangesAreNotRenames() throws { try contract.cosmeticChangesAreNotRenames() }
     func testConcurrentLeasesAreExclusive() throws { try contract.concurrentLeasesAreExclusive() }
     func testLeasesExpire() throws { try contract.leasesExpire() }
     func testOrdersAndKeywordFilter() throws { try contract.ordersAndKeywordFilter() }
