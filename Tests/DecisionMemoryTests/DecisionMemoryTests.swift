@@ -92,18 +92,18 @@ final class DecisionMemoryTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let store = FileKeywordStore(overlayPath: directory + "/keywords.overlay.json")
-        let count = DecisionMemory.pageRecords + 500
+        let count = 1_500
         let items = (0 ..< count).map { FeedbackItem(name: "name\($0) 1kg", keyword: "k\($0 % 7)", action: .correct, annotator: "alice") }
         for start in stride(from: 0, to: count, by: 1_000) {
             _ = try store.appendFeedback(Array(items[start ..< min(count, start + 1_000)]))
         }
         let memory = DecisionMemory(keyer: Self.keyer, identity: "test")
-        XCTAssertEqual(try memory.catchUp(store: store, queue: nil), count)
+        XCTAssertEqual(try memory.catchUp(store: store, queue: nil, pageRecords: 1_000), count)
         XCTAssertEqual(memory.count, count)
         XCTAssertEqual(memory.recall("name1234")?.keywords.map(\.keyword), ["k\(1234 % 7)"])
-        XCTAssertEqual(try memory.catchUp(store: store, queue: nil), 0)
+        XCTAssertEqual(try memory.catchUp(store: store, queue: nil, pageRecords: 1_000), 0)
         _ = try store.appendFeedback([FeedbackItem(name: "name1234", keyword: "k0", action: .correct, annotator: "alice")])
-        XCTAssertEqual(try memory.catchUp(store: store, queue: nil), 1)
+        XCTAssertEqual(try memory.catchUp(store: store, queue: nil, pageRecords: 1_000), 1)
         XCTAssertEqual(memory.recall("name1234 500g")?.keywords.map(\.keyword), ["k0"])
 
         // A queue decision's feedback enters the memory, and leaves it when the decision is undone.
