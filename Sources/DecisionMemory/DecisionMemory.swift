@@ -67,6 +67,14 @@ public final class DecisionMemory: Sendable {
         return state.withLock { $0.entries[key]?.recall }
     }
 
+    /// `recall` for an engine whose name key is `keyer`: the memory adopts it first when its identity differs
+    /// (once, after a model with another normalisation went live).
+    /// - Complexity: as `recall`, plus `adopt` when the identity changes.
+    public func recall(_ name: String, keyer: @escaping Keyer, identity: String) -> Recall? {
+        if state.withLock({ $0.keyerIdentity != identity }) { adopt(keyer: keyer, identity: identity) }
+        return recall(name)
+    }
+
     /// Adds decisions; records already held, withdrawn ones, and those whose name has no key are skipped.
     /// - Complexity: O(records) plus one resolution per changed name.
     public func ingest(_ records: [FeedbackRecord]) {

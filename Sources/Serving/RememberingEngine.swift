@@ -12,13 +12,18 @@ import StoreInterface
 public final class RememberingEngine: SuggestionEngine {
     public let base: ModelEngine
     public let memory: DecisionMemory
+    private let keyer: DecisionMemory.Keyer
+    private let keyerIdentity: String
 
-    /// Keys the memory with `base`'s name normalisation (rekeying it when another model normalised differently).
+    /// The memory is keyed with `base`'s name normalisation from this engine's first answer on (rekeyed then when
+    /// the model served before normalised names differently). A candidate loaded beside the live engine (a shadow)
+    /// is scored through `modelOnly` and never rekeys the memory.
     public init(base: ModelEngine, memory: DecisionMemory) {
         self.base = base
         self.memory = memory
         let analyzer = base.components.analyzer
-        memory.adopt(keyer: { analyzer.nameKey($0) }, identity: analyzer.nameKeyIdentity)
+        keyer = { analyzer.nameKey($0) }
+        keyerIdentity = analyzer.nameKeyIdentity
     }
 
     public var modelVersion: String { base.modelVersion }
@@ -26,7 +31,7 @@ public final class RememberingEngine: SuggestionEngine {
     /// - Complexity: as `ModelEngine.suggest`, plus O(name length) for the name key.
     public func suggest(_ name: String, k: Int, explain: Bool) -> SuggestionResult {
         var result = base.suggest(name, k: k, explain: explain)
-        guard k > 0, let recall = memory.recall(name) else { return result }
+        guard k > 0, let recall = memory.recall(name, keyer: keyer, identity: keyerIdentity) else { return result }
         let served = base.listed(recall.keywords.map(\.keyword))
         let remembered = recall.keywords.filter { served.contains($0.keyword) }
         guard let first = remembered.first else { return result }
@@ -48,4 +53,5 @@ public final class RememberingEngine: SuggestionEngine {
     public func reloadKeywords() throws -> KeywordListSnapshot { try base.reloadKeywords() }
     public func listed(_ keywords: [String]) -> Set<String> { base.listed(keywords) }
     public func nameKey(_ name: String) -> String { base.nameKey(name) }
+    public var modelOnly: any SuggestionEngine { base }
 }

@@ -54,8 +54,10 @@ public final class ShadowScorer: Sendable {
     public var fraction: Double { slot.withLock { $0.fraction } }
     public var counters: Counters { counts.withLock { $0 } }
 
-    /// Sets the candidate (nil ends the shadow) and the share of requests it scores.
+    /// Sets the candidate (nil ends the shadow) and the share of requests it scores. The candidate is scored as
+    /// the model alone (`modelOnly`).
     public func set(_ engine: (any SuggestionEngine)?, fraction: Double) {
+        let engine = engine?.modelOnly
         slot.withLock { slot in
             if engine == nil || slot.version != engine?.modelVersion { slot.queue.removeAll() }
             slot.engine = engine
@@ -79,8 +81,10 @@ public final class ShadowScorer: Sendable {
         enqueue(sampled: true) { .suggest(name: name, liveTop: liveTop) }
     }
 
-    /// Called for a stored accept or correction: both models' top keyword is compared with the annotator's.
+    /// Called for a stored accept or correction: both models' top keyword (each model alone) is compared with the
+    /// annotator's.
     public func offerFeedback(name: String, keyword: String, live: any SuggestionEngine) {
+        let live = live.modelOnly
         enqueue(sampled: false) { .feedback(name: name, keyword: keyword, live: live) }
     }
 

@@ -151,6 +151,9 @@ public protocol SuggestionEngine: Sendable {
     /// The name key of `name` under the model's name normalisation (`TextAnalyzer.nameKey`): two listings of one
     /// product share it.
     func nameKey(_ name: String) -> String
+    /// The model's own answers, without anything in front of them (the decision memory): what a shadow candidate
+    /// is compared with.
+    var modelOnly: any SuggestionEngine { get }
 }
 
 extension SuggestionEngine {
@@ -162,6 +165,9 @@ extension SuggestionEngine {
 
     /// The name itself, for an engine without a name normalisation of its own.
     public func nameKey(_ name: String) -> String { name }
+
+    /// The engine itself, for an engine that is the model alone.
+    public var modelOnly: any SuggestionEngine { self }
 
     /// Adds and removes keywords with no version check.
     public func updateKeywords(add: [String], remove: [String]) throws -> KeywordListSnapshot {

@@ -86,6 +86,18 @@ final class RememberingEngineTests: XCTestCase {
         XCTAssertNotEqual(engine.suggest("w2 w9", k: 2, explain: false).suggestions.first?.keyword, "w7")
     }
 
+    func testTheMemoryTakesTheNormalisationOfTheEngineThatAnswersAndAShadowSeesTheModelAlone() throws {
+        let memory = DecisionMemory()
+        memory.ingest([decision(1, "w1 w9 1kg", "w3")])
+        let engine = try makeEngine(memory: memory)
+        // Keyed by white space alone until an engine answers: the pack size keeps the keys apart.
+        XCTAssertNil(memory.recall("w1 w9 500g"))
+        XCTAssertEqual(engine.suggest("w1 w9 500g", k: 1, explain: false).suggestions.first?.source, .memory)
+        XCTAssertEqual(memory.recall("w1 w9 500g")?.keywords.map(\.keyword), ["w3"])
+        XCTAssertTrue((engine.modelOnly as? ModelEngine) === engine.base)
+        XCTAssertEqual(engine.modelOnly.suggest("w1 w9 500g", k: 1, explain: false).suggestions.first?.source, .model)
+    }
+
     func testTheWireMarksTheSourceAndExplainsTheDecidedName() throws {
         let memory = DecisionMemory()
         let engine = try makeEngine(memory: memory)

@@ -179,7 +179,8 @@ final class KeywordAPIHandlers: Sendable {
         let engine = try engine()
         let result = engine.suggest(input.name, k: input.k, explain: input.explain)
         try Self.checkFinite(result)
-        state.watcher?.shadow.offer(name: input.name, liveTop: result.suggestions.first?.keyword)
+        // An answer from the decision memory is not the live model's: the shadow compares models.
+        if result.memory == nil { state.watcher?.shadow.offer(name: input.name, liveTop: result.suggestions.first?.keyword) }
         var json = JSONWriter(capacity: 256 + input.name.utf8.count)
         json.object { json in
             SuggestionWire.writeMembers(result, name: input.name, explain: input.explain, into: &json)
