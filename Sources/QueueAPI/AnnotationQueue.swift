@@ -42,14 +42,17 @@ public final class AnnotationQueue: Sendable {
     }
 
     /// The memory's label for an answer whose first suggestions come from agreeing decisions: those keywords, by
-    /// the annotators behind them. Nil when the memory has nothing for the name or its annotators disagree (then
-    /// people decide, shown the remembered keywords first).
+    /// the annotators behind them, named as the queue keeps annotator names (feedback without an annotator, or
+    /// with a name the queue would refuse, names nobody). Nil when the memory has nothing for the name or its
+    /// annotators disagree (then people decide, shown the remembered keywords first).
     static func memoryLabel(_ result: SuggestionResult) -> QueueMemoryLabel? {
         guard let recall = result.memory, !recall.disagreement else { return nil }
         let keywords = result.suggestions.prefix { $0.source == .memory }.map(\.keyword)
         guard !keywords.isEmpty else { return nil }
-        let annotators = Set(recall.keywords.filter { keywords.contains($0.keyword) }.flatMap(\.annotators))
-        return QueueMemoryLabel(keywords: keywords, annotators: annotators.sorted())
+        let named = recall.keywords.filter { keywords.contains($0.keyword) }.flatMap(\.annotators).compactMap { name in
+            try? QueueRules.key(name, field: "annotator")
+        }
+        return QueueMemoryLabel(keywords: keywords, annotators: Set(named).sorted())
     }
 
     public func lease(_ request: LeaseRequest) throws(QueueError) -> QueueLease {

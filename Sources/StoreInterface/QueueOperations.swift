@@ -58,6 +58,12 @@ package struct QueueOperations {
                 continue
             }
             let item = QueueItem(submission, at: now, policy: policy)
+            // Nothing is written that a store would refuse to read back.
+            do {
+                try QueueRules.check(item)
+            } catch {
+                throw .store(.failed("item '\(item.id)' breaks the queue's rules: \(error.message)"))
+            }
             seen[submission.id] = item
             try workspace.save(item)
             if item.memoryLabel != nil {

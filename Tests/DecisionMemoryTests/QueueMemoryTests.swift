@@ -25,7 +25,8 @@ final class QueueMemoryTests: XCTestCase {
         let memory = DecisionMemory()
         let engine = try RememberingEngineTests.makeEngine(directory: directory, memory: memory)
         memory.ingest([decision(1, "w1 w9 1kg", "w3", by: "alice"), decision(2, "w2 w9", "w3", by: "alice"),
-                       decision(3, "w2 w9 2kg", "w5", by: "bob")])
+                       decision(3, "w2 w9 2kg", "w5", by: "bob"),
+                       FeedbackRecord(id: 4, receivedAt: "", item: FeedbackItem(name: "w1 w9", keyword: "w3", action: .accept))])
         let store = FileKeywordStore(overlayPath: directory + "/keywords.overlay.json")
         let queueStore = FileQueueStore(overlayPath: store.overlayPath, feedbackStore: store,
                                         policy: QueuePolicy(overlapShare: 0, auditShare: 1))
