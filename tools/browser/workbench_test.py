@@ -362,7 +362,7 @@ QUEUE_RUN = str(int(time.time()))
 
 def queue_items(count, prefix):
     """Puts `count` names from bench/names.txt in the queue under fresh ids; returns the ids that were queued
-    (not auto-accepted) with their names and top keywords."""
+    (not auto-accepted, nor labelled from the decision memory) with their names and top keywords."""
     names = [line.strip() for line in open(os.path.join(os.path.dirname(__file__), "../../bench/names.txt"), encoding="utf-8")
              if line.strip()][:count]
     items = [{"id": f"{prefix}-{QUEUE_RUN}-{i}", "name": name} for i, name in enumerate(names)]
@@ -372,7 +372,8 @@ def queue_items(count, prefix):
     assert status == 200, (status, batch)
     queued = {}
     for item, result in zip(items, batch["results"]):
-        if not result["auto_accept"] and result["suggestions"]:
+        # A name an earlier test decided is labelled by the decision memory on arrival, not queued.
+        if not result["auto_accept"] and result["suggestions"] and result["suggestions"][0]["source"] != "memory":
             queued[item["id"]] = {"name": item["name"], "top": [s["keyword"] for s in result["suggestions"]]}
     return queued
 
