@@ -4,6 +4,7 @@ import Locking
 import StoreInterface
 #if canImport(Glibc)
 import Glibc
+import TeamQueue
 #endif
 
 /// The queue as an append-only JSON-lines log (`QueueLine`: the latest state of an item, or a decision; a later

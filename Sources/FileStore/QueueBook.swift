@@ -3,6 +3,7 @@
 import StoreInterface
 #if canImport(Glibc)
 import Glibc
+import TeamQueue
 #endif
 
 /// What a lease and the figures need of an open item: small enough to scan 100,000 of in a few milliseconds.

@@ -3,6 +3,7 @@ import Foundation
 import StoreInterface
 #if canImport(Glibc)
 import Glibc
+import TeamQueue
 #endif
 
 enum QueueLogFile {

@@ -1,6 +1,7 @@
 // The PostgreSQL store's model registry: the catalog and every model file in the database, so replicas on
 // several machines need no shared volume.
 import Foundation
+import ModelVersions
 import StoreInterface
 import Locking
 import Synchronization

@@ -3,6 +3,7 @@ import Foundation
 import Locking
 import StoreInterface
 import StrictJSON
+import TeamQueue
 
 /// Items as rows (the item's JSON document plus columns derived from it by the item rules, for ordering,
 /// filtering and the figures), decisions as rows. Each operation is one transaction: a lease locks its

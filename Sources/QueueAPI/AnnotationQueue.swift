@@ -2,6 +2,7 @@
 // decisions back, figures and labels out; times from one injectable clock.
 import Serving
 import StoreInterface
+import TeamQueue
 
 /// A product as posted to the queue.
 public struct QueueProduct: Sendable, Equatable {

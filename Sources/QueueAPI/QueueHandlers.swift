@@ -5,6 +5,7 @@ import Locking
 import Serving
 import StoreInterface
 import StrictJSON
+import TeamQueue
 
 /// The handlers the queue's routes point at (see `routes`): each decodes its body, runs one queue operation and
 /// answers, or throws an APIError.

@@ -8,6 +8,7 @@ import Serving
 import Sockets
 import StoreInterface
 import StoreOpening
+import TeamQueue
 
 /// Opens the store (retrying while a database cannot be reached yet), loads the engine on it and hands both to
 /// the application state; then starts the store watcher. A failure is recorded once, in the state (so /readyz

@@ -7,6 +7,7 @@ import HTTPCore
 import KeywordServer
 import Serving
 import StoreInterface
+import TeamQueue
 
 /// Everything `kwsuggest serve` needs to run.
 public struct ServiceOptions: Sendable {

@@ -4,6 +4,7 @@ import Dispatch
 import EventLog
 import Foundation
 import Locking
+import ModelVersions
 import StoreInterface
 
 /// Which model a serve serves, and how the last attempt to change it went.

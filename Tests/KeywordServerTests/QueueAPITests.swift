@@ -6,6 +6,7 @@ import Locking
 import QueueAPI
 import Serving
 import StoreInterface
+import TeamQueue
 import XCTest
 
 /// An engine whose answer for a name containing "auto" is auto-accepted; otherwise the FakeEngine's ranking

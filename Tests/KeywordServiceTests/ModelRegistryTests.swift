@@ -2,6 +2,7 @@ import FileStore
 import Foundation
 import ModelStorage
 @testable import PostgresStore
+import ModelVersions
 import StoreInterface
 import Training
 import XCTest

@@ -2,6 +2,7 @@ import FileStore
 import Foundation
 import Locking
 import ModelStorage
+import ModelVersions
 import Serving
 import StoreInterface
 import Training

@@ -2,6 +2,7 @@ import Foundation
 @testable import FileStore
 @testable import PostgresStore
 @testable import StoreInterface
+@testable import TeamQueue
 import XCTest
 
 /// Checks every QueueStore must pass, run against the file store and against a real PostgreSQL.

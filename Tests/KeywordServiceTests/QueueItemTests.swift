@@ -1,6 +1,7 @@
 @testable import FileStore
 @testable import PostgresStore
 @testable import StoreInterface
+@testable import TeamQueue
 import XCTest
 
 /// The item rules alone, with times given: no store, no clock.

@@ -10,6 +10,7 @@ import Sockets
 import StoreInterface
 #if canImport(Glibc)
 import Glibc
+import TeamQueue
 #endif
 
 /// `kwsuggest serve`: the HTTP API and the annotation workbench page.

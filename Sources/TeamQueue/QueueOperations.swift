@@ -1,6 +1,7 @@
 // The queue's operations, written once for every store: each runs inside a store's critical section (the
 // file lock, a database transaction) against a workspace that reads and writes that store's items. Item ids and
 // annotator names are taken in the form every store keeps (`QueueRules.canonicalKey`).
+import StoreInterface
 
 /// What an operation reads and writes, inside its store's critical section. Items a workspace returns are
 /// held for the rest of the operation: no other process changes them until it ends.

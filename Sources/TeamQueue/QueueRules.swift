@@ -1,5 +1,6 @@
 // What makes a queue record acceptable, wherever it comes from: the API's requests, and what a store reads
 // back (a queue log edited by hand, a database row). Validity only, as the feedback rules.
+import StoreInterface
 
 /// The rules of the annotation queue's ids, annotator names and records.
 public enum QueueRules {

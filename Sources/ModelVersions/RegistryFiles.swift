@@ -2,6 +2,7 @@
 import Foundation
 #if canImport(Glibc)
 import Glibc
+import StoreInterface
 #endif
 
 /// File operations both registries share: atomic replacement, checked copies, links, directory fsyncs.

@@ -1,5 +1,6 @@
 // The queue's settings and the rules that are not about one item: routing shares, lease and cool-down
 // lengths, which decision an undo reverts, and which feedback a label writes.
+import StoreInterface
 
 /// How the queue shares work. The same policy must run on every process sharing a store: routing is a
 /// function of the item id, so every replica routes an item the same way.

@@ -1,5 +1,6 @@
 // The annotation queue's value types: what goes in, what a lease hands out, what a decision says, and what
 // the queue reports. The rules that move an item between states live in QueueItem.
+import StoreInterface
 
 /// Milliseconds since the Unix epoch, UTC: every time the queue stores or compares.
 public typealias QueueTime = Int64

@@ -1,5 +1,6 @@
 // The model registry in the store: pushed model versions, which one is live, its predecessors and a shadow.
 import Foundation
+import StoreInterface
 import StrictJSON
 
 /// One pushed model version.

@@ -1,5 +1,6 @@
 // The JSON form of queue items and decisions: one line of the file store's queue log, and the document the
 // PostgreSQL store keeps per item. Written with JSONWriter, read with the strict reader.
+import StoreInterface
 import StrictJSON
 
 /// One line of the queue log: the latest state of an item, or a decision (a later line for the same id wins), or
