@@ -12,8 +12,8 @@ let package = Package(
     name: "kwsuggest",
     products: [
         .executable(name: "kwsuggest", targets: ["kwsuggest"]),
-        .library(name: "Serving", targets: ["Serving"]),
-        .library(name: "KeywordServer", targets: ["KeywordServer"]),
+        .library(name: "SuggestionRuntime", targets: ["SuggestionRuntime"]),
+        .library(name: "KeywordHTTP", targets: ["KeywordHTTP"]),
         .library(name: "HTTPCore", targets: ["HTTPCore"]),
     ],
     dependencies: [],
@@ -62,12 +62,12 @@ let package = Package(
         // Training data: labelled names read and written (JSON lines), and the ones feedback records teach.
         .target(name: "TrainingData", dependencies: ["ModelStorage", "StoreInterface", "StrictJSON"], swiftSettings: settings),
         // The serving engine: a loaded model and its live keyword list behind a store.
-        .target(name: "Serving", dependencies: ["EventLog", "KeywordIndex", "KeywordModel", "Locking", "ModelStorage", "ModelVersions", "Platform", "StoreInterface", "StrictJSON"],
+        .target(name: "SuggestionRuntime", dependencies: ["EventLog", "KeywordIndex", "KeywordModel", "Locking", "ModelStorage", "ModelVersions", "Platform", "StoreInterface", "StrictJSON"],
                 swiftSettings: settings),
         // Training and evaluation (the CLI only): encoder fitting, calibration fitting, metrics.
         .target(
             name: "Training",
-            dependencies: ["KeywordIndex", "KeywordModel", "ModelStorage", "ModelVersions", "Platform", "Serving", "StoreInterface", "TrainingData"],
+            dependencies: ["KeywordIndex", "KeywordModel", "ModelStorage", "ModelVersions", "Platform", "SuggestionRuntime", "StoreInterface", "TrainingData"],
             swiftSettings: settings),
 
         // The HTTP path: a generic HTTP/1.1 core that knows nothing of the application, and the application
@@ -84,12 +84,12 @@ let package = Package(
         .target(name: "APICore", dependencies: ["HTTPCore", "StoreInterface", "StrictJSON"], swiftSettings: settings),
         // The team annotation queue over HTTP: the queue as the API uses it (each product suggested first), its
         // routes with their caps, handlers, metrics and its part of the OpenAPI document.
-        .target(name: "QueueAPI", dependencies: ["APICore", "EventLog", "HTTPCore", "Locking", "Serving", "StoreInterface", "StrictJSON", "TeamQueue"],
+        .target(name: "QueueAPI", dependencies: ["APICore", "EventLog", "HTTPCore", "Locking", "SuggestionRuntime", "StoreInterface", "StrictJSON", "TeamQueue"],
                 swiftSettings: settings),
         // The workbench page, script and styles are files of their own, compiled into the binary as byte arrays.
         .target(
-            name: "KeywordServer",
-            dependencies: ["APICore", "EventLog", "HTTPCore", "Locking", "QueueAPI", "Serving", "StoreInterface", "StrictJSON",
+            name: "KeywordHTTP",
+            dependencies: ["APICore", "EventLog", "HTTPCore", "Locking", "QueueAPI", "SuggestionRuntime", "StoreInterface", "StrictJSON",
                            "TrainingData"],
             resources: [.embedInCode("Workbench/workbench.html"), .embedInCode("Workbench/workbench.js"),
                         .embedInCode("Workbench/queue.js"), .embedInCode("Workbench/workbench.css")],
@@ -97,21 +97,21 @@ let package = Package(
         // Running `serve`: the server, the model loader, the store watcher, the registry follower and the signals
         // as a group of services with run/shutdown, and the rules checked before it listens.
         .target(
-            name: "ServerLifecycle",
-            dependencies: ["APICore", "EventLog", "FileStore", "HTTPCore", "KeywordServer", "Locking", "QueueAPI", "Serving", "Sockets", "StoreInterface", "StoreOpening", "TeamQueue"],
+            name: "ProcessLifecycle",
+            dependencies: ["APICore", "EventLog", "FileStore", "HTTPCore", "KeywordHTTP", "Locking", "QueueAPI", "SuggestionRuntime", "Sockets", "StoreInterface", "StoreOpening", "TeamQueue"],
             swiftSettings: settings),
 
         // The measurements behind `kwsuggest bench`: load time, suggest latency, tokenizer throughput, memory, keyword
         // changes and annotation-queue operations.
         .target(
             name: "Benchmarks",
-            dependencies: ["FileStore", "KeywordIndex", "KeywordVectors", "Locking", "ModelStorage", "Platform", "Serving", "StoreInterface", "StoreOpening", "TeamQueue"],
+            dependencies: ["FileStore", "KeywordIndex", "KeywordVectors", "Locking", "ModelStorage", "Platform", "SuggestionRuntime", "StoreInterface", "StoreOpening", "TeamQueue"],
             swiftSettings: settings),
 
         // The CLI on top of both paths.
         .executableTarget(
             name: "kwsuggest",
-            dependencies: ["APICore", "Benchmarks", "EventLog", "FileStore", "HTTPCore", "KeywordIndex", "KeywordModel", "KeywordServer", "KeywordText", "KeywordVectors", "ModelStorage", "ModelVersions", "Platform", "PostgresStore", "ServerLifecycle", "Serving", "Sockets", "StoreInterface", "StoreOpening", "StrictJSON", "TeamQueue", "Training", "TrainingData"],
+            dependencies: ["APICore", "Benchmarks", "EventLog", "FileStore", "HTTPCore", "KeywordIndex", "KeywordModel", "KeywordHTTP", "KeywordText", "KeywordVectors", "ModelStorage", "ModelVersions", "Platform", "PostgresStore", "ProcessLifecycle", "SuggestionRuntime", "Sockets", "StoreInterface", "StoreOpening", "StrictJSON", "TeamQueue", "Training", "TrainingData"],
             swiftSettings: settings),
 
         .testTarget(name: "PlatformTests", dependencies: ["Platform"], swiftSettings: settings),
@@ -122,19 +122,19 @@ let package = Package(
                     swiftSettings: settings),
         .testTarget(name: "KeywordModelTests", dependencies: ["KeywordModel", "KeywordIndex"], swiftSettings: settings),
         .testTarget(
-            name: "KeywordServiceTests",
-            dependencies: ["CDigest", "FileStore", "KeywordIndex", "KeywordModel", "Locking", "ModelStorage", "ModelVersions", "PostgresStore", "Serving", "StoreInterface", "TeamQueue", "Training", "TrainingData"],
+            name: "SuggestionRuntimeTests",
+            dependencies: ["CDigest", "FileStore", "KeywordIndex", "KeywordModel", "Locking", "ModelStorage", "ModelVersions", "PostgresStore", "SuggestionRuntime", "StoreInterface", "TeamQueue", "Training", "TrainingData"],
             swiftSettings: settings),
         // Test-only: a seeded generator for the mutation tests of the JSON reader, the parser and the API.
         .target(name: "MutationTesting", path: "Tests/MutationTesting", swiftSettings: settings),
         .testTarget(name: "StrictJSONTests", dependencies: ["StrictJSON", "MutationTesting"], swiftSettings: settings),
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore", "MutationTesting"], swiftSettings: settings),
         .testTarget(
-            name: "KeywordServerTests",
-            dependencies: ["APICore", "FileStore", "HTTPCore", "KeywordServer", "Locking", "MutationTesting", "PostgresStore", "QueueAPI", "Serving", "StoreInterface", "StrictJSON", "TeamQueue"],
+            name: "KeywordHTTPTests",
+            dependencies: ["APICore", "FileStore", "HTTPCore", "KeywordHTTP", "Locking", "MutationTesting", "PostgresStore", "QueueAPI", "SuggestionRuntime", "StoreInterface", "StrictJSON", "TeamQueue"],
             resources: [.copy("Fixtures")],
             swiftSettings: settings),
-        .testTarget(name: "ServerLifecycleTests", dependencies: ["APICore", "ServerLifecycle"], swiftSettings: settings),
+        .testTarget(name: "ProcessLifecycleTests", dependencies: ["APICore", "ProcessLifecycle"], swiftSettings: settings),
         // Reads Package.swift and the sources: each module's imports are exactly its declared dependencies.
         .testTarget(name: "PackageGraphTests", swiftSettings: settings),
         // Runs the built `kwsuggest` binary (found beside the test bundle); it imports none of the modules, and

@@ -2,7 +2,7 @@
 import APICore
 import HTTPCore
 import Locking
-import Serving
+import SuggestionRuntime
 import StoreInterface
 import StrictJSON
 import TeamQueue

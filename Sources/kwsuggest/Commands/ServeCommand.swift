@@ -1,11 +1,11 @@
 import APICore
 import EventLog
 import HTTPCore
-import KeywordServer
+import KeywordHTTP
 import ModelStorage
 import PostgresStore
-import ServerLifecycle
-import Serving
+import ProcessLifecycle
+import SuggestionRuntime
 import Sockets
 import StoreInterface
 #if canImport(Glibc)
