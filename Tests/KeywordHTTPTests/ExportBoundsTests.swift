@@ -84,10 +84,10 @@ final class ExportBoundsTests: XCTestCase {
         for target in ["/v1/feedback/export", "/v1/keywords", "/v1/labels/export"] {
             let route = api.match(makeRequest(.get, target))
             XCTAssertTrue(route.isBlocking, target)
-            XCTAssertEqual(route.lane, .bulk, target)
+            XCTAssertEqual(route.lane, .bulkReads, target)
         }
-        XCTAssertEqual(api.match(makeRequest(.post, "/v1/suggest/batch", body: "{}")).lane, .shared)
+        XCTAssertEqual(api.match(makeRequest(.post, "/v1/suggest/batch", body: "{}")).lane, .batches)
         // Enqueueing up to 1,000 items suggests each: batch work, kept off the keyword writes' lane.
-        XCTAssertEqual(api.match(makeRequest(.post, "/v1/queue/items", body: "{}")).lane, .shared)
+        XCTAssertEqual(api.match(makeRequest(.post, "/v1/queue/items", body: "{}")).lane, .batches)
     }
 }

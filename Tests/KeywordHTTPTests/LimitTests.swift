@@ -1,4 +1,5 @@
 import Foundation
+import APICore
 @testable import HTTPCore
 @testable import KeywordHTTP
 import SuggestionRuntime
@@ -68,11 +69,12 @@ final class LimitTests: XCTestCase {
 
     func testKeywordWritesHaveTheirOwnLane() {
         let api = makeAPI()
-        XCTAssertEqual(api.match(makeRequest(.post, "/v1/keywords", body: "{}")).lane, .reserved)
-        XCTAssertEqual(api.match(makeRequest(.post, "/v1/suggest/batch", body: "{}")).lane, .shared)
+        XCTAssertEqual(api.match(makeRequest(.post, "/v1/keywords", body: "{}")).lane, .keywordWrites)
+        XCTAssertEqual(api.match(makeRequest(.post, "/v1/suggest/batch", body: "{}")).lane, .batches)
         // Feedback posts (up to a few MB of decisions each) have a lane of their own too: keyword changes never
         // queue behind them.
-        XCTAssertEqual(api.match(makeRequest(.post, "/v1/feedback", body: "{}")).lane, .secondary)
+        XCTAssertEqual(api.match(makeRequest(.post, "/v1/feedback", body: "{}")).lane, .feedback)
+        XCTAssertEqual(api.match(makeRequest(.post, "/v1/queue/decisions", body: "{}")).lane, .queueWrites)
     }
 }
 

@@ -45,8 +45,9 @@ final class LiveServerTests: XCTestCase {
         XCTAssertTrue(text.contains("kwsuggest_http_connections_rejected_total 0"), text)
         XCTAssertFalse(text.contains("\nhttp_"), text)
         XCTAssertEqual(live.server.threadNames, ["kwsuggest-loop-0", "kwsuggest-loop-1", "kwsuggest-worker-0",
-                                                 "kwsuggest-worker-1", "kwsuggest-reserved-0",
-                                                 "kwsuggest-secondary-0", "kwsuggest-bulk-0", "kwsuggest-bulk-1"])
+                                                 "kwsuggest-batches-0", "kwsuggest-batches-1", "kwsuggest-bulk-reads-0",
+                                                 "kwsuggest-bulk-reads-1", "kwsuggest-feedback-0",
+                                                 "kwsuggest-keyword-writes-0", "kwsuggest-queue-writes-0"])
     }
 
     func testPipelinedRequestsAreAnsweredInOrder() throws {

@@ -13,8 +13,8 @@ private final class StreamResponder: HTTPResponder {
     let pulls = Atomic<Int>(0)
     let pulled = DispatchSemaphore(value: 0)
 
-    func match(_ request: HTTPRequest) -> RouteMatch {
-        RouteMatch(label: request.path, isBlocking: true) { [self] request in
+    func plan(for request: HTTPRequest) -> RoutePlan {
+        RoutePlan(label: request.path, isBlocking: true) { [self] request in
             var response = HTTPResponse(status: .ok)
             response.headers.add("Content-Type", "text/plain")
             switch request.path {

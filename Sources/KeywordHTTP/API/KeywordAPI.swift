@@ -1,5 +1,6 @@
 // The router: maps method + path to routes, answers 404/405/OPTIONS, and runs the middlewares.
 import APICore
+import EventLog
 import HTTPCore
 import QueueAPI
 import StrictJSON
@@ -52,10 +53,10 @@ public final class KeywordAPI: HTTPResponder {
         largestBodyCap = table.values.flatMap(\.values).map(\.bodyCap).max() ?? bodyCaps.suggest
     }
 
-    /// Every route, each with all its facts. Writes have worker lanes of their own, so they never wait behind
-    /// queued batches; keyword changes and feedback have one each, so a keyword change never waits behind large
-    /// feedback posts. Answers whose size depends on the stored data (keyword pages, the export) have the bulk
-    /// lane, off the event loops and off the suggest lane. Keyword changes, feedback and its export (annotator
+    /// Every route, each with all its facts. Each kind of blocking work has a worker lane named for it
+    /// (`WorkLane.apiLanes`): keyword changes, queue writes and feedback never wait behind queued batches or behind
+    /// each other, and answers whose size depends on the stored data (keyword pages, the exports) have the bulk
+    /// reads lane, off the event loops. Keyword changes, feedback and its export (annotator
     /// names) need the token when one is set. The annotation queue's routes come from `QueueHandlers.routes`.
     static func routes(_ handlers: KeywordAPIHandlers, bodyCaps: BodyCaps, valueCaps: ValueCaps) -> [APIRoute] {
         func route(_ method: HTTPMethod, _ path: String, lane: WorkLane? = nil, needsToken: Bool = false,
@@ -70,24 +71,24 @@ public final class KeywordAPI: HTTPResponder {
             route(.get, "/healthz") { _, _ throws(APIError) in handlers.health() },
             route(.get, "/readyz") { _, _ throws(APIError) in handlers.ready() },
             route(.get, "/metrics") { _, _ throws(APIError) in handlers.metricsText() },
-            route(.get, "/openapi.json", lane: .bulk) { _, _ throws(APIError) in handlers.openAPI() },
+            route(.get, "/openapi.json", lane: .bulkReads) { _, _ throws(APIError) in handlers.openAPI() },
             route(.get, "/v1/suggest") { request, _ throws(APIError) in try handlers.suggestFromQuery(request) },
             route(.post, "/v1/suggest", bodyCap: bodyCaps.suggest, valueCap: valueCaps.suggest) { request, route throws(APIError) in
                 try handlers.suggestFromBody(request, valueCap: route.valueCap)
             },
-            route(.post, "/v1/suggest/batch", lane: .shared, bodyCap: bodyCaps.batch, valueCap: valueCaps.batch) { request, route throws(APIError) in
+            route(.post, "/v1/suggest/batch", lane: .batches, bodyCap: bodyCaps.batch, valueCap: valueCaps.batch) { request, route throws(APIError) in
                 try handlers.batch(request, valueCap: route.valueCap)
             },
-            route(.get, "/v1/keywords", lane: .bulk) { request, _ throws(APIError) in try handlers.keywords(request) },
-            route(.post, "/v1/keywords", lane: .reserved, needsToken: true, bodyCap: bodyCaps.keywords,
+            route(.get, "/v1/keywords", lane: .bulkReads) { request, _ throws(APIError) in try handlers.keywords(request) },
+            route(.post, "/v1/keywords", lane: .keywordWrites, needsToken: true, bodyCap: bodyCaps.keywords,
                   valueCap: valueCaps.keywords) { request, route throws(APIError) in
                 try handlers.updateKeywords(request, valueCap: route.valueCap)
             },
-            route(.post, "/v1/feedback", lane: .secondary, needsToken: true, bodyCap: bodyCaps.feedback,
+            route(.post, "/v1/feedback", lane: .feedback, needsToken: true, bodyCap: bodyCaps.feedback,
                   valueCap: valueCaps.feedback) { request, route throws(APIError) in
                 try handlers.postFeedback(request, valueCap: route.valueCap)
             },
-            route(.get, "/v1/feedback/export", lane: .bulk, needsToken: true) { request, _ throws(APIError) in
+            route(.get, "/v1/feedback/export", lane: .bulkReads, needsToken: true) { request, _ throws(APIError) in
                 try handlers.exportFeedback(request)
             },
         ]
@@ -115,17 +116,37 @@ public final class KeywordAPI: HTTPResponder {
         routes[request.path]?[request.method == .head ? .get : request.method]
     }
 
+    /// The plan for a request, resolved once from its head: the route's label, lane and handler, its guards'
+    /// answer (see `admit`), its body limit, and the header middlewares for every answer to it.
+    public func plan(for head: HTTPRequest) -> RoutePlan {
+        var plan = match(head)
+        let route = route(for: head) ?? unmatched(head)
+        plan.refusal = admit(head, route: route)
+        plan.bodyLimit = route.bodyCap
+        plan.finish = { [self] response, request in decorate(&response, for: request, route: route) }
+        return plan
+    }
+
+    /// An error the HTTP layer answers on its own (a request it could not parse, a timeout, a full server), with
+    /// the headers every answer gets.
+    public func respond(to error: HTTPParseError) -> HTTPResponse {
+        var response = ErrorBody.response(error.status, code: error.code, message: error.message)
+        decorate(&response, for: nil)
+        return response
+    }
+
+    /// The route's label, lane and handler for a request (its guards not applied: see `plan(for:)`).
     /// - Complexity: O(1): one dictionary lookup by path, one by method.
-    public func match(_ request: HTTPRequest) -> RouteMatch {
+    public func match(_ request: HTTPRequest) -> RoutePlan {
         guard let methods = routes[request.path] else {
             if request.method == .options && request.target == "*" {
-                return RouteMatch(label: "*") { _ in
+                return RoutePlan(label: "*") { _ in
                     var headers = HTTPHeaders()
                     headers.add("Allow", "GET, HEAD, POST, OPTIONS")
                     return HTTPResponse(status: .noContent, headers: headers)
                 }
             }
-            return RouteMatch(label: "(unmatched)") { request in
+            return RoutePlan(label: "(unmatched)") { request in
                 APIError(.notFound, .notFound, "no route for \(request.path.prefix(200))").response
             }
         }
@@ -133,17 +154,17 @@ public final class KeywordAPI: HTTPResponder {
         if request.method == .options {
             let cors = configuration.cors
             let allowed = Self.allowed(methods)
-            return RouteMatch(label: path) { request in cors.preflight(request, allow: allowed) }
+            return RoutePlan(label: path) { request in cors.preflight(request, allow: allowed) }
         }
         guard let route = route(for: request) else {
             let allow = Self.allowed(methods).map(\.rawValue).joined(separator: ", ")
-            return RouteMatch(label: path) { request in
+            return RoutePlan(label: path) { request in
                 APIError(.methodNotAllowed, .methodNotAllowed, "\(request.method) is not allowed on \(request.path)",
                          headers: [("Allow", allow)]).response
             }
         }
         let handler = guards.reversed().reduce(route.handler) { next, middleware in middleware.wrapping(next) }
-        return RouteMatch(label: route.path, isBlocking: route.lane != nil, lane: route.lane ?? .shared) { request in
+        return RoutePlan(label: route.path, isBlocking: route.lane != nil, lane: route.lane ?? .general) { request in
             do throws(APIError) {
                 return try handler(request, route)
             } catch {
@@ -157,7 +178,10 @@ public final class KeywordAPI: HTTPResponder {
     /// read; a body longer than its route takes is refused before it is read (the HTTP layer holds chunked bodies
     /// to `bodyLimit(for:)`). These are the route's own guards, run on the head with nothing behind them.
     public func admit(_ head: HTTPRequest) -> HTTPResponse? {
-        let route = route(for: head) ?? unmatched(head)
+        admit(head, route: route(for: head) ?? unmatched(head))
+    }
+
+    private func admit(_ head: HTTPRequest, route: APIRoute) -> HTTPResponse? {
         do throws(APIError) {
             if route.needsToken { try RequestDecoding.authorize(head, token: configuration.adminToken) }
             try hostCheck.check(head, route: route)
@@ -171,8 +195,6 @@ public final class KeywordAPI: HTTPResponder {
         return nil
     }
 
-    public func bodyLimit(for head: HTTPRequest) -> Int? { (route(for: head) ?? unmatched(head)).bodyCap }
-
     /// What a request without a route is held to: no token (it gets 404 or 405), and the suggest cap, which any
     /// error answer needs.
     private func unmatched(_ request: HTTPRequest) -> APIRoute {
@@ -185,7 +207,7 @@ public final class KeywordAPI: HTTPResponder {
     /// What the service's HTTP metric names start with: `kwsuggest_http_requests_total` and the rest. Dashboards
     /// and the alert rules in deploy/ use these names.
     public static let metricsPrefix = "kwsuggest_http"
-    /// What the server's thread names start with: `kwsuggest-loop-0`, `kwsuggest-worker-0`, `kwsuggest-reserved-0`.
+    /// What the server's thread names start with: `kwsuggest-loop-0`, `kwsuggest-batches-0`, `kwsuggest-keyword-writes-0`.
     public static let threadNamePrefix = "kwsuggest"
 
     /// The HTTP metrics the service counts into and renders on `/metrics`, named with `metricsPrefix`.
@@ -201,6 +223,8 @@ public final class KeywordAPI: HTTPResponder {
         configuration.limits.maxBodyBytes = max(configuration.limits.maxBodyBytes, largestBodyCap)
         configuration.metricsPrefix = Self.metricsPrefix
         configuration.threadNamePrefix = Self.threadNamePrefix
+        configuration.lanes = WorkLane.apiLanes
+        configuration.streamLane = .bulkReads
         return configuration
     }
 
@@ -211,9 +235,13 @@ public final class KeywordAPI: HTTPResponder {
             if !configuration.cors.allowedOrigins.isEmpty { configuration.cors.decorate(&response, origin: nil) }
             return
         }
+        decorate(&response, for: request, route: route(for: request) ?? unmatched(request))
+    }
+
+    private func decorate(_ response: inout HTTPResponse, for request: HTTPRequest, route: APIRoute) {
         let chain = headers.reversed().reduce(Self.answering(response)) { next, middleware in middleware.wrapping(next) }
         do throws(APIError) {
-            response = try chain(request, route(for: request) ?? unmatched(request))
+            response = try chain(request, route)
         } catch {
             response = error.response
         }
@@ -227,7 +255,8 @@ public final class KeywordAPI: HTTPResponder {
     /// Routes and answers a request in-process, without sockets (for tests and tools).
     /// A streamed body is collected whole (a failed one leaves the body empty and is answered 500).
     public func respond(to request: HTTPRequest) -> HTTPResponse {
-        var response = match(request).handler(request)
+        let plan = plan(for: request)
+        var response = EventLog.$requestID.withValue(request.requestID) { plan.handler(request) }
         if let stream = response.stream {
             response.stream = nil
             if let body = stream.collect() {
@@ -236,7 +265,7 @@ public final class KeywordAPI: HTTPResponder {
                 response = APIError(.internalServerError, .feedbackExportFailed, "the streamed answer failed").response
             }
         }
-        decorate(&response, for: request)
+        plan.finish(&response, request)
         return response
     }
 }
