@@ -128,10 +128,10 @@ let package = Package(
         // Test-only: a seeded generator for the mutation tests of the JSON reader, the parser and the API.
         .target(name: "MutationTesting", path: "Tests/MutationTesting", swiftSettings: settings),
         .testTarget(name: "StrictJSONTests", dependencies: ["StrictJSON", "MutationTesting"], swiftSettings: settings),
-        .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore", "MutationTesting"], swiftSettings: settings),
+        .testTarget(name: "HTTPCoreTests", dependencies: ["EventLog", "HTTPCore", "MutationTesting"], swiftSettings: settings),
         .testTarget(
             name: "KeywordHTTPTests",
-            dependencies: ["APICore", "FileStore", "HTTPCore", "KeywordHTTP", "Locking", "MutationTesting", "PostgresStore", "QueueAPI", "SuggestionRuntime", "StoreInterface", "StrictJSON", "TeamQueue"],
+            dependencies: ["APICore", "EventLog", "FileStore", "HTTPCore", "KeywordHTTP", "Locking", "MutationTesting", "PostgresStore", "QueueAPI", "StoreInterface", "StrictJSON", "SuggestionRuntime", "TeamQueue"],
             resources: [.copy("Fixtures")],
             swiftSettings: settings),
         .testTarget(name: "ProcessLifecycleTests", dependencies: ["APICore", "ProcessLifecycle"], swiftSettings: settings),

@@ -2,9 +2,9 @@
 import Foundation
 import Locking
 import StoreInterface
+import TeamQueue
 #if canImport(Glibc)
 import Glibc
-import TeamQueue
 #endif
 
 /// The queue as an append-only JSON-lines log (`QueueLine`: the latest state of an item, or a decision; a later

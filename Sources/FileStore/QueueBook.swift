@@ -1,9 +1,9 @@
 // The file store's in-memory queue: every item and decision as the log holds them, with a compact index of the
 // open items (what a lease scans) and running counts (what the figures need), kept up to date line by line.
 import StoreInterface
+import TeamQueue
 #if canImport(Glibc)
 import Glibc
-import TeamQueue
 #endif
 
 /// What a lease and the figures need of an open item: small enough to scan 100,000 of in a few milliseconds.

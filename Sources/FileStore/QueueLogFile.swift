@@ -1,9 +1,9 @@
 // The system calls of the queue's file store: the lock, whole-line appends with fsync, positioned reads.
 import Foundation
 import StoreInterface
+import TeamQueue
 #if canImport(Glibc)
 import Glibc
-import TeamQueue
 #endif
 
 enum QueueLogFile {

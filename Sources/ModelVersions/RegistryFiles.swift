@@ -1,8 +1,8 @@
 // File operations of the registries: durable copies with their SHA-256 checked, atomic replacement, links.
 import Foundation
+import StoreInterface
 #if canImport(Glibc)
 import Glibc
-import StoreInterface
 #endif
 
 /// File operations both registries share: atomic replacement, checked copies, links, directory fsyncs.

@@ -19,10 +19,6 @@ public struct ServiceOptions: Sendable {
     public var queue = QueuePolicy()
     /// Serve keyword writes without a token on an address other hosts can reach (see `WritePolicy`).
     public var allowOpenWrites = false
-    /// Follow the store's model registry: serve its live version, and this model directory while none is live,
-    /// loading each with `modelLoader`. Without them the runner's loader serves one model for the whole run.
-    public var registryFallback: String?
-    public var modelLoader: ModelWatcher.Loader?
     public init() {}
 }
 
@@ -30,16 +26,20 @@ public struct ServiceOptions: Sendable {
 public final class ServiceRunner: Sendable {
     public let options: ServiceOptions
     public let state = EngineSlot()
-    private let loader: @Sendable (any KeywordStore) throws -> any SuggestionEngine
+    private let fallback: String
+    private let modelLoader: ModelWatcher.Loader
     private let announce: @Sendable (String) -> Void
 
     /// - Parameters:
-    ///   - loader: loads the engine on the opened store; runs on a background thread after the server is listening.
+    ///   - fallback: the model directory served while the store's model registry has no live version.
+    ///   - modelLoader: loads a model directory on the opened store (the registry's live version or `fallback`);
+    ///     the first runs on a background thread after the server is listening.
     ///   - announce: receives `listening on http://…` lines (stdout in the CLI).
-    public init(options: ServiceOptions, loader: @escaping @Sendable (any KeywordStore) throws -> any SuggestionEngine,
+    public init(options: ServiceOptions, fallback: String, modelLoader: @escaping ModelWatcher.Loader,
                 announce: @escaping @Sendable (String) -> Void) {
         self.options = options
-        self.loader = loader
+        self.fallback = fallback
+        self.modelLoader = modelLoader
         self.announce = announce
     }
 
@@ -71,19 +71,15 @@ public final class ServiceRunner: Sendable {
         }
 
         let watcher = StoreWatcher(state: state, reload: reload)
-        var follower: RegistryFollower?
-        var load = self.loader
-        if let fallback = options.registryFallback, let modelLoader = options.modelLoader {
-            let registry = RegistryFollower(state: state, fallback: fallback, load: modelLoader)
-            let location = options.store
-            load = { store in try registry.load(store: store, location: location) }
-            follower = registry
-        }
-        let loader = ModelLoader(location: options.store, queuePolicy: options.queue, state: state, loader: load,
+        // The store's model registry is followed: its live version is served, `fallback` while none is live.
+        let follower = RegistryFollower(state: state, fallback: fallback, load: modelLoader)
+        let location = options.store
+        let loader = ModelLoader(location: options.store, queuePolicy: options.queue, state: state,
+                                 loader: { store in try follower.load(store: store, location: location) },
                                  loaded: { store in watcher.begin(store) })
         let group = ServiceGroup([
             .init(name: "store-watch", service: watcher, stopsGroup: false),
-        ] + (follower.map { [.init(name: "model-registry", service: $0, stopsGroup: false)] } ?? []) + [
+            .init(name: "model-registry", service: follower, stopsGroup: false),
             .init(name: "model-loader", service: loader, stopsGroup: false),
             .init(name: "http", service: HTTPService(server: server), stopsGroup: true),
             .init(name: "signals", service: signals, stopsGroup: true),

@@ -1,3 +1,4 @@
+import EventLog
 import FileStore
 import Foundation
 @testable import HTTPCore
@@ -177,6 +178,33 @@ final class QueueAPITests: XCTestCase {
             XCTAssertEqual(answer.status.code, 500, path)
             XCTAssertEqual(errorCode(answer), "queue_failed", path)
         }
+    }
+
+    /// An event logged while a request is handled carries that request's id, as its response and access-log line do.
+    func testTheEventOfADamagedLogCarriesTheRequestID() throws {
+        let api = api()
+        XCTAssertEqual(post(api, "/v1/queue/items", #"{"items":[{"id":"a","name":"auto 人参"}]}"#).status.code, 200)
+        let handle = try XCTUnwrap(FileHandle(forWritingAtPath: store.overlayPath.replacingOccurrences(of: ".json", with: ".queue.jsonl")))
+        handle.seekToEndOfFile()
+        handle.write(Data("{\"item\":{\"id\":\"b\"}}\n{\"commit\":true}\n".utf8))
+        handle.closeFile()
+        let fresh = self.api()
+        var request = makeRequest(.get, "/v1/labels/export")
+        request.requestID = "export-7"
+        let events = Locked<[LogEvent]>([])
+        let answer = EventLog.$sink.withValue({ event in events.withLock { $0.append(event) } }) {
+            fresh.respond(to: request)
+        }
+        XCTAssertEqual(errorCode(answer), "queue_failed")
+        let failed = events.withLock { $0 }.filter { $0.name == "queue_failed" }
+        XCTAssertEqual(failed.count, 1)
+        XCTAssertEqual(failed.first?.fields.first { $0.0 == "request_id" }?.1, "export-7")
+        // Outside a request, an event has no request id.
+        let outside = Locked<[LogEvent]>([])
+        EventLog.$sink.withValue({ event in outside.withLock { $0.append(event) } }) {
+            EventLog.record(.info, "idle")
+        }
+        XCTAssertEqual(outside.withLock { $0 }.first?.fields.contains { $0.0 == "request_id" }, false)
     }
 
     func testBadInputGetsClear400sAndTheTokenIsNeeded() {
