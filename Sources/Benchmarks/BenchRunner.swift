@@ -8,7 +8,7 @@ import KeywordIndex
 import KeywordVectors
 import ModelStorage
 import Platform
-import Serving
+import SuggestionRuntime
 
 package struct BenchSettings {
     package var model: String

@@ -3,7 +3,7 @@
 import DecisionMemory
 import FileStore
 import Foundation
-import Serving
+import SuggestionRuntime
 import StoreInterface
 
 /// For each size (0, N/10 and N remembered names), fills a file store in a temporary directory with that many

@@ -1,5 +1,6 @@
 // Reading the store's new decisions into the memory: what every replica runs to follow the others.
 import StoreInterface
+import TeamQueue
 
 extension DecisionMemory {
     /// The most records one read of the store's feedback holds. Large, because the file store reads its log from

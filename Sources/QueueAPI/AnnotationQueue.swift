@@ -1,7 +1,8 @@
 // The queue as the API and the CLI use it: products in (each suggested by the serving engine first), work out,
 // decisions back, figures and labels out; times from one injectable clock.
-import Serving
+import SuggestionRuntime
 import StoreInterface
+import TeamQueue
 
 /// A product as posted to the queue.
 public struct QueueProduct: Sendable, Equatable {

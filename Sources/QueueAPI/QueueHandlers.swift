@@ -2,9 +2,10 @@
 import APICore
 import HTTPCore
 import Locking
-import Serving
+import SuggestionRuntime
 import StoreInterface
 import StrictJSON
+import TeamQueue
 
 /// The handlers the queue's routes point at (see `routes`): each decodes its body, runs one queue operation and
 /// answers, or throws an APIError.

@@ -1,5 +1,6 @@
 // The annotation queue's part of /openapi.json: its paths and schemas, with the numbers its decoding uses.
 import APICore
+import TeamQueue
 
 package enum QueueOpenAPI {
     private static let caps = QueueBodyCaps(APILimits())

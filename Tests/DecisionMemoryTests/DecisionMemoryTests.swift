@@ -2,6 +2,7 @@ import DecisionMemory
 import FileStore
 import Foundation
 import StoreInterface
+import TeamQueue
 import XCTest
 
 final class DecisionMemoryTests: XCTestCase {

@@ -3,6 +3,7 @@ import FileStore
 import Foundation
 import QueueAPI
 import StoreInterface
+import TeamQueue
 import XCTest
 
 final class QueueMemoryTests: XCTestCase {

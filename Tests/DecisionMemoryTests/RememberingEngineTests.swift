@@ -3,7 +3,7 @@ import FileStore
 import Foundation
 import KeywordModel
 import ModelStorage
-import Serving
+import SuggestionRuntime
 import StoreInterface
 import StrictJSON
 import XCTest

@@ -2,13 +2,14 @@ import APICore
 import DecisionMemory
 import EventLog
 import HTTPCore
-import KeywordServer
+import KeywordHTTP
 import ModelStorage
 import PostgresStore
-import ServerLifecycle
-import Serving
+import ProcessLifecycle
+import SuggestionRuntime
 import Sockets
 import StoreInterface
+import TeamQueue
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -179,18 +180,13 @@ struct ServeCommand: Command {
         let factory = Self.engineFactory(memory)
         let (directory, source, verify, precision) = (modelDirectory, modelSource, verify, autoAcceptPrecision)
         let maxKeywords = options.api.limits.maxKeywords
-        let loader: @Sendable (any KeywordStore) throws -> any SuggestionEngine = { store in
-            EventLog.record(.info, "model_directory", ["path": directory, "source": source.rawValue])
-            return try factory(directory, store, verify, precision, maxKeywords)
-        }
-        options.registryFallback = directory
-        options.modelLoader = { modelDirectory, store in
+        let modelLoader: ModelWatcher.Loader = { modelDirectory, store in
             if modelDirectory == directory {
                 EventLog.record(.info, "model_directory", ["path": directory, "source": source.rawValue])
             }
             return try factory(modelDirectory, store, verify, precision, maxKeywords)
         }
-        let runner = ServiceRunner(options: options, loader: loader, announce: { line in
+        let runner = ServiceRunner(options: options, fallback: directory, modelLoader: modelLoader, announce: { line in
             // Unbuffered, so a supervisor reading stdout sees the address at once.
             writeStandardOutput(Array((line + "\n").utf8))
         })
