@@ -110,7 +110,7 @@ let package = Package(
         .executableTarget(
             name: "kwsuggest",
             dependencies: ["APICore", "Benchmarks", "EventLog", "FileStore", "HTTPCore", "KeywordIndex", "KeywordModel", "KeywordServer", "KeywordText",
-                           "KeywordVectors", "ModelStorage", "Platform", "PostgresStore", "ServerLifecycle",
+                           "KeywordVectors", "ModelStorage", "Platform", "PostgresStore", "QueueAPI", "ServerLifecycle",
                            "Serving", "Sockets", "StoreInterface", "StoreOpening", "StrictJSON", "Training", "TrainingData"],
             swiftSettings: settings),
 

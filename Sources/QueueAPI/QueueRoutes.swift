@@ -77,6 +77,7 @@ extension QueueHandlers {
                 try self.undo(request, valueCap: route.valueCap)
             },
             route(.get, "/v1/queue/stats", lane: .shared) { _, _ throws(APIError) in try self.stats() },
+            route(.get, "/v1/queue/keywords", lane: .shared) { request, _ throws(APIError) in try self.keywords(request) },
             route(.get, "/v1/queue/flagged", lane: .bulk) { request, _ throws(APIError) in try self.export(.flagged, request) },
             route(.get, "/v1/labels/export", lane: .bulk) { request, _ throws(APIError) in try self.export(.labels, request) },
         ]

@@ -5,6 +5,7 @@ import FileStore
 import Foundation
 import HTTPCore
 import KeywordServer
+import QueueAPI
 import Serving
 import StoreInterface
 
@@ -16,6 +17,8 @@ public struct ServiceOptions: Sendable {
     public var store: StoreLocation = .file(KeywordOverlayFile.defaultPath(modelDirectory: "models/default"))
     /// How the annotation queue shares work (`--queue-overlap`, `--queue-audit`).
     public var queue = QueuePolicy()
+    /// How the queue decides what the model labels (`--auto-accept-precision`, `--auto-accept-rule`, the categories).
+    public var autoAccept = AutoAcceptConfiguration()
     /// Serve keyword writes without a token on an address other hosts can reach (see `WritePolicy`).
     public var allowOpenWrites = false
     /// Follow the store's model registry: serve its live version, and this model directory while none is live,
@@ -78,10 +81,11 @@ public final class ServiceRunner: Sendable {
             load = { store in try registry.load(store: store, location: location) }
             follower = registry
         }
-        let loader = ModelLoader(location: options.store, queuePolicy: options.queue, state: state, loader: load,
-                                 loaded: { store in watcher.begin(store) })
+        let loader = ModelLoader(location: options.store, queuePolicy: options.queue, autoAccept: options.autoAccept,
+                                 state: state, loader: load, loaded: { store in watcher.begin(store) })
         let group = ServiceGroup([
             .init(name: "store-watch", service: watcher, stopsGroup: false),
+            .init(name: "auto-accept", service: TrustService(state: state), stopsGroup: false),
         ] + (follower.map { [.init(name: "model-registry", service: $0, stopsGroup: false)] } ?? []) + [
             .init(name: "model-loader", service: loader, stopsGroup: false),
             .init(name: "http", service: HTTPService(server: server), stopsGroup: true),

@@ -25,12 +25,16 @@ public struct QueueSubmission: Sendable, Equatable {
     /// True when the model's answer cleared the auto-accept threshold: the model labels the item.
     public var autoAccept: Bool
     public var model: String?
-    public init(id: String, name: String, suggestions: [QueueSuggestion], autoAccept: Bool, model: String?) {
+    /// The first suggestion's category, kept with the item for the evidence its label gives.
+    public var category: String?
+    public init(id: String, name: String, suggestions: [QueueSuggestion], autoAccept: Bool, model: String?,
+                category: String? = nil) {
         self.id = id
         self.name = name
         self.suggestions = suggestions
         self.autoAccept = autoAccept
         self.model = model
+        self.category = category
     }
 }
 
@@ -125,9 +129,14 @@ public struct QueueDecision: Sendable, Equatable {
     /// How long the annotator spent on it: from the later of the lease and their previous decision.
     public var seconds: Double
     public var undone: Bool
+    /// What a label says about the model that suggested the item (nil for skips, flags and items without
+    /// suggestions); an undone decision's evidence no longer counts.
+    public var evidence: QueueEvidence?
 
     public init(id: Int64, annotator: String, item: String, kind: QueueDecisionKind, lease: String,
-                keywords: [String], feedback: [Int64], at: QueueTime, seconds: Double, undone: Bool = false) {
+                keywords: [String], feedback: [Int64], at: QueueTime, seconds: Double, undone: Bool = false,
+                evidence: QueueEvidence? = nil) {
+        self.evidence = evidence
         self.id = id
         self.annotator = annotator
         self.item = item
