@@ -13,7 +13,7 @@ public struct AutoAcceptSettings: Sendable, Equatable {
     /// The risk the rule takes: the one-sided level of the lower bound and of the test that stops a pool.
     public var risk: Double
 
-    public static let defaultPriorWeight = 50.0
+    public static let defaultPriorWeight = 200.0
     public static let defaultMinimumEvidence = 20
     public static let defaultRisk = 0.05
 
