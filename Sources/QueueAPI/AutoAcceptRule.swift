@@ -13,7 +13,7 @@ public struct AutoAcceptSettings: Sendable, Equatable {
     /// The risk the rule takes: the one-sided level of the lower bound and of the test that stops a pool.
     public var risk: Double
 
-    public static let defaultPriorWeight = 200.0
+    public static let defaultPriorWeight = 50.0
     public static let defaultMinimumEvidence = 20
     public static let defaultRisk = 0.05
 
@@ -49,6 +49,12 @@ public struct AutoAcceptVerdict: Sendable, Equatable {
     /// The pool that decided; nil when no pool had enough evidence (the item is queued).
     public var pool: EvidencePool?
     public var state: AutoAcceptState
+
+    public init(accept: Bool, pool: EvidencePool?, state: AutoAcceptState) {
+        self.accept = accept
+        self.pool = pool
+        self.state = state
+    }
 }
 
 /// A pool's decisions sorted by confidence, highest first, with running sums: the counts at or above any
@@ -83,9 +89,11 @@ struct EvidenceCurve: Sendable {
 /// all of them) is read at or above p: n decisions, w of them wrong.
 /// - A keyword or category pool **fails** when w wrong of n would happen with probability below `risk` if its
 ///   precision were the target (the exact binomial test). A failing pool queues the item.
+/// - A keyword with no decision of its own is queued: errors cluster by keyword, and other keywords' decisions
+///   do not vouch for it.
 /// - Otherwise the most specific pool with at least `minimumEvidence` decisions decides: it **supports** the item
-///   when the `risk` quantile of its posterior Beta(m·μ + n − w, m·(1 − μ) + w) reaches the target, where μ is the
-///   mean confidence the model gave those decisions (its calibration's claim) and m is `priorWeight`.
+///   when μ, the mean confidence the model gave those decisions (its calibration's claim), reaches the target, and
+///   the `risk` quantile of the posterior Beta(m·μ + n − w, m·(1 − μ) + w) does too (m is `priorWeight`).
 /// - No pool with enough decisions: the item is queued (learning).
 public struct AutoAcceptRule: Sendable {
     public let model: String
@@ -118,6 +126,8 @@ public struct AutoAcceptRule: Sendable {
                 return AutoAcceptVerdict(accept: false, pool: pool, state: .off)
             }
         }
+        // Errors cluster by keyword, so pooled evidence does not vouch for a keyword nobody has labelled yet.
+        guard keywords[keyword] != nil else { return AutoAcceptVerdict(accept: false, pool: nil, state: .learning) }
         for (pool, curve) in pools {
             guard let counts = curve?.counts(atOrAbove: confidence), counts.n >= settings.minimumEvidence else { continue }
             let accept = supports(counts)
@@ -143,15 +153,22 @@ public struct AutoAcceptRule: Sendable {
 
     /// The exact test: w wrong of n is less likely than `risk` at the target precision.
     func fails(_ counts: (n: Int, correct: Int, claimed: Double)) -> Bool {
-        let wrong = counts.n - counts.correct
-        guard counts.n > 0, wrong > 0 else { return false }
-        return EvidenceBounds.binomialUpperTail(wrong, counts.n, 1 - settings.target) < settings.risk
+        Self.fails(n: counts.n, correct: counts.correct, settings: settings)
     }
 
-    /// The posterior's `risk` quantile reaches the target.
+    static func fails(n: Int, correct: Int, settings: AutoAcceptSettings) -> Bool {
+        let wrong = n - correct
+        guard n > 0, wrong > 0 else { return false }
+        return EvidenceBounds.binomialUpperTail(wrong, n, 1 - settings.target) < settings.risk
+    }
+
+    /// The model's own claim for the decisions (their mean confidence) reaches the target, and the posterior's
+    /// `risk` quantile does too.
     func supports(_ counts: (n: Int, correct: Int, claimed: Double)) -> Bool {
         guard counts.n > 0 else { return false }
-        let prior = min(max(counts.claimed / Double(counts.n), 0), Self.maximumPrior)
+        let claim = counts.claimed / Double(counts.n)
+        guard claim >= settings.target else { return false }
+        let prior = min(max(claim, 0), Self.maximumPrior)
         let a = settings.priorWeight * prior + Double(counts.correct)
         let b = settings.priorWeight * (1 - prior) + Double(counts.n - counts.correct)
         return EvidenceBounds.betaQuantile(settings.risk, a, b) >= settings.target
