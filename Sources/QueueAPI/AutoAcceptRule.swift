@@ -64,7 +64,17 @@ struct EvidenceCurve: Sendable {
     private var correct: [Int] = [0]
     private var claimed: [Double] = [0]
 
+    /// Over every decision of the pool, at any confidence: how many, how many wrong, and how many the model's
+    /// confidences expected wrong (Σ 1 − confidence).
+    private(set) var total = 0, wrong = 0
+    private(set) var expectedWrong = 0.0
+
     init(_ evidence: [QueueEvidence]) {
+        for item in evidence {
+            total += 1
+            if !item.correct { wrong += 1 }
+            expectedWrong += 1 - item.confidence
+        }
         for item in evidence.sorted(by: { $0.confidence > $1.confidence }) {
             confidences.append(item.confidence)
             correct.append(correct[correct.count - 1] + (item.correct ? 1 : 0))
@@ -86,15 +96,15 @@ struct EvidenceCurve: Sendable {
 /// The rule for one model version, built from that version's evidence.
 ///
 /// For an item whose first suggestion is keyword k (category c) at confidence p, each pool (k's decisions, c's,
-/// all of them) is read at or above p: n decisions, w of them wrong.
-/// - A keyword or category pool **fails** when w wrong of n would happen with probability below `risk` if its
-///   precision were the target (the exact binomial test). A failing pool queues the item.
-/// - A keyword with no decision of its own is queued: errors cluster by keyword, and other keywords' decisions
-///   do not vouch for it.
-/// - Otherwise the most specific pool with at least `minimumEvidence` decisions decides: it **supports** the item
-///   when μ, the mean confidence the model gave those decisions (its calibration's claim), reaches the target, and
-///   the `risk` quantile of the posterior Beta(m·μ + n − w, m·(1 − μ) + w) does too (m is `priorWeight`).
-/// - No pool with enough decisions: the item is queued (learning).
+/// all of them) is read at or above p: n decisions, w of them wrong. A keyword with no decision of its own is
+/// queued (errors cluster by keyword: other keywords' decisions do not vouch for it). Then, from the most specific
+/// pool to the least:
+/// - a keyword or category pool **fails** when w wrong of n would happen with probability below `risk` if its
+///   precision were the target (the exact binomial test): the item is queued;
+/// - the first pool with at least `minimumEvidence` decisions decides: it **supports** the item when μ, the mean
+///   confidence the model gave those decisions (its calibration's claim), reaches the target and the `risk`
+///   quantile of the posterior Beta(m·μ + n − w, m·(1 − μ) + w) does too (m is `priorWeight`);
+/// - no pool with enough decisions: the item is queued (learning).
 public struct AutoAcceptRule: Sendable {
     public let model: String
     public let settings: AutoAcceptSettings
@@ -119,17 +129,21 @@ public struct AutoAcceptRule: Sendable {
     /// The verdict for an item whose first suggestion is `keyword` (in `category`) at `confidence`.
     /// - Complexity: O(log n) for n decisions.
     public func verdict(keyword: String, category: String?, confidence: Double) -> AutoAcceptVerdict {
-        let pools: [(EvidencePool, EvidenceCurve?)] = [(.keyword, keywords[keyword]),
-                                                       (.category, category.flatMap { categories[$0] }), (.all, all)]
-        for (pool, curve) in pools.prefix(2) {
-            if let curve, fails(curve.counts(atOrAbove: confidence)) {
+        // Errors cluster by keyword, so pooled evidence does not vouch for a keyword nobody has labelled yet.
+        guard let own = keywords[keyword] else { return AutoAcceptVerdict(accept: false, pool: nil, state: .learning) }
+        let pools: [(EvidencePool, EvidenceCurve?)] = [(.keyword, own), (.category, category.flatMap { categories[$0] }),
+                                                       (.all, all)]
+        // A keyword whose decisions, at any confidence, hold more errors than the model's confidences allow beyond
+        // chance is miscalibrated: its confidence does not mean what it says. So is a category or the whole model,
+        // for the keywords that fall back to them.
+        if miscalibrated(own) { return AutoAcceptVerdict(accept: false, pool: .keyword, state: .off) }
+        for (pool, curve) in pools {
+            guard let curve else { continue }
+            let counts = curve.counts(atOrAbove: confidence)
+            if fails(counts) || miscalibrated(curve) {
                 return AutoAcceptVerdict(accept: false, pool: pool, state: .off)
             }
-        }
-        // Errors cluster by keyword, so pooled evidence does not vouch for a keyword nobody has labelled yet.
-        guard keywords[keyword] != nil else { return AutoAcceptVerdict(accept: false, pool: nil, state: .learning) }
-        for (pool, curve) in pools {
-            guard let counts = curve?.counts(atOrAbove: confidence), counts.n >= settings.minimumEvidence else { continue }
+            guard counts.n >= settings.minimumEvidence else { continue }
             let accept = supports(counts)
             return AutoAcceptVerdict(accept: accept, pool: pool, state: accept ? .on : .learning)
         }
@@ -150,6 +164,14 @@ public struct AutoAcceptRule: Sendable {
     /// The most the prior believes of the model's confidence: a calibration that claims certainty (a broken one
     /// does) still leaves the evidence room to speak.
     static let maximumPrior = 0.995
+
+    /// More wrong than the confidences expected, beyond chance: the chance of at least that many wrong in the
+    /// pool's decisions, each wrong with the pool's mean claimed error, is below `risk`.
+    func miscalibrated(_ curve: EvidenceCurve) -> Bool {
+        guard curve.total > 0, curve.wrong > 0 else { return false }
+        let claimedError = min(max(curve.expectedWrong / Double(curve.total), 1e-6), 1)
+        return EvidenceBounds.binomialUpperTail(curve.wrong, curve.total, claimedError) < settings.risk
+    }
 
     /// The exact test: w wrong of n is less likely than `risk` at the target precision.
     func fails(_ counts: (n: Int, correct: Int, claimed: Double)) -> Bool {
