@@ -10,19 +10,25 @@ public struct AutoAcceptSettings: Sendable, Equatable {
     public var priorWeight: Double
     /// Decisions at or above a confidence a pool needs before it decides for that confidence.
     public var minimumEvidence: Int
-    /// The risk the rule takes: the one-sided level of the lower bound and of the test that stops a pool.
+    /// The one-sided level of the lower bound a pool's posterior must keep above the target.
     public var risk: Double
+    /// The level of the tests that stop a keyword, a category or the model (too many wrong for the target, or
+    /// for the confidences).
+    public var stopLevel: Double
 
     public static let defaultPriorWeight = 50.0
     public static let defaultMinimumEvidence = 20
-    public static let defaultRisk = 0.05
+    public static let defaultRisk = 0.1
+    public static let defaultStopLevel = 0.05
 
     public init(target: Double = 0.98, priorWeight: Double = AutoAcceptSettings.defaultPriorWeight,
-                minimumEvidence: Int = AutoAcceptSettings.defaultMinimumEvidence, risk: Double = AutoAcceptSettings.defaultRisk) {
+                minimumEvidence: Int = AutoAcceptSettings.defaultMinimumEvidence, risk: Double = AutoAcceptSettings.defaultRisk,
+                stopLevel: Double = AutoAcceptSettings.defaultStopLevel) {
         self.target = target
         self.priorWeight = priorWeight
         self.minimumEvidence = minimumEvidence
         self.risk = risk
+        self.stopLevel = stopLevel
     }
 }
 
@@ -170,7 +176,7 @@ public struct AutoAcceptRule: Sendable {
     func miscalibrated(_ curve: EvidenceCurve) -> Bool {
         guard curve.total > 0, curve.wrong > 0 else { return false }
         let claimedError = min(max(curve.expectedWrong / Double(curve.total), 1e-6), 1)
-        return EvidenceBounds.binomialUpperTail(curve.wrong, curve.total, claimedError) < settings.risk
+        return EvidenceBounds.binomialUpperTail(curve.wrong, curve.total, claimedError) < settings.stopLevel
     }
 
     /// The exact test: w wrong of n is less likely than `risk` at the target precision.
@@ -181,7 +187,7 @@ public struct AutoAcceptRule: Sendable {
     static func fails(n: Int, correct: Int, settings: AutoAcceptSettings) -> Bool {
         let wrong = n - correct
         guard n > 0, wrong > 0 else { return false }
-        return EvidenceBounds.binomialUpperTail(wrong, n, 1 - settings.target) < settings.risk
+        return EvidenceBounds.binomialUpperTail(wrong, n, 1 - settings.target) < settings.stopLevel
     }
 
     /// The model's own claim for the decisions (their mean confidence) reaches the target, and the posterior's
