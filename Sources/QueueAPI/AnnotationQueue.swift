@@ -1,7 +1,8 @@
 // The queue as the API and the CLI use it: products in (each suggested by the serving engine first), work out,
 // decisions back, figures and labels out; times from one injectable clock.
-import Serving
+import SuggestionRuntime
 import StoreInterface
+import TeamQueue
 
 /// A product as posted to the queue.
 public struct QueueProduct: Sendable, Equatable {
@@ -32,17 +33,20 @@ public final class AnnotationQueue: Sendable {
     public var policy: QueuePolicy { store.policy }
     public var now: QueueTime { clock() }
 
-    /// Suggests each product with `engine` (outside any store lock), then queues it or, when the auto-accept rule
-    /// lets the model label it, auto-accepts it.
+    /// Suggests each product with `engine` (outside any store lock), then labels it from the decision memory,
+    /// auto-accepts it when the auto-accept rule lets the model label it, or queues it.
     public func enqueue(_ products: [QueueProduct], engine: any SuggestionEngine) throws(QueueError) -> EnqueueSummary {
         let model = engine.modelVersion
         let submissions = products.map { product in
             let result = engine.suggest(product.name, k: Self.suggestionsPerItem, explain: false)
             let suggestions = result.suggestions.map { QueueSuggestion(keyword: $0.keyword, confidence: $0.confidence) }
+            // A first suggestion from the memory is not the model's: the rule does not judge it.
+            let modelFirst = result.suggestions.first.map { $0.source != .memory } ?? false
             return QueueSubmission(id: product.id, name: product.name, suggestions: suggestions,
-                                   autoAccept: trust.accepts(model: model, suggestions: suggestions,
-                                                             calibrationSaysAccept: result.autoAccept),
-                                   model: model, category: suggestions.first.flatMap { trust.category(of: $0.keyword) })
+                                   autoAccept: modelFirst && trust.accepts(model: model, suggestions: suggestions,
+                                                                           calibrationSaysAccept: result.autoAccept),
+                                   model: model, memory: Self.memoryLabel(result), nameKey: engine.nameKey(product.name),
+                                   category: modelFirst ? suggestions.first.flatMap { trust.category(of: $0.keyword) } : nil)
         }
         return try store.enqueue(submissions, at: clock())
     }
@@ -50,6 +54,20 @@ public final class AnnotationQueue: Sendable {
     /// Rebuilds the auto-accept rule from the store's evidence for `engine`'s model.
     public func refreshTrust(engine: any SuggestionEngine) throws(QueueError) {
         try trust.refresh(store: store, model: engine.modelVersion)
+    }
+
+    /// The memory's label for an answer whose first suggestions come from agreeing decisions: those keywords, by
+    /// the annotators behind them, named as the queue keeps annotator names (feedback without an annotator, or
+    /// with a name the queue would refuse, names nobody). Nil when the memory has nothing for the name or its
+    /// annotators disagree (then people decide, shown the remembered keywords first).
+    static func memoryLabel(_ result: SuggestionResult) -> QueueMemoryLabel? {
+        guard let recall = result.memory, !recall.disagreement else { return nil }
+        let keywords = result.suggestions.prefix { $0.source == .memory }.map(\.keyword)
+        guard !keywords.isEmpty else { return nil }
+        let named = recall.keywords.filter { keywords.contains($0.keyword) }.flatMap(\.annotators).compactMap { name in
+            try? QueueRules.key(name, field: "annotator")
+        }
+        return QueueMemoryLabel(keywords: keywords, annotators: Set(named).sorted())
     }
 
     public func lease(_ request: LeaseRequest) throws(QueueError) -> QueueLease {

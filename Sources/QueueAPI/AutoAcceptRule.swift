@@ -1,6 +1,7 @@
 // When the model may label a queued item itself: only when the team's own decisions on this model's
 // suggestions support the target precision at the item's confidence. See docs/queue.md, "Auto-accept".
 import StoreInterface
+import TeamQueue
 
 /// The settings of the auto-accept rule.
 public struct AutoAcceptSettings: Sendable, Equatable {

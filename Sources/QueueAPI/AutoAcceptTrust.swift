@@ -2,6 +2,7 @@
 // (off the event loop, every few seconds), read by every enqueue, and summarised for /metrics.
 import Locking
 import StoreInterface
+import TeamQueue
 
 /// Which rule decides whether the model labels an arriving item.
 public enum AutoAcceptMode: String, Sendable, Equatable, CaseIterable {

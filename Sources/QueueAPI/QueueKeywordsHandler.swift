@@ -2,8 +2,9 @@
 // it, and whether the auto-accept rule lets the model label it now.
 import APICore
 import HTTPCore
-import Serving
+import SuggestionRuntime
 import StoreInterface
+import TeamQueue
 import StrictJSON
 
 /// One row of `GET /v1/queue/keywords`.

@@ -3,6 +3,7 @@
 import HTTPCore
 import Locking
 import StoreInterface
+import TeamQueue
 
 /// What this process did with the queue, counted as it happens.
 final class QueueCounters: Sendable {
