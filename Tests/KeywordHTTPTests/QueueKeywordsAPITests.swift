@@ -52,7 +52,7 @@ final class QueueKeywordsAPITests: XCTestCase {
         let (api, queue) = self.api()
         let names = (0..<6).map { "sure にんじん \($0)" } + (0..<3).map { "sure たまねぎ \($0)" }
         XCTAssertEqual(post(api, "/v1/queue/items", items("a", names)).bodyText,
-                       #"{"queued":9,"auto_accepted":0,"duplicates":0}"#, "no evidence yet: everything is queued")
+                       #"{"queued":9,"auto_accepted":0,"from_memory":0,"duplicates":0}"#, "no evidence yet: everything is queued")
         let lease = jsonObject(post(api, "/v1/queue/lease", #"{"annotator": "aiko", "n": 20}"#))
         let leaseID = lease["lease"] as? String ?? ""
         for item in lease["items"] as? [[String: Any]] ?? [] {
@@ -65,7 +65,7 @@ final class QueueKeywordsAPITests: XCTestCase {
         let engine = try XCTUnwrap(api.state.engine)
         try queue.refreshTrust(engine: engine)
         XCTAssertEqual(post(api, "/v1/queue/items", items("b", ["sure にんじん 9", "sure たまねぎ 9"])).bodyText,
-                       #"{"queued":1,"auto_accepted":1,"duplicates":0}"#)
+                       #"{"queued":1,"auto_accepted":1,"from_memory":0,"duplicates":0}"#)
 
         let page = api.respond(to: makeRequest(.get, "/v1/queue/keywords"))
         XCTAssertEqual(page.status.code, 200, page.bodyText)
