@@ -74,6 +74,8 @@ def main():
     parser.add_argument("--audit", type=float, default=0.05)
     parser.add_argument("--cold", type=int, default=500)
     parser.add_argument("--refresh-wait", type=float, default=2.5, help="seconds after each labelled batch")
+    parser.add_argument("--time-enqueue", type=int, default=0,
+                        help="then time POST /v1/queue/items of this many new items, 5 times (median)")
     args = parser.parse_args()
 
     items = load(args.names, args.seed)
@@ -130,7 +132,19 @@ def main():
             print(f"  {category}: {row['right']}/{row['model_labels']}")
         print(f"/v1/queue/keywords: {keywords['count']} keywords, fields ok {fields_ok}, ordered by queued {ordered}, "
               f"states {dict(states)}; audits {stats['auto_accept']['audited']}")
-        print(json.dumps({"rule": args.rule, "names": os.path.basename(args.names), "seed": args.seed,
+        timing = None
+        if args.time_enqueue:
+            seconds = []
+            for round_ in range(5):
+                batch = [{"id": f"T{round_}-{index}", "name": items[index % len(items)]["name"]}
+                         for index in range(args.time_enqueue)]
+                started = time.perf_counter()
+                client.post("/v1/queue/items", {"items": batch})
+                seconds.append(time.perf_counter() - started)
+            timing = sorted(seconds)[2]
+            print(f"POST /v1/queue/items of {args.time_enqueue}: median {timing * 1000:.0f} ms "
+                  f"(rounds {', '.join(f'{s * 1000:.0f}' for s in seconds)} ms)")
+        print(json.dumps({"rule": args.rule, "enqueue_seconds": timing, "names": os.path.basename(args.names), "seed": args.seed,
                           "second_half": second, "first_half": first, "cold": cold, "per_category": per_category,
                           "keywords_fields_ok": fields_ok, "keywords_ordered": ordered, "states": dict(states)},
                          ensure_ascii=False))
