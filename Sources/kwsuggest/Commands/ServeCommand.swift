@@ -114,7 +114,9 @@ struct ServeCommand: Command {
             reaches it); a precision the curve never reaches auto-accepts nothing.
             The annotation queue (/v1/queue/…, /v1/labels/export) lives in the same store; every process sharing
             it must run with the same --queue-overlap and --queue-audit, since an item's routing is decided from
-            its id with them.
+            its id with them. The queue's model labels an arriving item only when the team's labels on this
+            model's suggestions support --auto-accept-precision at the item's confidence (--auto-accept-rule
+            evidence, see docs/queue.md); every serve rebuilds that rule from the store every 2 s.
             """
     )
 
