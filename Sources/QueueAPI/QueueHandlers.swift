@@ -12,7 +12,7 @@ import TeamQueue
 package final class QueueHandlers: Sendable {
     private let limits: APILimits
     private let currentQueue: @Sendable () -> AnnotationQueue?
-    private let currentEngine: @Sendable () -> (any SuggestionEngine)?
+    let currentEngine: @Sendable () -> (any SuggestionEngine)?
     /// What this process did with the queue, rendered on /metrics.
     let counters = QueueCounters()
 
@@ -36,11 +36,20 @@ package final class QueueHandlers: Sendable {
 
     /// This process's queue counters and the queue's figures, for /metrics.
     package func renderMetrics(into text: inout PrometheusText) {
-        counters.render(try? currentQueue()?.stats(), into: &text)
+        let queue = currentQueue()
+        counters.render(try? queue?.stats(), into: &text)
+        guard let queue else { return }
+        // From the rule's last refresh (off the event loop): no store read here.
+        let states = queue.trust.keywordStates
+        text.family("kwsuggest_queue_keywords", .gauge,
+                    help: "Keywords with items in the queue, by the auto-accept rule's state at its last refresh.")
+        for state in AutoAcceptState.allCases {
+            text.sample("kwsuggest_queue_keywords", labels: ["auto_accept": state.rawValue], states[state] ?? 0)
+        }
     }
 
     /// Runs a queue operation, mapping its failure to the API's answer.
-    private func run<T>(_ body: (AnnotationQueue) throws(QueueError) -> T) throws(APIError) -> T {
+    func run<T>(_ body: (AnnotationQueue) throws(QueueError) -> T) throws(APIError) -> T {
         let queue = try queue()
         do {
             return try body(queue)

@@ -5,6 +5,7 @@ import HTTPCore
 import KeywordHTTP
 import ModelStorage
 import PostgresStore
+import QueueAPI
 import ProcessLifecycle
 import SuggestionRuntime
 import Sockets
@@ -59,8 +60,16 @@ struct ServeCommand: Command {
     static let noVerify = SharedOptions.noVerify
     static let autoAcceptPrecision = Option<Double>(
         "--auto-accept-precision", value: "p",
-        help: "Top-1 precision the auto-accept threshold is read for from the model's calibration curve.",
+        help: "Top-1 precision auto-accepted answers must reach: the calibration curve's threshold for it, and the target of the queue's auto-accept rule.",
         default: ModelCalibration.defaultPrecision, range: 0.5...1)
+    static let autoAcceptRule = Option<AutoAcceptMode>(
+        "--auto-accept-rule", value: "rule",
+        help: "What lets the model label a queue item: evidence (the team's decisions on this model support --auto-accept-precision at the item's confidence) or calibration (the calibration threshold alone).",
+        default: .evidence)
+    static let keywordCategories = Option<String>(
+        "--keyword-categories", value: "file",
+        help: "keyword<TAB>category lines the auto-accept rule pools evidence by.",
+        defaultText: "keyword-categories.tsv of --model, when it has one")
     static let allowedHost = Option<String>("--allowed-host", value: "name",
                                             help: "Host name (any port) that may send writes while they are open, beyond localhost, 127.0.0.1 and [::1]; repeatable.",
                                             repeatable: true)
@@ -77,7 +86,8 @@ struct ServeCommand: Command {
         name: "serve",
         abstract: "Serves the suggestion API and the annotation workbench over HTTP.",
         options: [host.spec, port.spec, model.spec, store.spec, threads.spec, corsOrigin.spec, overlay.spec,
-                  accessLog.spec, noVerify.spec, autoAcceptPrecision.spec, queueOverlap.spec, queueAudit.spec,
+                  accessLog.spec, noVerify.spec, autoAcceptPrecision.spec, autoAcceptRule.spec, keywordCategories.spec,
+                  queueOverlap.spec, queueAudit.spec,
                   allowOpenWrites.spec, allowedHost.spec],
         discussion: """
             Listens first and prints 'listening on http://HOST:PORT', then opens the store and loads the model in
@@ -104,7 +114,9 @@ struct ServeCommand: Command {
             reaches it); a precision the curve never reaches auto-accepts nothing.
             The annotation queue (/v1/queue/…, /v1/labels/export) lives in the same store; every process sharing
             it must run with the same --queue-overlap and --queue-audit, since an item's routing is decided from
-            its id with them.
+            its id with them. The queue's model labels an arriving item only when the team's labels on this
+            model's suggestions support --auto-accept-precision at the item's confidence (--auto-accept-rule
+            evidence, see docs/queue.md); every serve rebuilds that rule from the store every 2 s.
             """
     )
 
@@ -121,6 +133,7 @@ struct ServeCommand: Command {
     var accessLogMode: AccessLogMode
     var autoAcceptPrecision: Double
     var queuePolicy: QueuePolicy
+    var autoAccept: AutoAcceptConfiguration
 
     init(arguments: ParsedArguments) throws {
         try arguments.expectNoPositionals()
@@ -154,6 +167,18 @@ struct ServeCommand: Command {
         autoAcceptPrecision = try arguments.require(Self.autoAcceptPrecision)
         queuePolicy = QueuePolicy(overlapShare: try arguments.require(Self.queueOverlap),
                                   auditShare: try arguments.require(Self.queueAudit))
+        let categoriesPath = try arguments.get(Self.keywordCategories)
+        let path = categoriesPath ?? modelDirectory + "/" + ModelFiles.keywordCategoriesName
+        var categories: [String: String] = [:]
+        if categoriesPath != nil || access(path, F_OK) == 0 {
+            do {
+                categories = try ModelFiles.keywordCategories(path: path)
+            } catch {
+                throw CommandError.failure("\(error)")
+            }
+        }
+        autoAccept = AutoAcceptConfiguration(mode: try arguments.require(Self.autoAcceptRule),
+                                             settings: AutoAcceptSettings(target: autoAcceptPrecision), categories: categories)
     }
 
     func run() throws {
@@ -170,6 +195,7 @@ struct ServeCommand: Command {
         options.allowOpenWrites = allowOpenWrites
         options.api.hosts = hosts
         options.queue = queuePolicy
+        options.autoAccept = autoAccept
         do {
             options.api.adminToken = try WritePolicy.token(fromEnvironment: Environment.value("KWSUGGEST_ADMIN_TOKEN"))
         } catch {
@@ -201,3 +227,4 @@ struct ServeCommand: Command {
 }
 
 extension AccessLogMode: ArgumentChoice {}
+extension AutoAcceptMode: ArgumentChoice {}
