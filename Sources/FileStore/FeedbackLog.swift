@@ -2,6 +2,7 @@
 // lock file of its own and read in pages without holding it.
 import Foundation
 import Locking
+import Platform
 import StoreInterface
 import Synchronization
 #if canImport(Glibc)
@@ -39,7 +40,7 @@ final class FeedbackLog: Sendable {
             var records: [FeedbackRecord] = []
             var pending: [String: FeedbackRecord] = [:]
             var nextID = index.lastID
-            let now = UTCTimestamp.now()
+            let now = UTCTime.now()
             for item in items {
                 let key = item.clientID.map(FeedbackRules.clientKey)
                 if let key, let earlier = try earlierRecord(key, pending: pending, fd: fd, index: index) {

@@ -135,7 +135,7 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
         return try transaction { connection in
             // One writer at a time, so ids become visible in increasing order and `since` paging misses nothing.
             try connection.exec("LOCK TABLE kwsuggest_feedback IN SHARE ROW EXCLUSIVE MODE")
-            let now = UTCTimestamp.now()
+            let now = UTCTime.now()
             var receipts: [FeedbackReceipt] = []
             var pending: [String: FeedbackRecord] = [:]
             for var item in items {
