@@ -143,7 +143,10 @@ let package = Package(
             dependencies: ["APICore", "EventLog", "FileStore", "HTTPCore", "KeywordHTTP", "Locking", "MutationTesting", "Platform", "PostgresStore", "QueueAPI", "StoreInterface", "StrictJSON", "SuggestionRuntime", "TeamQueue"],
             resources: [.copy("Fixtures")],
             swiftSettings: settings),
-        .testTarget(name: "ProcessLifecycleTests", dependencies: ["APICore", "ProcessLifecycle"], swiftSettings: settings),
+        .testTarget(name: "ProcessLifecycleTests",
+                    dependencies: ["APICore", "DecisionMemory", "FileStore", "KeywordHTTP", "Locking", "ProcessLifecycle", "StoreInterface", "StoreOpening",
+                                   "SuggestionRuntime", "TeamQueue"],
+                    swiftSettings: settings),
         // Reads Package.swift and the sources: each module's imports are exactly its declared dependencies.
         .testTarget(name: "PackageGraphTests", swiftSettings: settings),
         // Runs the built `kwsuggest` binary (found beside the test bundle); it imports none of the modules, and
