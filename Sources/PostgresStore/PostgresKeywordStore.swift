@@ -273,9 +273,11 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
     public func startWatching(_ onChange: @escaping @Sendable (String) -> Void) {
         guard !watching.exchange(true, ordering: .relaxed) else { return }
         let thread = Thread { [weak self] in
-            var listener = ChangeListener()
+            var listener = PostgresListener(.init(name: PostgresSchema.channel,
+                                                  revisionQuery: "SELECT revision FROM kwsuggest_keyword_head",
+                                                  connectedReason: ChangeListenerMachine.connectedReason, reportsAvailability: true))
             while let self, !self.stopped.load(ordering: .relaxed) {
-                listener.step(self, onChange: onChange)
+                listener.step(self.client, onChange: onChange)
             }
         }
         thread.name = "kwsuggest-store-listen"
@@ -284,55 +286,6 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
 
     public func close() {
         stopped.store(true, ordering: .relaxed)
-    }
-
-    /// The listener thread: its own connection, and the decisions of `ChangeListenerMachine` carried out.
-    private struct ChangeListener {
-        var connection: PostgresConnection?
-        var machine = ChangeListenerMachine()
-
-        mutating func step(_ store: PostgresKeywordStore, onChange: @Sendable (String) -> Void) {
-            guard let connection else {
-                let event: ChangeListenerMachine.Event
-                do {
-                    let fresh = try store.client.connect()
-                    try fresh.exec("LISTEN \(PostgresSchema.channel)")
-                    event = .connected(revision: try Self.currentRevision(fresh))
-                    self.connection = fresh
-                } catch {
-                    event = .connectFailed
-                }
-                perform(machine.handle(event), store, onChange)
-                return
-            }
-            var descriptor = pollfd(fd: connection.socket, events: Int16(POLLIN), revents: 0)
-            _ = poll(&descriptor, 1, 200)
-            do {
-                if !(try connection.notifications()).isEmpty {
-                    perform(machine.handle(.notified(revision: try Self.currentRevision(connection))), store, onChange)
-                }
-                let now = monotonicNanoseconds()
-                if machine.checkDue(now: now) {
-                    perform(machine.handle(.checked(revision: try Self.currentRevision(connection), now: now)), store, onChange)
-                }
-            } catch {
-                self.connection = nil
-                perform(machine.handle(.lost), store, onChange)
-            }
-        }
-
-        private func perform(_ effects: ChangeListenerMachine.Effects, _ store: PostgresKeywordStore,
-                             _ onChange: @Sendable (String) -> Void) {
-            if let available = effects.available { store.client.setAvailable(available) }
-            if let reason = effects.change { onChange(reason) }
-            if let wait = effects.wait { usleep(useconds_t(wait * 1_000_000)) }
-        }
-
-        static func currentRevision(_ connection: PostgresConnection) throws -> String? {
-            try connection.exec("SELECT revision FROM kwsuggest_keyword_head").first?.first ?? nil
-        }
-
-        func monotonicNanoseconds() -> UInt64 { MonotonicClock.nanoseconds() }
     }
 
     // MARK: URLs

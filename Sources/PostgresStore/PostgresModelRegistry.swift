@@ -115,9 +115,11 @@ public final class PostgresModelRegistry: ModelRegistry, @unchecked Sendable {
     public func startWatching(_ onChange: @escaping @Sendable (String) -> Void) {
         guard !watching.exchange(true, ordering: .relaxed) else { return }
         let thread = Thread { [weak self] in
-            var listener = RegistryListener()
+            var listener = PostgresListener(.init(name: PostgresSchema.modelChannel,
+                                                  revisionQuery: "SELECT revision FROM kwsuggest_model_registry",
+                                                  connectedReason: "registry connected", reportsAvailability: false))
             while let self, !self.stopped.load(ordering: .relaxed) {
-                listener.step(client: self.client, onChange: onChange)
+                listener.step(self.client, onChange: onChange)
             }
         }
         thread.name = "kwsuggest-registry-listen"
@@ -224,53 +226,6 @@ public final class PostgresModelRegistry: ModelRegistry, @unchecked Sendable {
             } catch {
                 throw client.storeError(error)
             }
-        }
-    }
-
-    /// The watcher thread's state: its own connection, the last revision seen, the reconnect backoff.
-    private struct RegistryListener {
-        var connection: PostgresConnection?
-        var revision: String?
-        var backoff = 0.1
-        var nextCheck = Date.distantPast
-
-        mutating func step(client: PostgresClient, onChange: @Sendable (String) -> Void) {
-            guard let connection else {
-                do {
-                    let fresh = try client.connect()
-                    try fresh.exec("LISTEN \(PostgresSchema.modelChannel)")
-                    revision = try Self.revision(fresh)
-                    self.connection = fresh
-                    backoff = 0.1
-                    onChange("registry connected")
-                } catch {
-                    usleep(useconds_t(backoff * 1_000_000))
-                    backoff = min(backoff * 2, 2)
-                }
-                return
-            }
-            var descriptor = pollfd(fd: connection.socket, events: Int16(POLLIN), revents: 0)
-            _ = poll(&descriptor, 1, 200)
-            do {
-                if !(try connection.notifications()).isEmpty {
-                    revision = try Self.revision(connection)
-                    onChange("notified")
-                }
-                if Date() >= nextCheck {
-                    nextCheck = Date().addingTimeInterval(1)
-                    let latest = try Self.revision(connection)
-                    if latest != revision {
-                        revision = latest
-                        onChange("revision changed")
-                    }
-                }
-            } catch {
-                self.connection = nil
-            }
-        }
-
-        static func revision(_ connection: PostgresConnection) throws -> String? {
-            try connection.exec("SELECT revision FROM kwsuggest_model_registry").first?.first ?? nil
         }
     }
 }
