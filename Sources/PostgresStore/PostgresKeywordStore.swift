@@ -136,42 +136,39 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
             // One writer at a time, so ids become visible in increasing order and `since` paging misses nothing.
             try connection.exec("LOCK TABLE kwsuggest_feedback IN SHARE ROW EXCLUSIVE MODE")
             let now = UTCTime.now()
-            var receipts: [FeedbackReceipt] = []
-            var pending: [String: FeedbackRecord] = [:]
-            for var item in items {
-                if let client = item.clientID {
-                    let key = FeedbackRules.clientKey(client)
-                    item.clientID = key
-                    var earlier = pending[key]
-                    if earlier == nil {
-                        earlier = try connection.exec("SELECT \(Self.recordColumns) FROM kwsuggest_feedback WHERE client_id = $1",
-                                                      [key]).first.map { row throws(KeywordStoreError) in try record(row) }
+            let client = self.client
+            // A refused batch throws out of the transaction, which rolls back what was inserted.
+            return try FeedbackAppend.receipts(
+                for: items, receivedAt: now,
+                earlier: { (key) throws(KeywordStoreError) -> FeedbackRecord? in
+                    do {
+                        return try connection.exec("SELECT \(Self.recordColumns) FROM kwsuggest_feedback WHERE client_id = $1",
+                                                   [key]).first.map { row throws(KeywordStoreError) in try record(row) }
+                    } catch {
+                        throw client.storeError(error)
                     }
-                    if let earlier {
-                        guard earlier.item.sameDecision(as: item) else {
-                            throw KeywordStoreError.clientIDConflict(clientID: key, earlierID: earlier.id)
-                        }
-                        receipts.append(FeedbackReceipt(id: earlier.id, duplicate: true))
-                        continue
+                },
+                write: { (item) throws(KeywordStoreError) -> Int64 in
+                    let rows: [[String?]]
+                    do {
+                        rows = try connection.exec("""
+                            INSERT INTO kwsuggest_feedback (client_id, received_at, name, keyword, action, shown, model, annotator)
+                            VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id
+                            """, [item.clientID, now, item.name, item.keyword, item.action.rawValue, Self.jsonArray(item.shown),
+                                  item.model, item.annotator])
+                    } catch {
+                        throw client.storeError(error)
                     }
-                }
-                let rows = try connection.exec("""
-                    INSERT INTO kwsuggest_feedback (client_id, received_at, name, keyword, action, shown, model, annotator)
-                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id
-                    """, [item.clientID, now, item.name, item.keyword, item.action.rawValue, Self.jsonArray(item.shown),
-                          item.model, item.annotator])
-                guard let text = rows.first?.first ?? nil, let id = Int64(text) else {
-                    throw KeywordStoreError.failed("\(displayName): INSERT returned no id")
-                }
-                // The sequence counts past the largest id an import may give; the batch is rolled back.
-                guard id <= FeedbackRules.maxRecordID else {
-                    throw KeywordStoreError.failed("\(displayName): record ids are used up (a store gives at most "
-                        + "\(FeedbackRules.maxRecordID)); nothing was stored")
-                }
-                if let key = item.clientID { pending[key] = FeedbackRecord(id: id, receivedAt: now, item: item) }
-                receipts.append(FeedbackReceipt(id: id, duplicate: false))
-            }
-            return receipts
+                    guard let text = rows.first?.first ?? nil, let id = Int64(text) else {
+                        throw .failed("\(displayName): INSERT returned no id")
+                    }
+                    // The sequence counts past the largest id an import may give; the batch is rolled back.
+                    guard id <= FeedbackRules.maxRecordID else {
+                        throw .failed("\(displayName): record ids are used up (a store gives at most "
+                            + "\(FeedbackRules.maxRecordID)); nothing was stored")
+                    }
+                    return id
+                })
         }
     }
 
