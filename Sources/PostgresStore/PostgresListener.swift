@@ -68,6 +68,6 @@ struct PostgresListener {
     }
 
     private func revision(_ connection: PostgresConnection) throws -> String? {
-        try connection.exec(channel.revisionQuery).first?.first ?? nil
+        try connection.rows(channel.revisionQuery).first?.optionalString(0)
     }
 }
