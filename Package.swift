@@ -97,7 +97,8 @@ let package = Package(
             dependencies: ["DecisionMemory", "APICore", "EventLog", "HTTPCore", "Locking", "QueueAPI", "SuggestionRuntime", "StoreInterface", "StrictJSON",
                            "TrainingData"],
             resources: [.embedInCode("Workbench/workbench.html"), .embedInCode("Workbench/workbench.js"),
-                        .embedInCode("Workbench/queue.js"), .embedInCode("Workbench/workbench.css")],
+                        .embedInCode("Workbench/queue.js"), .embedInCode("Workbench/common.js"),
+                        .embedInCode("Workbench/workbench.css")],
             swiftSettings: settings),
         // Running `serve`: the server, the model loader, the store watcher, the registry follower and the signals
         // as a group of services with run/shutdown, and the rules checked before it listens.
