@@ -44,20 +44,6 @@ extension APIMiddleware {
     }
 }
 
-/// Routes that need the token refuse a request without it (constant-time comparison, see `RequestDecoding`).
-package struct TokenMiddleware: APIMiddleware {
-    package var token: String?
-
-    package init(token: String?) {
-        self.token = token
-    }
-
-    package func handle(_ request: HTTPRequest, route: APIRoute, next: APIRoute.Handler) throws(APIError) -> HTTPResponse {
-        if route.needsToken { try RequestDecoding.authorize(request, token: token) }
-        return try next(request, route)
-    }
-}
-
 /// A body longer than the route takes is refused. The server refuses such bodies before reading them (see
 /// `KeywordAPI.admit`); this covers requests answered in-process.
 package struct BodyCapMiddleware: APIMiddleware {

@@ -1,4 +1,5 @@
 // Paging the queue's time-ordered lists (labels, flags) the same way in every store.
+import Platform
 
 extension LabelCursor {
     /// The first `limit` of `entries` after `cursor` (from the start when nil) in (time, id) order, found in one
@@ -16,17 +17,5 @@ extension LabelCursor {
             if page.count > limit { page.removeLast() }
         }
         return page
-    }
-}
-
-extension Array {
-    /// The first index whose element satisfies `belongsAfter`, for an array partitioned by it (binary search).
-    package func partitioningIndex(where belongsAfter: (Element) -> Bool) -> Int {
-        var low = 0, high = count
-        while low < high {
-            let middle = (low + high) / 2
-            if belongsAfter(self[middle]) { high = middle } else { low = middle + 1 }
-        }
-        return low
     }
 }
