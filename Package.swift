@@ -20,8 +20,8 @@ let package = Package(
     targets: [
         // The strict JSON reader and writer every file and request format goes through: a leaf.
         .target(name: "StrictJSON", swiftSettings: settings),
-        // What the package needs from the platform, written once: clocks and the FNV-1a hash.
-        .target(name: "Platform", swiftSettings: settings),
+        // What the package needs from the platform, written once: clocks, the FNV-1a hash and SHA-256.
+        .target(name: "Platform", dependencies: ["CDigest"], swiftSettings: settings),
         // The process's one event log on standard error: events as JSON lines with a level, and the CLI's
         // messages to a person.
         .target(name: "EventLog", dependencies: ["StrictJSON"], swiftSettings: settings),
@@ -38,7 +38,7 @@ let package = Package(
         .target(name: "KeywordIndex", dependencies: ["KeywordModel", "CKernels", "Locking"], swiftSettings: settings),
         // The store contract: the `KeywordStore` protocol, its records, the keyword rules every way in obeys,
         // where a store lives, and the line formats (feedback, training data, archives).
-        .target(name: "StoreInterface", dependencies: ["StrictJSON"], swiftSettings: settings),
+        .target(name: "StoreInterface", dependencies: ["Platform", "StrictJSON"], swiftSettings: settings),
         // The default store: the overlay file, the feedback log and the lock file beside them.
         .target(name: "FileStore", dependencies: ["Locking", "StoreInterface", "StrictJSON"], swiftSettings: settings),
         // The PostgreSQL store, and beside it libpq's few functions, resolved with dlopen only when it is used.
@@ -48,11 +48,11 @@ let package = Package(
         // Model files: the directory (manifest, checksums, calibration) loaded, checked and written.
         .target(
             name: "ModelStorage",
-            dependencies: ["CDigest", "EventLog", "KeywordIndex", "KeywordModel", "KeywordText", "KeywordVectors", "StrictJSON"],
+            dependencies: ["EventLog", "KeywordIndex", "KeywordModel", "KeywordText", "KeywordVectors", "Platform", "StrictJSON"],
             swiftSettings: settings),
         // Opening the store a location names (and its queue and model registry): the one place that knows every
         // store implementation.
-        .target(name: "StoreOpening", dependencies: ["FileStore", "ModelStorage", "PostgresStore", "StoreInterface"],
+        .target(name: "StoreOpening", dependencies: ["FileStore", "ModelStorage", "Platform", "PostgresStore", "StoreInterface"],
                 swiftSettings: settings),
         // Training data: labelled names read and written (JSON lines), and the ones feedback records teach.
         .target(name: "TrainingData", dependencies: ["ModelStorage", "StoreInterface", "StrictJSON"], swiftSettings: settings),
@@ -123,8 +123,8 @@ let package = Package(
         .testTarget(name: "KeywordModelTests", dependencies: ["KeywordModel", "KeywordIndex"], swiftSettings: settings),
         .testTarget(
             name: "KeywordServiceTests",
-            dependencies: ["CDigest", "FileStore", "KeywordIndex", "KeywordModel", "Locking", "ModelStorage", "PostgresStore",
-                           "Serving", "StoreInterface", "Training", "TrainingData"],
+            dependencies: ["CDigest", "FileStore", "KeywordIndex", "KeywordModel", "Locking", "ModelStorage", "Platform",
+                           "PostgresStore", "Serving", "StoreInterface", "Training", "TrainingData"],
             swiftSettings: settings),
         // Test-only: a seeded generator for the mutation tests of the JSON reader, the parser and the API.
         .target(name: "MutationTesting", path: "Tests/MutationTesting", swiftSettings: settings),

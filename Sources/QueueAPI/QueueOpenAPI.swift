@@ -16,6 +16,7 @@ package enum QueueOpenAPI {
 """#
 
     private static let conflict = ##""409": {"description": "The item is not in this annotator's lease (not_leased), is already labelled or flagged (item_closed), there is nothing to undo (nothing_to_undo), or the latest decision cannot be undone because its item was renamed since, is labelled or flagged by others even without it, or is held by another annotator (cannot_undo); nothing was changed", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}"##
+    private static let decisionConflict = ##""409": {"description": "The item is not in this annotator's lease (not_leased), is already labelled or flagged (item_closed), or a feedback record imported from an archive holds one of the label's feedback ids with another decision (id_conflict); nothing was changed", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}"##
 
     /// Members of `paths`, each followed by a comma.
     package static let paths = #"""
@@ -52,7 +53,7 @@ package enum QueueOpenAPI {
         "responses": {
           "200": {"description": "Recorded", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/QueueDecided"}}}},
           "404": {"description": "No queued item has that id (unknown_item)", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
-          \#(conflict),
+          \#(decisionConflict),
 \#(errors)
         }
       }

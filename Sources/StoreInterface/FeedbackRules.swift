@@ -1,5 +1,6 @@
 // What makes a feedback record acceptable: one rule set for `POST /v1/feedback` and for `store import`.
 import Foundation
+import Platform
 
 /// The rules every stored feedback decision follows, wherever it comes from. The API checks the JSON types and
 /// maps each `FeedbackProblem` to its error code; an import names the archive line. Validity only: a keyword
@@ -21,9 +22,29 @@ public enum FeedbackRules {
         public init() {}
     }
 
+    /// Where a record comes from: a client (`POST /v1/feedback`), which may not write client ids in the queue's
+    /// namespace, or an archive (`store import`), which keeps them so that an export imports again.
+    public enum Origin: Sendable, Equatable {
+        case client
+        case archive
+    }
+
+    /// The client ids the annotation queue gives its labels' feedback start with this: a namespace clients cannot
+    /// write, so a record posted before cannot take a label's id.
+    public static let queueIDPrefix = "queue:"
+
+    /// The client id of the feedback record that `annotator`'s `attempt`-th decision on queue item `item` writes
+    /// for `keyword`: the prefix, then the SHA-256 of the four parts joined by NUL, which none of them may hold
+    /// (item ids and annotators refuse control characters, keywords too). Unambiguous whatever the parts hold,
+    /// and 70 characters whatever their lengths, so it fits the client id's limit.
+    public static func queueClientID(item: String, annotator: String, attempt: Int, keyword: String) -> String {
+        queueIDPrefix + SHA256.hex(Array("\(item)\u{0}\(annotator)\u{0}\(attempt)\u{0}\(keyword)".utf8))
+    }
+
     /// The item with its name and keywords trimmed (and folded as the keyword rules fold them) and its client id
-    /// in Unicode NFC, or the first problem, in the order name, keyword, shown, model, annotator, id.
-    public static func checked(_ item: FeedbackItem, field prefix: String = "",
+    /// in Unicode NFC, or the first problem, in the order name, keyword, shown, model, annotator, id. A client's
+    /// id may not start with `queueIDPrefix`.
+    public static func checked(_ item: FeedbackItem, field prefix: String = "", origin: Origin = .client,
                                limits: Limits = Limits()) throws(FeedbackProblem) -> FeedbackItem {
         var item = item
         do {
@@ -48,7 +69,12 @@ public enum FeedbackRules {
         }
         item.clientID = try item.clientID.map { (text: String) throws(FeedbackProblem) -> String in
             // The length is the stored form's: NFC can lengthen text.
-            try label(clientKey(text), field: prefix + "id", kind: .clientID)
+            let id = try label(clientKey(text), field: prefix + "id", kind: .clientID)
+            guard origin == .archive || !id.hasPrefix(queueIDPrefix) else {
+                throw FeedbackProblem(field: prefix + "id", kind: .clientID,
+                                      message: "'\(prefix)id' may not start with '\(queueIDPrefix)': the annotation queue's labels use those ids")
+            }
+            return id
         }
         return item
     }
@@ -65,7 +91,7 @@ public enum FeedbackRules {
                                   message: "'received_at' is not a UTC time as stores write it (2026-01-31T12:00:00.000Z)")
         }
         var record = record
-        record.item = try checked(record.item, limits: limits)
+        record.item = try checked(record.item, origin: .archive, limits: limits)
         return record
     }
 

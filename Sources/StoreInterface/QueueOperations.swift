@@ -84,7 +84,9 @@ package struct QueueOperations {
         return QueueLease(id: id, expiresAt: until, items: taken)
     }
 
-    /// Applies a label (to one item or many), a skip or a flag, all or none; writes a label's feedback first.
+    /// Applies a label (to one item or many), a skip or a flag, all or none; writes a label's feedback first, every
+    /// item's in one batch, which the store takes all or none: when one record is refused, no item's feedback is
+    /// stored and no item is decided.
     package func decide(_ request: DecisionRequest, at now: QueueTime,
                 in workspace: inout some QueueWorkspace) throws(QueueError) -> [QueueDecision] {
         var request = request
@@ -96,24 +98,31 @@ package struct QueueOperations {
             try item.check(request.annotator, lease: request.lease)
             items.append(item)
         }
+        var records: [FeedbackItem] = []
+        if request.kind == .label {
+            for item in items {
+                let attempt = try workspace.decisionCount(of: request.annotator, on: item.id)
+                records += QueuePolicy.feedback(for: item, annotator: request.annotator, keywords: request.keywords,
+                                                attempt: attempt)
+            }
+        }
+        var feedbackIDs: [Int64] = []
+        if !records.isEmpty {
+            do {
+                feedbackIDs = try feedback(records).map(\.id)
+            } catch {
+                throw .store(error)
+            }
+        }
+        let perItem = request.kind == .label ? request.keywords.count : 0
         var previous = try workspace.latestDecisions(of: request.annotator, limit: 1).first?.at
         var decisions: [QueueDecision] = []
-        for var item in items {
-            let attempt = try workspace.decisionCount(of: request.annotator, on: item.id)
-            var feedbackIDs: [Int64] = []
-            if request.kind == .label {
-                let records = QueuePolicy.feedback(for: item, annotator: request.annotator, keywords: request.keywords,
-                                                   attempt: attempt)
-                do {
-                    feedbackIDs = try feedback(records).map(\.id)
-                } catch {
-                    throw .store(error)
-                }
-            }
+        for (index, var item) in items.enumerated() {
             let since = item.hold(of: request.annotator, lease: request.lease)?.since
+            let written = Array(feedbackIDs[min(feedbackIDs.count, index * perItem)..<min(feedbackIDs.count, (index + 1) * perItem)])
             let decision = QueueDecision(id: try workspace.nextDecisionID(), annotator: request.annotator, item: item.id,
                                          kind: request.kind, lease: request.lease, keywords: request.keywords,
-                                         feedback: feedbackIDs, at: now,
+                                         feedback: written, at: now,
                                          seconds: QueuePolicy.seconds(at: now, held: since, previous: previous))
             previous = now
             item.apply(decision, skipUntil: now + policy.skipCooldownMillis)

@@ -62,13 +62,15 @@ public struct QueuePolicy: Sendable, Equatable {
     /// The feedback records a label writes: one per keyword, `accept` when the keyword was among the shown
     /// suggestions and `correct` otherwise. The client id is fixed by the item, the annotator and how many
     /// decisions they made on it before, so a retry after a crash between the feedback and the decision
-    /// stores nothing twice.
+    /// stores nothing twice; it lies in the queue's namespace (`FeedbackRules.queueClientID`), which clients
+    /// cannot write.
     public static func feedback(for item: QueueItem, annotator: String, keywords: [String], attempt: Int) -> [FeedbackItem] {
         let shown = item.suggestions.map(\.keyword)
         return keywords.map { keyword in
             FeedbackItem(name: item.name, keyword: keyword, action: shown.contains(keyword) ? .accept : .correct,
                          shown: shown, model: item.model, annotator: annotator,
-                         clientID: "queue:\(item.id):\(annotator):\(attempt):\(keyword)")
+                         clientID: FeedbackRules.queueClientID(item: item.id, annotator: annotator, attempt: attempt,
+                                                                       keyword: keyword))
         }
     }
 }

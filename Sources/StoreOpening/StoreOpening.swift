@@ -1,6 +1,7 @@
 // Opening the store a location names: the one place that knows every store implementation.
 import FileStore
 import ModelStorage
+import Platform
 import PostgresStore
 import StoreInterface
 

@@ -23,6 +23,8 @@ final class FileQueueStoreTests: XCTestCase {
             FileQueueStore(overlayPath: path, feedbackStore: FileKeywordStore(overlayPath: path), policy: policy)
         }, feedback: {
             try FileKeywordStore(overlayPath: path).feedback(after: 0, limit: 1000)
+        }, importFeedback: { records in
+            _ = try FileKeywordStore(overlayPath: path).importFeedback(records)
         })
     }
 
@@ -36,6 +38,8 @@ final class FileQueueStoreTests: XCTestCase {
     func testUndoNeverTakesAnItemFromAnotherLease() throws { try contract.undoNeverTakesAnItemFromAnotherLease() }
     func testEquivalentIDsAndAnnotatorsAreOne() throws { try contract.equivalentIDsAndAnnotatorsAreOne() }
     func testOneCallAppliesInOrder() throws { try contract.oneCallAppliesInOrder() }
+    func testFeedbackIDsAreUnambiguous() throws { try contract.feedbackIDsAreUnambiguous() }
+    func testDecisionsAreAllOrNone() throws { try contract.decisionsAreAllOrNone() }
 
     /// An operation cut short by a crash (whole lines without their commit line, then a torn one) was never
     /// acknowledged: none of it is read, and the next append replaces it.
@@ -162,6 +166,8 @@ final class PostgresQueueStoreTests: XCTestCase {
             try PostgresQueueStore(url: url, feedbackStore: PostgresKeywordStore(url: url), policy: policy)
         }, feedback: {
             try PostgresKeywordStore(url: url).feedback(after: 0, limit: 1000)
+        }, importFeedback: { records in
+            _ = try PostgresKeywordStore(url: url).importFeedback(records)
         })
     }
 
@@ -175,4 +181,6 @@ final class PostgresQueueStoreTests: XCTestCase {
     func testUndoNeverTakesAnItemFromAnotherLease() throws { try contract.undoNeverTakesAnItemFromAnotherLease() }
     func testEquivalentIDsAndAnnotatorsAreOne() throws { try contract.equivalentIDsAndAnnotatorsAreOne() }
     func testOneCallAppliesInOrder() throws { try contract.oneCallAppliesInOrder() }
+    func testFeedbackIDsAreUnambiguous() throws { try contract.feedbackIDsAreUnambiguous() }
+    func testDecisionsAreAllOrNone() throws { try contract.decisionsAreAllOrNone() }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Locking
 @testable import ModelStorage
+import Platform
 import StoreInterface
 @testable import Training
 import XCTest

@@ -288,7 +288,7 @@ enum OpenAPIDocument {
       "FeedbackItem": {
         "type": "object", "required": ["name", "keyword", "action"], "additionalProperties": false,
         "properties": {
-          "id": {"type": ["string", "null"], "minLength": 1, "maxLength": \#(label), "pattern": "^[^\\x00-\\x1f\\x7f-\\x9f]*$", "description": "Client-chosen, 1-\#(label) code points without control characters, compared in Unicode NFC (stored so). A second item with the same id and the same decision (name, keyword, action, shown, model, annotator) is a retry: not stored again, it gets the first one's id. The same id with a different decision is refused with 409 id_conflict, whichever annotator sends it: ids are global, not per annotator"},
+          "id": {"type": ["string", "null"], "minLength": 1, "maxLength": \#(label), "pattern": "^[^\\x00-\\x1f\\x7f-\\x9f]*$", "not": {"type": "string", "pattern": "^queue:"}, "description": "Client-chosen, 1-\#(label) code points without control characters, compared in Unicode NFC (stored so). Ids starting with queue: are the annotation queue's and are refused with 400 invalid_id (an import keeps them). A second item with the same id and the same decision (name, keyword, action, shown, model, annotator) is a retry: not stored again, it gets the first one's id. The same id with a different decision is refused with 409 id_conflict, whichever annotator sends it: ids are global, not per annotator"},
           "name": {"$ref": "#/components/schemas/Name"},
           "keyword": {"$ref": "#/components/schemas/Keyword"},
           "action": {"enum": ["accept", "correct", "reject"]},
