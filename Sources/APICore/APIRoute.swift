@@ -13,18 +13,21 @@ public struct APIRoute: Sendable {
     public var lane: WorkLane?
     /// True when `Authorization: Bearer <token>` is needed once a token is configured.
     public var needsToken: Bool
+    /// True when an annotator's token is as good as the admin token here (the queue's routes, see `QueueAccess`).
+    public var takesAnnotatorTokens: Bool
     /// The most bytes a body may have (see `BodyCaps`).
     public var bodyCap: Int
     /// The most JSON values a body may hold (see `ValueCaps`); bodyless routes have the suggest cap.
     public var valueCap: Int
     public var handler: Handler
 
-    package init(method: HTTPMethod, path: String, lane: WorkLane?, needsToken: Bool, bodyCap: Int, valueCap: Int,
-                 handler: @escaping Handler) {
+    package init(method: HTTPMethod, path: String, lane: WorkLane?, needsToken: Bool, takesAnnotatorTokens: Bool = false,
+                 bodyCap: Int, valueCap: Int, handler: @escaping Handler) {
         self.method = method
         self.path = path
         self.lane = lane
         self.needsToken = needsToken
+        self.takesAnnotatorTokens = takesAnnotatorTokens
         self.bodyCap = bodyCap
         self.valueCap = valueCap
         self.handler = handler
@@ -44,17 +47,28 @@ extension APIMiddleware {
     }
 }
 
-/// Routes that need the token refuse a request without it (constant-time comparison, see `RequestDecoding`).
+/// Routes that need the token refuse a request without it (constant-time comparison, see `RequestDecoding`); the
+/// queue's routes take an annotator's token as well (`QueueAccess`).
 package struct TokenMiddleware: APIMiddleware {
-    package var token: String?
+    package var access: QueueAccess
 
-    package init(token: String?) {
-        self.token = token
+    package init(access: QueueAccess) {
+        self.access = access
     }
 
     package func handle(_ request: HTTPRequest, route: APIRoute, next: APIRoute.Handler) throws(APIError) -> HTTPResponse {
-        if route.needsToken { try RequestDecoding.authorize(request, token: token) }
+        try Self.authorize(request, route: route, access: access)
         return try next(request, route)
+    }
+
+    /// Refuses `request` when `route` needs credentials it lacks.
+    package static func authorize(_ request: HTTPRequest, route: APIRoute, access: QueueAccess) throws(APIError) {
+        guard route.needsToken else { return }
+        if route.takesAnnotatorTokens {
+            _ = try access.caller(of: request)
+        } else {
+            try RequestDecoding.authorize(request, token: access.adminToken)
+        }
     }
 }
 

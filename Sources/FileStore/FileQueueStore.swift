@@ -201,6 +201,16 @@ struct BookWorkspace: QueueWorkspace {
         lines.append(.item(item))
     }
 
+    mutating func heldCount(by annotator: String, at now: QueueTime) -> Int {
+        // Only open items are held; the index says which of them have a hold that has not expired.
+        var count = 0
+        for entry in book.openEntries.values where entry.heldUntil > now {
+            let item = changedItems[entry.key.id] ?? book.items[entry.key.id]
+            if item?.holds.contains(where: { $0.annotator == annotator && $0.until > now }) == true { count += 1 }
+        }
+        return count
+    }
+
     mutating func latestDecisions(of annotator: String, limit: Int) -> [QueueDecision] {
         let ids = (book.byAnnotator[annotator] ?? []).suffix(limit).reversed()
         let mine = changedDecisions.values.filter { $0.annotator == annotator && book.decisions[$0.id] == nil }

@@ -275,6 +275,18 @@ struct RowWorkspace: QueueWorkspace {
                   item.overlapOutcome.map { String($0) }, item.label.map { String($0.at) }])
     }
 
+    mutating func heldCount(by annotator: String, at now: QueueTime) throws(QueueError) -> Int {
+        // One lease per annotator at a time past this point (until the transaction ends), so two cannot both
+        // count the same room under the cap.
+        try run("SELECT pg_advisory_xact_lock(hashtext('kwsuggest_queue_lease'), hashtext($1))", [annotator])
+        let rows = try run("""
+            SELECT count(*) FROM kwsuggest_queue_items i, jsonb_array_elements(i.doc->'holds') h
+            WHERE i.state = 'open' AND i.held_until > $2::bigint
+              AND h->>'annotator' = $1 AND (h->>'until')::bigint > $2::bigint
+            """, [annotator, String(now)])
+        return Int(rows.first?.first.flatMap { $0 } ?? "0") ?? 0
+    }
+
     mutating func latestDecisions(of annotator: String, limit: Int) throws(QueueError) -> [QueueDecision] {
         let rows = try run("""
             SELECT id, item, kind, lease, keywords::text, feedback::text, at, seconds, undone

@@ -10,6 +10,8 @@ import StrictJSON
 /// answers, or throws an APIError.
 package final class QueueHandlers: Sendable {
     private let limits: APILimits
+    /// Whom each request acts for: a body naming another annotator than the token's is 403.
+    private let access: QueueAccess
     private let currentQueue: @Sendable () -> AnnotationQueue?
     private let currentEngine: @Sendable () -> (any SuggestionEngine)?
     /// What this process did with the queue, rendered on /metrics.
@@ -18,9 +20,11 @@ package final class QueueHandlers: Sendable {
     /// - Parameters:
     ///   - queue: the queue once the store is open, nil while the service is still starting.
     ///   - engine: the engine once the model is loaded.
-    package init(limits: APILimits, queue: @escaping @Sendable () -> AnnotationQueue?,
+    package init(limits: APILimits, access: QueueAccess = QueueAccess(adminToken: nil, annotators: AnnotatorTokens()),
+                 queue: @escaping @Sendable () -> AnnotationQueue?,
                  engine: @escaping @Sendable () -> (any SuggestionEngine)?) {
         self.limits = limits
+        self.access = access
         currentQueue = queue
         currentEngine = engine
     }
@@ -31,7 +35,13 @@ package final class QueueHandlers: Sendable {
         return queue
     }
 
-    // Every queue route needs the token when one is set (see `routes`): the middleware checks it.
+    // Every queue route needs the token when one is set (see `routes`): the middleware checks it. The routes that
+    // name an annotator check here that the token may act as that annotator.
+
+    /// Refuses `request` when its token is another annotator's than `annotator`.
+    private func checkActor(_ request: HTTPRequest, _ annotator: String) throws(APIError) {
+        try access.caller(of: request).check(acting: annotator)
+    }
 
     /// This process's queue counters and the queue's figures, for /metrics.
     package func renderMetrics(into text: inout PrometheusText) {
@@ -68,6 +78,7 @@ package final class QueueHandlers: Sendable {
     /// `POST /v1/queue/lease` → 200 `{"lease", "expires_at", "items": [{"id", "name", "suggestions"}]}`.
     func lease(_ request: HTTPRequest, valueCap: Int) throws(APIError) -> HTTPResponse {
         let lease = try QueueDecoding.lease(try RequestDecoding.object(request, maxValues: valueCap), limits: limits)
+        try checkActor(request, lease.annotator)
         let granted = try run { (queue: AnnotationQueue) throws(QueueError) in try queue.lease(lease) }
         counters.countLease(granted.items.count)
         var json = JSONWriter()
@@ -93,6 +104,7 @@ package final class QueueHandlers: Sendable {
     func decide(_ request: HTTPRequest, valueCap: Int) throws(APIError) -> HTTPResponse {
         let decision = try QueueDecoding.decision(try RequestDecoding.object(request, maxValues: valueCap),
                                                   limits: limits)
+        try checkActor(request, decision.annotator)
         let decisions = try run { (queue: AnnotationQueue) throws(QueueError) in try queue.decide(decision) }
         counters.countDecisions(decision.kind, decisions.count)
         var json = JSONWriter()
@@ -108,6 +120,7 @@ package final class QueueHandlers: Sendable {
     /// `POST /v1/queue/undo` → 200 `{"id", "lease"}`: the item is back in that lease.
     func undo(_ request: HTTPRequest, valueCap: Int) throws(APIError) -> HTTPResponse {
         let annotator = try QueueDecoding.undo(try RequestDecoding.object(request, maxValues: valueCap))
+        try checkActor(request, annotator)
         let decision = try run { (queue: AnnotationQueue) throws(QueueError) in try queue.undo(annotator: annotator) }
         counters.countUndo()
         var json = JSONWriter()

@@ -12,6 +12,9 @@ package protocol QueueWorkspace {
     /// each with `canLease`), but never skip one it could take, unless another lease is taking it right now.
     mutating func candidates(for request: LeaseRequest, at now: QueueTime, _ take: (QueueItem) -> Bool) throws(QueueError)
     mutating func save(_ item: QueueItem) throws(QueueError)
+    /// How many items `annotator` holds at `now` (holds not expired), counted so that two leases for one annotator
+    /// at once cannot both take the last places under the cap.
+    mutating func heldCount(by annotator: String, at now: QueueTime) throws(QueueError) -> Int
     /// The annotator's `limit` latest decisions, newest first.
     mutating func latestDecisions(of annotator: String, limit: Int) throws(QueueError) -> [QueueDecision]
     /// How many decisions the annotator made on the item, undone ones included.
@@ -65,12 +68,16 @@ package struct QueueOperations {
         return summary
     }
 
-    /// Holds up to `request.count` items for the annotator under a new lease.
+    /// Holds up to `request.count` items for the annotator under a new lease, and no more than the annotator's
+    /// room under `policy.leaseCap`: earlier leases are kept, a lease at the cap is empty.
     package func lease(_ request: LeaseRequest, id: String, at now: QueueTime,
                in workspace: inout some QueueWorkspace) throws(QueueError) -> QueueLease {
         var request = request
         request.annotator = QueueRules.canonicalKey(request.annotator)
         let until = now + policy.leaseMillis
+        let room = policy.leaseCap - (try workspace.heldCount(by: request.annotator, at: now))
+        guard room > 0 else { return QueueLease(id: id, expiresAt: until, items: []) }
+        request.count = min(request.count, room)
         var taken: [QueueItem] = []
         try workspace.candidates(for: request, at: now) { item in
             if item.canLease(to: request.annotator, at: now), request.keyword == nil || item.topKeyword == request.keyword {

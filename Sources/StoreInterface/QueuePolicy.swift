@@ -14,17 +14,24 @@ public struct QueuePolicy: Sendable, Equatable {
     public var skipCooldownMillis: QueueTime
     /// How many of an annotator's latest decisions undo can reach.
     public var undoDepth: Int
+    /// The most items one annotator holds at once, over all their leases (`serve --lease-cap`): a lease past it
+    /// gets only what fits, so one name cannot take the whole queue.
+    public var leaseCap: Int
+
+    public static let defaultLeaseCap = 100
 
     public static let defaultOverlapShare = 0.05
     public static let defaultAuditShare = 0.05
 
     public init(overlapShare: Double = QueuePolicy.defaultOverlapShare, auditShare: Double = QueuePolicy.defaultAuditShare,
-                leaseMillis: QueueTime = 10 * 60_000, skipCooldownMillis: QueueTime = 60 * 60_000, undoDepth: Int = 10) {
+                leaseMillis: QueueTime = 10 * 60_000, skipCooldownMillis: QueueTime = 60 * 60_000, undoDepth: Int = 10,
+                leaseCap: Int = QueuePolicy.defaultLeaseCap) {
         self.overlapShare = overlapShare
         self.auditShare = auditShare
         self.leaseMillis = leaseMillis
         self.skipCooldownMillis = skipCooldownMillis
         self.undoDepth = undoDepth
+        self.leaseCap = leaseCap
     }
 
     /// Whether the item with `id` is one of the overlap share.

@@ -40,6 +40,9 @@ final class FileQueueStoreTests: XCTestCase {
     func testOneCallAppliesInOrder() throws { try contract.oneCallAppliesInOrder() }
     func testFeedbackIDsAreUnambiguous() throws { try contract.feedbackIDsAreUnambiguous() }
     func testDecisionsAreAllOrNone() throws { try contract.decisionsAreAllOrNone() }
+    func testLeaseCapHoldsOverLeases() throws { try contract.leaseCapHoldsOverLeases() }
+    func testConcurrentLeasesKeepTheCap() throws { try contract.concurrentLeasesKeepTheCap() }
+    func testKeysFollowTheKeywordRules() throws { try contract.keysFollowTheKeywordRules() }
 
     /// An operation cut short by a crash (whole lines without their commit line, then a torn one) was never
     /// acknowledged: none of it is read, and the next append replaces it.
@@ -183,4 +186,7 @@ final class PostgresQueueStoreTests: XCTestCase {
     func testOneCallAppliesInOrder() throws { try contract.oneCallAppliesInOrder() }
     func testFeedbackIDsAreUnambiguous() throws { try contract.feedbackIDsAreUnambiguous() }
     func testDecisionsAreAllOrNone() throws { try contract.decisionsAreAllOrNone() }
+    func testLeaseCapHoldsOverLeases() throws { try contract.leaseCapHoldsOverLeases() }
+    func testConcurrentLeasesKeepTheCap() throws { try contract.concurrentLeasesKeepTheCap() }
+    func testKeysFollowTheKeywordRules() throws { try contract.keysFollowTheKeywordRules() }
 }

@@ -10,6 +10,10 @@ public struct APIConfiguration: Sendable {
     /// When set, `POST /v1/keywords`, `POST /v1/feedback` and `GET /v1/feedback/export` need
     /// `Authorization: Bearer <token>` (env `KWSUGGEST_ADMIN_TOKEN`).
     public var adminToken: String?
+    /// The annotators' tokens (`serve --annotators FILE`): each acts on the queue's routes as its annotator only.
+    public var annotators = AnnotatorTokens()
+    /// The credentials the queue's routes take.
+    public var queueAccess: QueueAccess { QueueAccess(adminToken: adminToken, annotators: annotators) }
     /// The `Host` names writes and the export are served for while they are open (no `adminToken`).
     public var hosts = HostPolicy()
     public var limits = APILimits()
@@ -42,7 +46,7 @@ public final class KeywordAPI: HTTPResponder {
         self.handlers = handlers
         bodyCaps = BodyCaps(configuration.limits)
         hostCheck = HostMiddleware(policy: configuration.hosts, writesAreOpen: configuration.adminToken == nil)
-        guards = [BodyCapMiddleware(), TokenMiddleware(token: configuration.adminToken), hostCheck]
+        guards = [BodyCapMiddleware(), TokenMiddleware(access: configuration.queueAccess), hostCheck]
         headers = [CORSMiddleware(policy: configuration.cors), NoStoreMiddleware()]
         var table: [String: [HTTPMethod: APIRoute]] = [:]
         for route in Self.routes(handlers, bodyCaps: bodyCaps, valueCaps: ValueCaps(configuration.limits)) {
@@ -159,7 +163,7 @@ public final class KeywordAPI: HTTPResponder {
     public func admit(_ head: HTTPRequest) -> HTTPResponse? {
         let route = route(for: head) ?? unmatched(head)
         do throws(APIError) {
-            if route.needsToken { try RequestDecoding.authorize(head, token: configuration.adminToken) }
+            try TokenMiddleware.authorize(head, route: route, access: configuration.queueAccess)
             try hostCheck.check(head, route: route)
             if let declared = head.headers["Content-Length"].flatMap({ Int(Substring($0).trimmingSpaces()) }),
                declared > route.bodyCap {

@@ -1,5 +1,6 @@
 import APICore
 import EventLog
+import Foundation
 import HTTPCore
 import KeywordServer
 import ModelStorage
@@ -60,6 +61,12 @@ struct ServeCommand: Command {
     static let queueAudit = Option<Double>(
         "--queue-audit", value: "share", help: "Share of auto-accepted queue items also queued for a person to check.",
         default: QueuePolicy.defaultAuditShare, range: 0...1)
+    static let annotators = Option<String>(
+        "--annotators", value: "file",
+        help: "Annotators' tokens: lines of 'name<TAB>sha256 hex of the token'; each token acts on the queue as its annotator only.")
+    static let leaseCap = Option<Int>(
+        "--lease-cap", value: "n", help: "Most queue items one annotator holds at once, over all their leases.",
+        default: QueuePolicy.defaultLeaseCap, range: 1...1_000_000)
     static let allowOpenWrites = Flag("--allow-open-writes",
                                       help: "Serve keyword writes without KWSUGGEST_ADMIN_TOKEN on a non-loopback address.")
 
@@ -68,7 +75,7 @@ struct ServeCommand: Command {
         abstract: "Serves the suggestion API and the annotation workbench over HTTP.",
         options: [host.spec, port.spec, model.spec, store.spec, threads.spec, corsOrigin.spec, overlay.spec,
                   accessLog.spec, noVerify.spec, autoAcceptPrecision.spec, queueOverlap.spec, queueAudit.spec,
-                  allowOpenWrites.spec, allowedHost.spec],
+                  annotators.spec, leaseCap.spec, allowOpenWrites.spec, allowedHost.spec],
         discussion: """
             Listens first and prints 'listening on http://HOST:PORT', then opens the store and loads the model in
             the background, logging the model directory it chose; /readyz answers 503 until both are done (a
@@ -94,7 +101,10 @@ struct ServeCommand: Command {
             reaches it); a precision the curve never reaches auto-accepts nothing.
             The annotation queue (/v1/queue/…, /v1/labels/export) lives in the same store; every process sharing
             it must run with the same --queue-overlap and --queue-audit, since an item's routing is decided from
-            its id with them.
+            its id with them. With --annotators, a queue request needs the admin token or an annotator's token;
+            an annotator's token acts only as that annotator (a body naming another gets 403 wrong_annotator,
+            so undo reverts only the caller's own decisions), while the admin token keeps every right. One
+            annotator holds at most --lease-cap items: a lease past it gets only what fits.
             """
     )
 
@@ -111,6 +121,7 @@ struct ServeCommand: Command {
     var accessLogMode: AccessLogMode
     var autoAcceptPrecision: Double
     var queuePolicy: QueuePolicy
+    var annotators: AnnotatorTokens
 
     init(arguments: ParsedArguments) throws {
         try arguments.expectNoPositionals()
@@ -143,7 +154,22 @@ struct ServeCommand: Command {
         accessLogMode = try arguments.require(Self.accessLog)
         autoAcceptPrecision = try arguments.require(Self.autoAcceptPrecision)
         queuePolicy = QueuePolicy(overlapShare: try arguments.require(Self.queueOverlap),
-                                  auditShare: try arguments.require(Self.queueAudit))
+                                  auditShare: try arguments.require(Self.queueAudit),
+                                  leaseCap: try arguments.require(Self.leaseCap))
+        annotators = AnnotatorTokens()
+        if let path = try arguments.get(Self.annotators) {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw CommandError.failure("\(path): cannot read the annotators file")
+            }
+            guard let text = String(bytes: data, encoding: .utf8) else {
+                throw CommandError.failure("\(path): the annotators file is not valid UTF-8")
+            }
+            do {
+                annotators = try AnnotatorTokens.parse(text, path: path)
+            } catch {
+                throw CommandError.failure(error.message)
+            }
+        }
     }
 
     func run() throws {
@@ -160,6 +186,7 @@ struct ServeCommand: Command {
         options.allowOpenWrites = allowOpenWrites
         options.api.hosts = hosts
         options.queue = queuePolicy
+        options.api.annotators = annotators
         do {
             options.api.adminToken = try WritePolicy.token(fromEnvironment: Environment.value("KWSUGGEST_ADMIN_TOKEN"))
         } catch {
