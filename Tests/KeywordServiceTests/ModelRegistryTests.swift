@@ -30,6 +30,14 @@ final class FileModelRegistryTests: XCTestCase {
     func testDamagedDirectoryIsRefused() throws { try contract.damagedDirectoryIsRefused() }
     func testDamagedStoredFileIsRepaired() throws { try contract.damagedStoredFileIsRepaired() }
     func testWatchersHearPromotions() throws { try contract.watchersHearPromotions() }
+    func testFailuresAreReported() throws {
+        let catalog = fixtures.root + "/store/keywords.overlay.registry/registry.json"
+        try contract.failuresAreReported(replaceCatalog: { text in
+            let previous = try String(contentsOfFile: catalog, encoding: .utf8)
+            try Data(text.utf8).write(to: URL(fileURLWithPath: catalog))
+            return previous
+        }, store: FileKeywordStore(overlayPath: overlay))
+    }
 
     /// The folder sits beside the overlay; versions share their unchanged files (one blob each).
     func testLayoutBesideTheOverlayWithSharedBlobs() throws {
@@ -79,6 +87,14 @@ final class PostgresModelRegistryTests: XCTestCase {
     func testDamagedDirectoryIsRefused() throws { try contract.damagedDirectoryIsRefused() }
     func testDamagedStoredFileIsRepaired() throws { try contract.damagedStoredFileIsRepaired() }
     func testWatchersHearPromotions() throws { try contract.watchersHearPromotions() }
+    func testFailuresAreReported() throws {
+        let connection = try PostgresConnection(conninfo: url, pq: LibPQ.load())
+        try contract.failuresAreReported(replaceCatalog: { text in
+            let previous = try connection.exec("SELECT catalog FROM kwsuggest_model_registry").first?.first ?? nil
+            try connection.exec("UPDATE kwsuggest_model_registry SET catalog = $1, revision = revision + 1", [text])
+            return previous ?? ""
+        }, store: try PostgresKeywordStore(url: url))
+    }
 
     /// Files live in the database: a replica with an empty cache gets them from there, and unreferenced parts
     /// are deleted with the last version that used them.
