@@ -11,6 +11,17 @@ public enum FeedbackRules {
     /// Largest record id a store gives or imports: 2^53 − 1, the largest integer every JSON client (a
     /// JavaScript page included) reads exactly.
     public static let maxRecordID: Int64 = (1 << 53) - 1
+    /// Largest record id an import may give a record: 2^52, half the space. New records take ids above the largest
+    /// one stored, so an archive cannot use up the ids: 2^52 remain for new records whatever it holds.
+    public static let maxImportedRecordID: Int64 = 1 << 52
+
+    /// Refuses a batch of imported records when one has an id an import may not give (see `maxImportedRecordID`);
+    /// every store's import checks it, so no way in can leave a store without ids for new records.
+    public static func checkImportable(_ records: [FeedbackRecord]) throws(KeywordStoreError) {
+        guard let record = records.first(where: { !(1...maxImportedRecordID).contains($0.id) }) else { return }
+        throw .failed("record id \(record.id) cannot be imported (an import gives ids from 1 to \(maxImportedRecordID), "
+            + "so ids always remain for new records); nothing was stored")
+    }
 
     /// The limits that an API configuration may change; the defaults are the API's.
     public struct Limits: Sendable, Equatable {
@@ -79,12 +90,12 @@ public enum FeedbackRules {
         return item
     }
 
-    /// A record as an import gives it: its id (1…`maxRecordID`) and time (`UTCTimestamp.isValid`), then the item
+    /// A record as an import gives it: its id (1…`maxImportedRecordID`) and time (`UTCTimestamp.isValid`), then the item
     /// by `checked`.
     public static func checked(_ record: FeedbackRecord, limits: Limits = Limits()) throws(FeedbackProblem) -> FeedbackRecord {
-        guard record.id >= 1, record.id <= maxRecordID else {
+        guard record.id >= 1, record.id <= maxImportedRecordID else {
             throw FeedbackProblem(field: "id", kind: .recordID,
-                                  message: "'id' \(record.id) is not a record id (an integer from 1 to \(maxRecordID))")
+                                  message: "'id' \(record.id) is not a record id an import may give (an integer from 1 to \(maxImportedRecordID), so ids always remain for new records)")
         }
         guard UTCTimestamp.isValid(record.receivedAt) else {
             throw FeedbackProblem(field: "received_at", kind: .receivedAt,
