@@ -16,14 +16,17 @@ package final class QueueHandlers: Sendable {
     private let currentEngine: @Sendable () -> (any SuggestionEngine)?
     /// What this process did with the queue, rendered on /metrics.
     let counters = QueueCounters()
+    /// The queue's figures for /metrics, read off the event loop.
+    package let figures: QueueFigures
 
     /// - Parameters:
     ///   - queue: the queue once the store is open, nil while the service is still starting.
     ///   - engine: the engine once the model is loaded.
     package init(limits: APILimits, access: QueueAccess = QueueAccess(adminToken: nil, annotators: AnnotatorTokens()),
                  queue: @escaping @Sendable () -> AnnotationQueue?,
-                 engine: @escaping @Sendable () -> (any SuggestionEngine)?) {
+                 engine: @escaping @Sendable () -> (any SuggestionEngine)?, figuresMaxAge: Double = 5) {
         self.limits = limits
+        figures = QueueFigures(maxAge: figuresMaxAge)
         self.access = access
         currentQueue = queue
         currentEngine = engine
@@ -43,9 +46,11 @@ package final class QueueHandlers: Sendable {
         try access.caller(of: request).check(acting: annotator)
     }
 
-    /// This process's queue counters and the queue's figures, for /metrics.
+    /// This process's queue counters and the queue's figures (as last read off the event loop), for /metrics.
     package func renderMetrics(into text: inout PrometheusText) {
-        counters.render(try? currentQueue()?.stats(), into: &text)
+        guard let queue = currentQueue() else { return counters.render(nil, into: &text) }
+        let (stats, age) = figures.current { try? queue.stats() }
+        counters.render(stats, age: age, into: &text)
     }
 
     /// Runs a queue operation, mapping its failure to the API's answer.
