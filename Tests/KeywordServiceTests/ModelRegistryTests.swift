@@ -39,6 +39,25 @@ final class FileModelRegistryTests: XCTestCase {
         }, store: FileKeywordStore(overlayPath: overlay))
     }
 
+    /// A version whose files are symbolic links is listed with the size of the files they point at.
+    func testSizeCountsWhatSymbolicLinksPointAt() throws {
+        let registry = try FileModelRegistry(overlayPath: overlay, digest: ModelFixtures.digest)
+        let plain = try fixtures.model("size-plain")
+        let linked = try fixtures.model("size-linked")
+        let elsewhere = fixtures.root + "/elsewhere"
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+        for name in try FileManager.default.contentsOfDirectory(atPath: linked) where name != ModelDirectory.manifestName {
+            try FileManager.default.moveItem(atPath: linked + "/" + name, toPath: elsewhere + "/" + name)
+            try FileManager.default.createSymbolicLink(atPath: linked + "/" + name, withDestinationPath: elsewhere + "/" + name)
+        }
+        _ = try ModelPush.push(directory: plain, to: registry, keep: 5, loads: false)
+        _ = try ModelPush.push(directory: linked, to: registry, keep: 5, loads: false)
+        let sizes = Dictionary(uniqueKeysWithValues: try registry.catalog().models.map { ($0.version, $0.size) })
+        XCTAssertGreaterThan(sizes["size-plain"] ?? 0, 1_000_000)
+        // The two differ only in the manifest's version name.
+        XCTAssertLessThan(abs((sizes["size-linked"] ?? 0) - (sizes["size-plain"] ?? 0)), 100, "\(sizes)")
+    }
+
     /// The folder sits beside the overlay; versions share their unchanged files (one blob each).
     func testLayoutBesideTheOverlayWithSharedBlobs() throws {
         let registry = try FileModelRegistry(overlayPath: overlay, digest: ModelFixtures.digest)
