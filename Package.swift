@@ -20,8 +20,9 @@ let package = Package(
     targets: [
         // The strict JSON reader and writer every file and request format goes through: a leaf.
         .target(name: "StrictJSON", swiftSettings: settings),
-        // What the package needs from the platform, written once: clocks, the FNV-1a hash and SHA-256.
-        .target(name: "Platform", dependencies: ["CDigest"], swiftSettings: settings),
+        // What the package needs from the platform, written once: clocks, the FNV-1a hash, SHA-256 and giving freed
+        // memory back to the system.
+        .target(name: "Platform", dependencies: ["CDigest", "CSystem"], swiftSettings: settings),
         // The process's one event log on standard error: events as JSON lines with a level, and the CLI's
         // messages to a person.
         .target(name: "EventLog", dependencies: ["StrictJSON"], swiftSettings: settings),

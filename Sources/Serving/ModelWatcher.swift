@@ -4,6 +4,7 @@ import Dispatch
 import EventLog
 import Foundation
 import Locking
+import Platform
 import StoreInterface
 
 /// Which model a serve serves, and how the last attempt to change it went.
@@ -195,6 +196,7 @@ public final class ModelWatcher: Sendable {
         }
         // And one stored between that reload and the swap (a no-op when there was none).
         _ = try? engine.reloadKeywords()
+        if old != nil { releaseDroppedModel() }
         log(LogEvent(.info, old == nil ? "model_loaded" : "model_swapped", [
             "model": engine.modelVersion,
             "source": target == .fallback ? "fallback \(fallback)" : "registry \(registry.displayName)",
@@ -228,6 +230,7 @@ public final class ModelWatcher: Sendable {
                 $0.status.shadowFailure = nil
             }
             log(LogEvent(.info, "shadow_off"))
+            releaseDroppedModel()
             return
         }
         if let failed, failed.version == version, failed.revision == head.revision { return }
@@ -249,6 +252,13 @@ public final class ModelWatcher: Sendable {
             }
             log(LogEvent(.error, "shadow_load_failed", ["version": version, "error": "\(error)"]))
         }
+    }
+
+    /// Gives the memory of a model that was replaced back to the system: now, and again once the requests that
+    /// still held it (at most the drain time of a request) have let it go.
+    private func releaseDroppedModel() {
+        MemoryRelease.returnFreedMemory()
+        queue.asyncAfter(deadline: .now() + 10) { MemoryRelease.returnFreedMemory() }
     }
 
     private func directory(_ target: ModelTarget) throws -> String {

@@ -4,6 +4,7 @@ import Foundation
 import HTTPCore
 import KeywordServer
 import ModelStorage
+import Platform
 import PostgresStore
 import ServerLifecycle
 import Serving
@@ -173,6 +174,8 @@ struct ServeCommand: Command {
     }
 
     func run() throws {
+        // Model swaps must not leave each dropped model's memory behind (see MemoryRelease).
+        MemoryRelease.keepLargeBlocksMapped()
         if case .postgres = storeLocation {
             do { try PostgresKeywordStore.loadLibrary() } catch { throw CommandError.failure("\(error)") }
         }
