@@ -78,7 +78,8 @@ let package = Package(
         // The API's building blocks, below its endpoints: the route value and the middlewares around handlers
         // (token, body cap, CORS, no-store), request decoding and the limits it applies, and errors as answers
         // with every code a client can see.
-        .target(name: "APICore", dependencies: ["HTTPCore", "Platform", "StoreInterface", "StrictJSON"], swiftSettings: settings),
+        .target(name: "APICore", dependencies: ["HTTPCore", "Locking", "Platform", "StoreInterface", "StrictJSON"],
+                swiftSettings: settings),
         // The team annotation queue over HTTP: the queue as the API uses it (each product suggested first), its
         // routes with their caps, handlers, metrics and its part of the OpenAPI document.
         .target(name: "QueueAPI", dependencies: ["APICore", "EventLog", "HTTPCore", "Locking", "Serving", "StoreInterface", "StrictJSON"],

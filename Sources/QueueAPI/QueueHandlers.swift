@@ -18,6 +18,8 @@ package final class QueueHandlers: Sendable {
     let counters = QueueCounters()
     /// The queue's figures for /metrics, read off the event loop.
     package let figures: QueueFigures
+    /// The labels and flagged exports streaming at once, capped as the feedback export is.
+    private let exportSlots: ExportSlots
 
     /// - Parameters:
     ///   - queue: the queue once the store is open, nil while the service is still starting.
@@ -27,6 +29,7 @@ package final class QueueHandlers: Sendable {
                  engine: @escaping @Sendable () -> (any SuggestionEngine)?, figuresMaxAge: Double = 5) {
         self.limits = limits
         figures = QueueFigures(maxAge: figuresMaxAge)
+        exportSlots = ExportSlots(limit: limits.maxConcurrentExports)
         self.access = access
         currentQueue = queue
         currentEngine = engine
@@ -190,6 +193,12 @@ package final class QueueHandlers: Sendable {
         let query = try RequestDecoding.query(request.query, allowed: ["since"])
         let since = try QueueDecoding.since(query)
         let pages = LabelPages(store: try queue().store, list: list)
+        // Held until the body has streamed (or the client has gone): the slot goes with the export.
+        guard let slot = exportSlots.take() else {
+            throw APIError(.serviceUnavailable, .serverBusy,
+                           "\(exportSlots.limit) label and flagged exports are streaming, the most served at once; retry shortly",
+                           headers: [("Retry-After", "1")])
+        }
         let first: (lines: [UInt8], count: Int, end: LabelCursor)?
         do {
             first = try pages.page(after: LabelPages.start(since: since))
@@ -202,6 +211,7 @@ package final class QueueHandlers: Sendable {
         let pending = Locked<[UInt8]?>(first?.lines)
         let cursor = Locked<LabelCursor??>(first.map { .some($0.end) } ?? .none)
         response.stream = ResponseStream {
+            withExtendedLifetime(slot) {}
             if let lines = pending.withLock({ lines -> [UInt8]? in defer { lines = nil }; return lines }) {
                 return .bytes(lines)
             }
