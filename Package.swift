@@ -126,7 +126,7 @@ let package = Package(
         .testTarget(
             name: "KeywordServiceTests",
             dependencies: ["CDigest", "FileStore", "KeywordIndex", "KeywordModel", "Locking", "ModelStorage", "Platform",
-                           "PostgresStore", "Serving", "StoreInterface", "Training", "TrainingData"],
+                           "PostgresStore", "Serving", "StoreInterface", "StrictJSON", "Training", "TrainingData"],
             swiftSettings: settings),
         // Test-only: a seeded generator for the mutation tests of the JSON reader, the parser and the API.
         .target(name: "MutationTesting", path: "Tests/MutationTesting", swiftSettings: settings),
