@@ -155,6 +155,9 @@ package enum QueueDecoding {
         case .nothingToUndo: return APIError(.conflict, .nothingToUndo, "this annotator has no decision to undo (at most 10 back)")
         case .cannotUndo(let id, let why):
             return APIError(.conflict, .cannotUndo, "the latest decision, on item '\(id.prefix(200))', cannot be undone: \(why); it stands")
+        case .tooManyDecisions(let id, let most):
+            return APIError(.conflict, .tooManyDecisions,
+                            "this annotator has made \(most) decisions on item '\(id.prefix(200))', undone ones included: the most one annotator makes on one item; nothing was changed")
         case .store(.unavailable): return .storeUnavailable
         case .store(.clientIDConflict(_, let earlierID)):
             // Only an import can put a record in the queue's id namespace: one with another decision than the label's.

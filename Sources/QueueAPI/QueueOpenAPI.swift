@@ -1,5 +1,6 @@
 // The annotation queue's part of /openapi.json: its paths and schemas, with the numbers its decoding uses.
 import APICore
+import StoreInterface
 
 package enum QueueOpenAPI {
     private static let caps = QueueBodyCaps(APILimits())
@@ -16,7 +17,7 @@ package enum QueueOpenAPI {
 """#
 
     private static let conflict = ##""409": {"description": "The item is not in this annotator's lease (not_leased), is already labelled or flagged (item_closed), there is nothing to undo (nothing_to_undo), or the latest decision cannot be undone because its item was renamed since, is labelled or flagged by others even without it, or is held by another annotator (cannot_undo); nothing was changed", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}"##
-    private static let decisionConflict = ##""409": {"description": "The item is not in this annotator's lease (not_leased), is already labelled or flagged (item_closed), or a feedback record imported from an archive holds one of the label's feedback ids with another decision (id_conflict); nothing was changed", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}"##
+    private static let decisionConflict = ##""409": {"description": "The item is not in this annotator's lease (not_leased) or is already labelled or flagged (item_closed), a feedback record imported from an archive holds one of the label's feedback ids with another decision (id_conflict), or the annotator has made \##(QueuePolicy().maxDecisionsPerItem) decisions on one of the items already, undone ones included (too_many_decisions: a bound on what a decide-and-undo loop can add to the logs); nothing was changed", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}"##
 
     /// Members of `paths`, each followed by a comma.
     package static let paths = #"""

@@ -106,9 +106,10 @@ package struct QueueOperations {
             items.append(item)
         }
         var records: [FeedbackItem] = []
-        if request.kind == .label {
-            for item in items {
-                let attempt = try workspace.decisionCount(of: request.annotator, on: item.id)
+        for item in items {
+            let attempt = try workspace.decisionCount(of: request.annotator, on: item.id)
+            guard attempt < policy.maxDecisionsPerItem else { throw .tooManyDecisions(item.id, policy.maxDecisionsPerItem) }
+            if request.kind == .label {
                 records += QueuePolicy.feedback(for: item, annotator: request.annotator, keywords: request.keywords,
                                                 attempt: attempt)
             }

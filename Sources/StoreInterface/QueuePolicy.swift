@@ -19,19 +19,24 @@ public struct QueuePolicy: Sendable, Equatable {
     public var leaseCap: Int
 
     public static let defaultLeaseCap = 100
+    /// The most decisions one annotator makes on one item, undone ones included: a decide-and-undo loop writes
+    /// a feedback record and queue lines each time, and undone records stay in the logs, so without a bound the
+    /// logs would grow without one. Twenty leaves room for every honest change of mind.
+    public var maxDecisionsPerItem: Int
 
     public static let defaultOverlapShare = 0.05
     public static let defaultAuditShare = 0.05
 
     public init(overlapShare: Double = QueuePolicy.defaultOverlapShare, auditShare: Double = QueuePolicy.defaultAuditShare,
                 leaseMillis: QueueTime = 10 * 60_000, skipCooldownMillis: QueueTime = 60 * 60_000, undoDepth: Int = 10,
-                leaseCap: Int = QueuePolicy.defaultLeaseCap) {
+                leaseCap: Int = QueuePolicy.defaultLeaseCap, maxDecisionsPerItem: Int = 20) {
         self.overlapShare = overlapShare
         self.auditShare = auditShare
         self.leaseMillis = leaseMillis
         self.skipCooldownMillis = skipCooldownMillis
         self.undoDepth = undoDepth
         self.leaseCap = leaseCap
+        self.maxDecisionsPerItem = maxDecisionsPerItem
     }
 
     /// Whether the item with `id` is one of the overlap share.

@@ -60,3 +60,26 @@ extension QueueContract {
         XCTAssertEqual(Array(try store.stats(at: Self.t0 + 4).annotators.keys), ["bob"])
     }
 }
+
+extension QueueContract {
+    /// A decide-and-undo loop stops at `maxDecisionsPerItem` decisions by one annotator on one item, so it cannot
+    /// grow the logs without bound; others may still decide the item.
+    func decideUndoLoopsAreBounded() throws {
+        let policy = QueuePolicy(overlapShare: 0, auditShare: 0, maxDecisionsPerItem: 3)
+        let store = try make(policy)
+        _ = try store.enqueue([Self.submission("loop")], at: Self.t0)
+        let lease = try store.lease(LeaseRequest(annotator: "looper"), at: Self.t0 + 1)
+        let label = DecisionRequest(lease: lease.id, annotator: "looper", ids: ["loop"], kind: .label, keywords: ["にんじん"])
+        for round in 0..<3 {
+            _ = try make(policy).decide(label, at: Self.t0 + 10 * QueueTime(round) + 2)
+            _ = try make(policy).undo(annotator: "looper", at: Self.t0 + 10 * QueueTime(round) + 3)
+        }
+        XCTAssertThrowsError(try store.decide(label, at: Self.t0 + 50)) { error in
+            XCTAssertEqual(error as? QueueError, .tooManyDecisions("loop", 3))
+        }
+        XCTAssertEqual(try feedback().count, 3, "three labels, three records; the refused one wrote none")
+        // The item is still open to others.
+        let other = try store.lease(LeaseRequest(annotator: "other"), at: Self.t0 + 10 * 60_000 + 60)
+        XCTAssertEqual(other.items.map(\.id), ["loop"])
+    }
+}

@@ -43,6 +43,7 @@ final class FileQueueStoreTests: XCTestCase {
     func testLeaseCapHoldsOverLeases() throws { try contract.leaseCapHoldsOverLeases() }
     func testConcurrentLeasesKeepTheCap() throws { try contract.concurrentLeasesKeepTheCap() }
     func testKeysFollowTheKeywordRules() throws { try contract.keysFollowTheKeywordRules() }
+    func testDecideUndoLoopsAreBounded() throws { try contract.decideUndoLoopsAreBounded() }
 
     /// An operation cut short by a crash (whole lines without their commit line, then a torn one) was never
     /// acknowledged: none of it is read, and the next append replaces it.
@@ -189,4 +190,5 @@ final class PostgresQueueStoreTests: XCTestCase {
     func testLeaseCapHoldsOverLeases() throws { try contract.leaseCapHoldsOverLeases() }
     func testConcurrentLeasesKeepTheCap() throws { try contract.concurrentLeasesKeepTheCap() }
     func testKeysFollowTheKeywordRules() throws { try contract.keysFollowTheKeywordRules() }
+    func testDecideUndoLoopsAreBounded() throws { try contract.decideUndoLoopsAreBounded() }
 }
