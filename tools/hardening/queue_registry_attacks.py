@@ -15,6 +15,7 @@ Each check prints one line: what was tried and what the server answered. The che
   registry          a damaged registry file at start: /readyz fields, kwsuggest_registry_failures_total
   shadow            a shadow version that fails to load: /readyz within 5 s, the shadow failure counter
   metrics           four /metrics scrapes while another process holds the queue lock: slowest /healthz
+  loop              one client labels and undoes one item for 10 s: pairs accepted, queue log and feedback bytes
 """
 import fcntl
 import hashlib
@@ -280,8 +281,30 @@ def metrics_checks():
         server.stop()
 
 
+def loop_checks():
+    fresh_store("loop")
+    server = Server()
+    try:
+        server.post("/v1/queue/items", {"items": [{"id": "loop", "name": "ぞぞ loop"}]})
+        _, held = lease(server, "looper", 1)
+        pairs, refused = 0, ""
+        end = time.time() + 10
+        while time.time() < end:
+            answer = server.post("/v1/queue/decisions", {"lease": held["lease"], "annotator": "looper", "id": "loop", "keywords": ["にんじん"]})
+            if answer[0] != 200:
+                refused = code(answer)
+                break
+            server.post("/v1/queue/undo", {"annotator": "looper"})
+            pairs += 1
+        sizes = {name: os.path.getsize(os.path.join(WORK, name)) for name in os.listdir(WORK) if name.endswith(".jsonl")}
+        report("loop", f"label/undo pairs in 10 s: {pairs}{'; then ' + refused if refused else ''}; "
+                       + ", ".join(f"{name} {size} bytes" for name, size in sorted(sizes.items())))
+    finally:
+        server.stop()
+
+
 try:
-    for checks in [queue_checks, token_checks, keyword_and_import_checks, registry_checks, metrics_checks]:
+    for checks in [queue_checks, token_checks, keyword_and_import_checks, registry_checks, metrics_checks, loop_checks]:
         try:
             checks()
         except Exception as error:  # one broken check must not hide the others
