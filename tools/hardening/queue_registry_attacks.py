@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The queue, the registry and /metrics under attack, against real `kwsuggest serve` processes on a file store.
 
-    tools/hardening/queue_registry_attacks.py BIN MODEL_DIR
+    tools/hardening/queue_registry_attacks.py BIN MODEL_DIR [CHECK...]   (CHECK: queue, tokens, keywords,
+                                                                      registry, metrics, loop; default all)
 
 Each check prints one line: what was tried and what the server answered. The checks:
   feedback ids      item "x:y" labelled by "z", then item "x" by "y:z"; a client posting id
@@ -304,7 +305,9 @@ def loop_checks():
 
 
 try:
-    for checks in [queue_checks, token_checks, keyword_and_import_checks, registry_checks, metrics_checks, loop_checks]:
+    every = {"queue": queue_checks, "tokens": token_checks, "keywords": keyword_and_import_checks,
+             "registry": registry_checks, "metrics": metrics_checks, "loop": loop_checks}
+    for checks in [every[name] for name in (sys.argv[3:] or every)]:
         try:
             checks()
         except Exception as error:  # one broken check must not hide the others
