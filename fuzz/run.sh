@@ -12,4 +12,4 @@ mkdir -p .build-tools/fuzz/corpus
 # SWIFT_BACKTRACE off: libFuzzer prints the stack itself, and the Swift backtracer is slow on a crash.
 SWIFT_BACKTRACE=enable=no .build-tools/fuzz/http-fuzzer -runs="$RUNS" -max_total_time="$SECONDS_MAX" -timeout=5 \
   -max_len=4096 -rss_limit_mb=2048 -print_final_stats=1 -artifact_prefix=.build-tools/fuzz/ \
-  .build-tools/fuzz/corpus fuzz/seeds Tests/KeywordServerTests/Fixtures/fuzz
+  .build-tools/fuzz/corpus fuzz/seeds Tests/KeywordHTTPTests/Fixtures/fuzz

@@ -2,6 +2,7 @@
 import HTTPCore
 import Platform
 import StoreInterface
+import TeamQueue
 import StrictJSON
 
 /// The annotators' tokens, kept only as SHA-256 digests: the file that lists them holds no secret. Each line is

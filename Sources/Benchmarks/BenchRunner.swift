@@ -8,7 +8,7 @@ import KeywordIndex
 import KeywordVectors
 import ModelStorage
 import Platform
-import Serving
+import SuggestionRuntime
 
 package struct BenchSettings {
     package var model: String
@@ -158,7 +158,7 @@ package struct BenchRunner {
     }
 
     /// Wall-clock latency of `engine.suggest(name, k: 5)` per name: medians over rounds of p50, p99 and mean (ms).
-    func measureSuggest(_ engine: ModelEngine, _ names: [String]) -> (p50: Double, p99: Double, mean: Double) {
+    func measureSuggest(_ engine: any SuggestionEngine, _ names: [String]) -> (p50: Double, p99: Double, mean: Double) {
         var sink = 0
         for name in names { sink &+= engine.suggest(name, k: 5, explain: false).suggestions.count }
         var p50s: [Double] = [], p99s: [Double] = [], means: [Double] = []
@@ -282,10 +282,15 @@ enum BenchClock {
     static func processCPU() -> Double { MonotonicClock.processCPUSeconds() }
 
     /// VmHWM from /proc/self/status in MiB; 0 where the file is missing (not Linux).
-    static func peakResidentMegabytes() -> Double {
+    static func peakResidentMegabytes() -> Double { statusMegabytes("VmHWM:") }
+
+    /// VmRSS, the resident set now, in MiB; 0 where the file is missing.
+    static func residentMegabytes() -> Double { statusMegabytes("VmRSS:") }
+
+    private static func statusMegabytes(_ field: String) -> Double {
         guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
-        for line in status.split(separator: "\n") where line.hasPrefix("VmHWM:") {
-            let digits = line.dropFirst(6).filter(\.isNumber)
+        for line in status.split(separator: "\n") where line.hasPrefix(field) {
+            let digits = line.dropFirst(field.count).filter(\.isNumber)
             return (Double(String(digits)) ?? 0) / 1024
         }
         return 0

@@ -2,6 +2,7 @@
 import Foundation
 import StoreOpening
 import StoreInterface
+import TeamQueue
 
 /// Fills a fresh queue (a file store in a temporary directory, or the given PostgreSQL) with N items whose
 /// suggestions are synthetic (top keyword one of 200, confidence spread over 0–1: a lease's cost does not depend

@@ -4,7 +4,7 @@ import Foundation
 import KeywordIndex
 import Locking
 import ModelStorage
-import Serving
+import SuggestionRuntime
 import StoreInterface
 
 /// A file store that records how long each `apply` took (lock, read, check, atomic write, unlock).

@@ -42,9 +42,25 @@ public struct LogEvent: Sendable {
 /// another thread's). Events, what the server and the stores report, are JSON lines that a log collector parses;
 /// messages, what the CLI tells a person (an error, a usage hint, a summary), are plain text.
 public enum EventLog {
-    /// Writes `event` as one JSON line.
+    /// The id of the request being handled on this thread or task (the server binds it around a request's
+    /// handler and its streamed body): every event recorded meanwhile carries it as `request_id`, as the response
+    /// and the access log do.
+    @TaskLocal public static var requestID: String?
+
+    /// Where events go instead of standard error, while bound (tests read what a request logged).
+    @TaskLocal public static var sink: (@Sendable (LogEvent) -> Void)?
+
+    /// Writes `event` as one JSON line, with the request id of the request being handled, if any.
     public static func record(_ event: LogEvent) {
-        write(event.line)
+        var event = event
+        if let requestID, !event.fields.contains(where: { $0.0 == "request_id" }) {
+            event.fields.append(("request_id", requestID))
+        }
+        if let sink {
+            sink(event)
+        } else {
+            write(event.line)
+        }
     }
 
     /// Writes an event as one JSON line: `EventLog.record(.info, "stopped")`.

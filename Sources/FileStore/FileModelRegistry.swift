@@ -1,5 +1,6 @@
 // The file store's model registry: a folder beside the overlay file, safe for processes on one machine.
 import Foundation
+import ModelVersions
 import StoreInterface
 import Synchronization
 #if canImport(Glibc)

@@ -2,6 +2,7 @@
 import Foundation
 import Locking
 import StoreInterface
+import TeamQueue
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,6 +1,7 @@
 // The file store's in-memory queue: every item and decision as the log holds them, with a compact index of the
 // open items (what a lease scans) and running counts (what the figures need), kept up to date line by line.
 import StoreInterface
+import TeamQueue
 #if canImport(Glibc)
 import Glibc
 #endif

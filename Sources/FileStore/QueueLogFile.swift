@@ -1,6 +1,7 @@
 // The system calls of the queue's file store: the lock, whole-line appends with fsync, positioned reads.
 import Foundation
 import StoreInterface
+import TeamQueue
 #if canImport(Glibc)
 import Glibc
 #endif

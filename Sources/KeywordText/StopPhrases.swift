@@ -1,3 +1,5 @@
+import Platform
+
 /// Phrases removed from product names before tokenizing (農家直送, 訳あり, 送料無料 …), read from a
 /// plain text file: one phrase per line, `#` starts a comment, blank lines are ignored. Phrases are
 /// normalised like product names, so one line covers its full-width and half-width spellings.
@@ -9,6 +11,8 @@ public struct StopPhrases: Sendable {
     let firstScalarBits: [UInt64]
     /// Number of distinct phrases.
     public let count: Int
+    /// A hash of the normalised phrases, in order: equal for two files that remove the same phrases.
+    public let fingerprint: UInt64
 
     public init(phrases: [String]) {
         var table: [UInt32: [[UInt32]]] = [:]
@@ -31,6 +35,12 @@ public struct StopPhrases: Sendable {
         }
         firstScalarBits = bits
         count = seen.count
+        var hash = FNV1a.basis64
+        for phrase in seen.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+            for scalar in phrase { hash = FNV1a.step(hash, UInt64(scalar)) }
+            hash = FNV1a.step(hash, 0x0A)
+        }
+        fingerprint = hash
     }
 
     /// Reads a stop-phrase file.

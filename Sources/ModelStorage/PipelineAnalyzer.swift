@@ -39,6 +39,9 @@ public struct PipelineAnalyzer: TextAnalyzer {
         return result
     }
 
+    public func nameKey(_ raw: String) -> String { pipeline.nameKey(raw) }
+    public var nameKeyIdentity: String { pipeline.nameKeyIdentity }
+
     public func analyzeKeyword(_ raw: String) -> AnalyzedText {
         let tokens = pipeline.tokenizeKeyword(raw)
         let content = tokens.filter(\.isContent)

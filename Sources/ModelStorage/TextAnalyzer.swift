@@ -47,4 +47,19 @@ public struct AnalyzedText: Sendable, Equatable {
 public protocol TextAnalyzer: Sendable {
     func analyzeName(_ raw: String) -> AnalyzedText
     func analyzeKeyword(_ raw: String) -> AnalyzedText
+    /// The name key: what two listings of one product share (see `TextPipeline.nameKey`); "" for a name with no
+    /// content.
+    func nameKey(_ raw: String) -> String
+    /// Equal for two analyzers whose name keys are equal.
+    var nameKeyIdentity: String { get }
+}
+
+extension TextAnalyzer {
+    /// By default the normalised name without white space.
+    public func nameKey(_ raw: String) -> String {
+        String(analyzeName(raw).normalized.unicodeScalars.filter { $0 != " " })
+    }
+
+    /// By default the analyzer's type: two instances of one type normalise names alike.
+    public var nameKeyIdentity: String { String(reflecting: Self.self) }
 }

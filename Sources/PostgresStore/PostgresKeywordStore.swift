@@ -24,37 +24,18 @@ import StoreInterface
 public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
     public let displayName: String
     public var kind: String { "postgres" }
-    public var isAvailable: Bool { available.load(ordering: .relaxed) }
+    public var isAvailable: Bool { client.isAvailable }
 
-    private let conninfo: String
-    private let pq: LibPQ
-    /// The one connection used for reads and writes (nil after a failure until the next transaction connects).
-    /// A transaction holds the lock for its whole run, blocking libpq calls included: a libpq connection runs
-    /// one transaction at a time, so the other callers wait their turn (in the kernel, as on any pthread mutex).
-    private let sharedConnection: Locked<PostgresConnection?>
-    private let available = Atomic<Bool>(false)
+    /// The connection, its transactions and whether the server answered last.
+    private let client: PostgresClient
     private let stopped = Atomic<Bool>(false)
-    private let timeouts: PostgresTimeouts
     private let watching = Atomic<Bool>(false)
 
     /// Loads libpq, connects and migrates the schema. Throws `unavailable` when the server cannot be reached
     /// (retry later) and `failed` when libpq is missing or the schema cannot be migrated.
     public init(url: String, timeouts: PostgresTimeouts = PostgresTimeouts()) throws(KeywordStoreError) {
-        self.timeouts = timeouts
         displayName = Self.masked(url)
-        conninfo = Self.withDefaults(url)
-        pq = try LibPQ.load()
-        let connection: PostgresConnection
-        do {
-            connection = try PostgresConnection(conninfo: conninfo, pq: pq)
-            try PostgresSchema.migrate(connection)
-        } catch .connection(let message) {
-            throw .unavailable("\(displayName): \(message)")
-        } catch {
-            throw .failed("\(displayName): cannot migrate the schema: \(error)")
-        }
-        sharedConnection = Locked(connection)
-        available.store(true, ordering: .relaxed)
+        client = try PostgresClient(url: url, timeouts: timeouts, migrate: true)
     }
 
     deinit {
@@ -273,65 +254,17 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
 
     // MARK: Transactions
 
-    /// Runs `body` in a transaction on the shared connection, connecting first when needed. A connection found
-    /// dead at BEGIN (the server restarted since) is replaced once, since nothing was sent yet.
+    /// Runs `body` in a transaction of `kind` on the client's connection (see `PostgresClient.withTransaction`):
+    /// a limit that fires is `unavailable` (503 `store_unavailable`), the transaction rolled back and the
+    /// connection kept.
     private func transaction<T>(_ kind: PostgresTimeouts.Kind = .request,
                                 _ body: (PostgresConnection) throws -> T) throws(KeywordStoreError) -> T {
-        try sharedConnection.withLock { (slot: inout PostgresConnection?) throws(KeywordStoreError) -> T in
-            try transaction(on: &slot, kind, body)
-        }
-    }
-
-    /// `transaction` with the connection slot held. Its statements run under `kind`'s limits (`SET LOCAL`, so
-    /// they end with the transaction); a limit that fires is `unavailable` (503 `store_unavailable`), the
-    /// transaction rolled back and the connection kept.
-    private func transaction<T>(on slot: inout PostgresConnection?, _ kind: PostgresTimeouts.Kind = .request,
-                                _ body: (PostgresConnection) throws -> T) throws(KeywordStoreError) -> T {
-        var attempt = 0
-        while true {
-            attempt += 1
-            let connection: PostgresConnection
-            if let existing = slot, existing.isConnected {
-                connection = existing
-            } else {
-                slot = nil
-                do {
-                    connection = try PostgresConnection(conninfo: conninfo, pq: pq)
-                } catch {
-                    available.store(false, ordering: .relaxed)
-                    throw .unavailable("\(displayName): \(error)")
-                }
-                slot = connection
-            }
+        let client = self.client
+        return try client.withTransaction(kind, lift: { $0 }) { connection throws(KeywordStoreError) -> T in
             do {
-                try connection.exec("BEGIN")
-                let (statement, lock) = timeouts.milliseconds(kind)
-                try connection.exec("SELECT set_config('statement_timeout', $1, true), set_config('lock_timeout', $2, true)",
-                                    ["\(statement)ms", "\(lock)ms"])
+                return try body(connection)
             } catch {
-                slot = nil
-                if attempt < 2, case .connection = error { continue }
-                available.store(false, ordering: .relaxed)
-                throw .unavailable("\(displayName): \(error)")
-            }
-            do {
-                let result = try body(connection)
-                try connection.exec("COMMIT")
-                available.store(true, ordering: .relaxed)
-                return result
-            } catch let error as KeywordStoreError {
-                _ = try? connection.exec("ROLLBACK")
-                throw error
-            } catch PostgresError.connection(let message) {
-                slot = nil
-                available.store(false, ordering: .relaxed)
-                throw .unavailable("\(displayName): \(message)")
-            } catch PostgresError.query(let state, let message) where PostgresTimeouts.fired(state) {
-                _ = try? connection.exec("ROLLBACK")
-                throw .unavailable("\(displayName): \(message)")
-            } catch {
-                _ = try? connection.exec("ROLLBACK")
-                throw .failed("\(displayName): \(error)")
+                throw client.storeError(error)
             }
         }
     }
@@ -363,7 +296,7 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
             guard let connection else {
                 let event: ChangeListenerMachine.Event
                 do {
-                    let fresh = try PostgresConnection(conninfo: store.conninfo, pq: store.pq)
+                    let fresh = try store.client.connect()
                     try fresh.exec("LISTEN \(PostgresSchema.channel)")
                     event = .connected(revision: try Self.currentRevision(fresh))
                     self.connection = fresh
@@ -391,7 +324,7 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
 
         private func perform(_ effects: ChangeListenerMachine.Effects, _ store: PostgresKeywordStore,
                              _ onChange: @Sendable (String) -> Void) {
-            if let available = effects.available { store.available.store(available, ordering: .relaxed) }
+            if let available = effects.available { store.client.setAvailable(available) }
             if let reason = effects.change { onChange(reason) }
             if let wait = effects.wait { usleep(useconds_t(wait * 1_000_000)) }
         }
@@ -409,11 +342,5 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
     public static func masked(_ url: String) -> String { StoreLocation.masked(url) }
 
     /// Adds `connect_timeout=3` and `application_name=kwsuggest` unless the URL sets them.
-    static func withDefaults(_ url: String) -> String {
-        var text = url
-        for (key, value) in [("connect_timeout", "3"), ("application_name", "kwsuggest")] where !text.contains("\(key)=") {
-            text += (text.contains("?") ? "&" : "?") + "\(key)=\(value)"
-        }
-        return text
-    }
+    static func withDefaults(_ url: String) -> String { PostgresClient.withDefaults(url) }
 }

@@ -1,6 +1,7 @@
 // The PostgreSQL store's model registry: the catalog and every model file in the database, so replicas on
 // several machines need no shared volume.
 import Foundation
+import ModelVersions
 import StoreInterface
 import Locking
 import Synchronization
@@ -14,9 +15,8 @@ import Glibc
 /// local copy of its files (see `directory(of:)`), checked against the catalog's SHA-256 before it is used.
 public final class PostgresModelRegistry: ModelRegistry, @unchecked Sendable {
     public let displayName: String
-    private let conninfo: String
-    private let pq: LibPQ
-    private let connection: Locked<PostgresConnection?>
+    /// The connection, its transactions (uploads under the bulk limits), and the listener's connections.
+    private let client: PostgresClient
     private let cacheRoot: String
     private let digest: FileDigest
     private let stopped = Atomic<Bool>(false)
@@ -28,19 +28,9 @@ public final class PostgresModelRegistry: ModelRegistry, @unchecked Sendable {
     public init(url: String, digest: @escaping FileDigest, cache: String? = nil) throws(KeywordStoreError) {
         self.digest = digest
         displayName = PostgresKeywordStore.masked(url)
-        conninfo = PostgresKeywordStore.withDefaults(url)
-        pq = try LibPQ.load()
         let environment = ProcessInfo.processInfo.environment["KWSUGGEST_MODEL_CACHE"].flatMap { $0.isEmpty ? nil : $0 }
         cacheRoot = cache ?? environment ?? (NSTemporaryDirectory() as NSString).appendingPathComponent("kwsuggest-models-\(getuid())")
-        do {
-            let fresh = try PostgresConnection(conninfo: conninfo, pq: pq)
-            try PostgresSchema.migrate(fresh)
-            connection = Locked(fresh)
-        } catch .connection(let message) {
-            throw .unavailable("\(displayName): \(message)")
-        } catch {
-            throw .failed("\(displayName): cannot migrate the schema: \(error)")
-        }
+        client = try PostgresClient(url: url, migrate: true)
     }
 
     public func catalog() throws(KeywordStoreError) -> RegistryCatalog {
@@ -49,7 +39,8 @@ public final class PostgresModelRegistry: ModelRegistry, @unchecked Sendable {
 
     public func store(files: [String: String], from directory: String,
                       change: (inout RegistryCatalog) throws(KeywordStoreError) -> Void) throws(KeywordStoreError) -> [String] {
-        try transaction { connection in
+        // Uploading a model's files moves many megabytes on purpose: the bulk limits.
+        try transaction(.bulk) { connection in
             var catalog = try self.read(connection, lock: true)
             let before = catalog
             try change(&catalog)
@@ -126,7 +117,7 @@ public final class PostgresModelRegistry: ModelRegistry, @unchecked Sendable {
         let thread = Thread { [weak self] in
             var listener = RegistryListener()
             while let self, !self.stopped.load(ordering: .relaxed) {
-                listener.step(conninfo: self.conninfo, pq: self.pq, onChange: onChange)
+                listener.step(client: self.client, onChange: onChange)
             }
         }
         thread.name = "kwsuggest-registry-listen"
@@ -223,45 +214,15 @@ public final class PostgresModelRegistry: ModelRegistry, @unchecked Sendable {
 
     // MARK: Transactions
 
-    /// Runs `body` in a transaction, connecting first when needed (a dead connection is replaced once).
-    private func transaction<T>(_ body: (PostgresConnection) throws -> T) throws(KeywordStoreError) -> T {
-        try connection.withLock { (slot: inout PostgresConnection?) throws(KeywordStoreError) -> T in
-            var attempt = 0
-            while true {
-                attempt += 1
-                let current: PostgresConnection
-                if let existing = slot, existing.isConnected {
-                    current = existing
-                } else {
-                    do {
-                        current = try PostgresConnection(conninfo: conninfo, pq: pq)
-                    } catch {
-                        slot = nil
-                        throw .unavailable("\(displayName): \(error)")
-                    }
-                    slot = current
-                }
-                do {
-                    try current.exec("BEGIN")
-                } catch {
-                    slot = nil
-                    if attempt < 2 { continue }
-                    throw .unavailable("\(displayName): \(error)")
-                }
-                do {
-                    let result = try body(current)
-                    try current.exec("COMMIT")
-                    return result
-                } catch let error as KeywordStoreError {
-                    _ = try? current.exec("ROLLBACK")
-                    throw error
-                } catch PostgresError.connection(let message) {
-                    slot = nil
-                    throw .unavailable("\(displayName): \(message)")
-                } catch {
-                    _ = try? current.exec("ROLLBACK")
-                    throw .failed("\(displayName): \(error)")
-                }
+    /// Runs `body` in a transaction of `kind` on the client's connection (see `PostgresClient.withTransaction`).
+    private func transaction<T>(_ kind: PostgresTimeouts.Kind = .request,
+                                _ body: (PostgresConnection) throws -> T) throws(KeywordStoreError) -> T {
+        let client = self.client
+        return try client.withTransaction(kind, lift: { $0 }) { connection throws(KeywordStoreError) -> T in
+            do {
+                return try body(connection)
+            } catch {
+                throw client.storeError(error)
             }
         }
     }
@@ -273,10 +234,10 @@ public final class PostgresModelRegistry: ModelRegistry, @unchecked Sendable {
         var backoff = 0.1
         var nextCheck = Date.distantPast
 
-        mutating func step(conninfo: String, pq: LibPQ, onChange: @Sendable (String) -> Void) {
+        mutating func step(client: PostgresClient, onChange: @Sendable (String) -> Void) {
             guard let connection else {
                 do {
-                    let fresh = try PostgresConnection(conninfo: conninfo, pq: pq)
+                    let fresh = try client.connect()
                     try fresh.exec("LISTEN \(PostgresSchema.modelChannel)")
                     revision = try Self.revision(fresh)
                     self.connection = fresh

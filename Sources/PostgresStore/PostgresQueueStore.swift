@@ -3,6 +3,7 @@ import Foundation
 import Locking
 import StoreInterface
 import StrictJSON
+import TeamQueue
 
 /// Items as rows (the item's JSON document plus columns derived from it by the item rules, for ordering,
 /// filtering and the figures), decisions as rows. Each operation is one transaction: a lease locks its
@@ -12,16 +13,14 @@ import StrictJSON
 public final class PostgresQueueStore: QueueStore, @unchecked Sendable {
     public let policy: QueuePolicy
     private let displayName: String
-    private let conninfo: String
-    private let pq: LibPQ
     private let feedbackStore: any KeywordStore
-    /// Like the keyword store's: one connection, one transaction at a time, connected again after a failure.
-    private let connection = Locked<PostgresConnection?>(nil)
+    /// Like the keyword store's: one connection, one transaction at a time under the request limits, connected
+    /// again after a failure.
+    private let client: PostgresClient
 
     public init(url: String, feedbackStore: any KeywordStore, policy: QueuePolicy) throws(KeywordStoreError) {
         displayName = PostgresKeywordStore.masked(url)
-        conninfo = PostgresKeywordStore.withDefaults(url)
-        pq = try LibPQ.load()
+        client = try PostgresClient(url: url, migrate: false)
         self.feedbackStore = feedbackStore
         self.policy = policy
     }
@@ -142,52 +141,14 @@ public final class PostgresQueueStore: QueueStore, @unchecked Sendable {
 
     // MARK: Transactions
 
-    /// Runs `body` in a transaction, connecting first when needed; a connection found dead at BEGIN is replaced
-    /// once, since nothing was sent yet. Rolls back when `body` throws.
+    /// Runs `body` in a transaction on the client's connection (see `PostgresClient.withTransaction`); rolls back
+    /// when `body` throws.
     private func transaction<T>(_ body: (inout RowWorkspace) throws(QueueError) -> T) throws(QueueError) -> T {
-        try connection.withLock { (slot: inout PostgresConnection?) throws(QueueError) -> T in
-            try transaction(on: &slot, body)
+        let displayName = self.displayName
+        return try client.withTransaction(.request, lift: { QueueError.store($0) }) { connection throws(QueueError) -> T in
+            var workspace = RowWorkspace(connection: connection, displayName: displayName)
+            return try body(&workspace)
         }
-    }
-
-    private func transaction<T>(on slot: inout PostgresConnection?,
-                                _ body: (inout RowWorkspace) throws(QueueError) -> T) throws(QueueError) -> T {
-        let current = try begin(on: &slot)
-        var workspace = RowWorkspace(connection: current, displayName: displayName)
-        do {
-            let result = try body(&workspace)
-            try workspace.run("COMMIT")
-            return result
-        } catch {
-            if case .store(.unavailable) = error { slot = nil } else { _ = try? current.exec("ROLLBACK") }
-            throw error
-        }
-    }
-
-    /// A connection with a transaction begun on it.
-    private func begin(on slot: inout PostgresConnection?) throws(QueueError) -> PostgresConnection {
-        for attempt in 1...2 {
-            let current: PostgresConnection
-            if let existing = slot, existing.isConnected {
-                current = existing
-            } else {
-                slot = nil
-                do {
-                    current = try PostgresConnection(conninfo: conninfo, pq: pq)
-                } catch {
-                    throw .store(.unavailable("\(displayName): \(error)"))
-                }
-                slot = current
-            }
-            do {
-                try current.exec("BEGIN")
-                return current
-            } catch {
-                slot = nil
-                if attempt == 2 { throw .store(.unavailable("\(displayName): \(error)")) }
-            }
-        }
-        throw .store(.unavailable(displayName))
     }
 }
 

@@ -1,5 +1,6 @@
 // The database schema, created and migrated at start.
 import StoreInterface
+import TeamQueue
 
 /// Versioned migrations, applied in order under an advisory lock so replicas starting together do it once.
 ///

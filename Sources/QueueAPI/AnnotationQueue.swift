@@ -1,7 +1,8 @@
 // The queue as the API and the CLI use it: products in (each suggested by the serving engine first), work out,
 // decisions back, figures and labels out; times from one injectable clock.
-import Serving
+import SuggestionRuntime
 import StoreInterface
+import TeamQueue
 
 /// A product as posted to the queue.
 public struct QueueProduct: Sendable, Equatable {
@@ -28,15 +29,31 @@ public final class AnnotationQueue: Sendable {
     public var policy: QueuePolicy { store.policy }
     public var now: QueueTime { clock() }
 
-    /// Suggests each product with `engine` (outside any store lock), then queues or auto-accepts it.
+    /// Suggests each product with `engine` (outside any store lock), then labels it from the decision memory,
+    /// auto-accepts it, or queues it.
     public func enqueue(_ products: [QueueProduct], engine: any SuggestionEngine) throws(QueueError) -> EnqueueSummary {
         let submissions = products.map { product in
             let result = engine.suggest(product.name, k: Self.suggestionsPerItem, explain: false)
             return QueueSubmission(id: product.id, name: product.name,
                                    suggestions: result.suggestions.map { QueueSuggestion(keyword: $0.keyword, confidence: $0.confidence) },
-                                   autoAccept: result.autoAccept, model: engine.modelVersion)
+                                   autoAccept: result.autoAccept, model: engine.modelVersion, memory: Self.memoryLabel(result),
+                                   nameKey: engine.nameKey(product.name))
         }
         return try store.enqueue(submissions, at: clock())
+    }
+
+    /// The memory's label for an answer whose first suggestions come from agreeing decisions: those keywords, by
+    /// the annotators behind them, named as the queue keeps annotator names (feedback without an annotator, or
+    /// with a name the queue would refuse, names nobody). Nil when the memory has nothing for the name or its
+    /// annotators disagree (then people decide, shown the remembered keywords first).
+    static func memoryLabel(_ result: SuggestionResult) -> QueueMemoryLabel? {
+        guard let recall = result.memory, !recall.disagreement else { return nil }
+        let keywords = result.suggestions.prefix { $0.source == .memory }.map(\.keyword)
+        guard !keywords.isEmpty else { return nil }
+        let named = recall.keywords.filter { keywords.contains($0.keyword) }.flatMap(\.annotators).compactMap { name in
+            try? QueueRules.key(name, field: "annotator")
+        }
+        return QueueMemoryLabel(keywords: keywords, annotators: Set(named).sorted())
     }
 
     public func lease(_ request: LeaseRequest) throws(QueueError) -> QueueLease {

@@ -4,6 +4,7 @@ import EventLog
 import HTTPCore
 import StoreInterface
 import StrictJSON
+import TeamQueue
 
 package enum QueueDecoding {
     /// Items in one `POST /v1/queue/items`, and ids in one bulk decision.

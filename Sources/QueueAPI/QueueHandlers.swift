@@ -2,9 +2,10 @@
 import APICore
 import HTTPCore
 import Locking
-import Serving
+import SuggestionRuntime
 import StoreInterface
 import StrictJSON
+import TeamQueue
 
 /// The handlers the queue's routes point at (see `routes`): each decodes its body, runs one queue operation and
 /// answers, or throws an APIError.
@@ -66,8 +67,8 @@ package final class QueueHandlers: Sendable {
         }
     }
 
-    /// `POST /v1/queue/items` → 200 `{"queued", "auto_accepted", "duplicates"}`. Each item is suggested first,
-    /// outside the store's lock.
+    /// `POST /v1/queue/items` → 200 `{"queued", "auto_accepted", "from_memory", "duplicates"}`. Each item is
+    /// suggested first, outside the store's lock.
     func enqueue(_ request: HTTPRequest, valueCap: Int) throws(APIError) -> HTTPResponse {
         let products = try QueueDecoding.products(try RequestDecoding.object(request, maxValues: valueCap),
                                                   limits: limits)
@@ -78,6 +79,7 @@ package final class QueueHandlers: Sendable {
         json.object { json in
             json.field("queued", int: summary.queued)
             json.field("auto_accepted", int: summary.autoAccepted)
+            json.field("from_memory", int: summary.fromMemory)
             json.field("duplicates", int: summary.duplicates)
         }
         return .json(.ok, json.bytes)

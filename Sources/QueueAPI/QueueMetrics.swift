@@ -4,6 +4,7 @@ import Dispatch
 import HTTPCore
 import Locking
 import StoreInterface
+import TeamQueue
 
 /// The queue's figures for /metrics, read off the event loop. A scrape renders the figures read last and, when
 /// they are older than `maxAge`, starts one read on a queue of its own: it never waits on the file store's lock

@@ -1,6 +1,6 @@
 // The annotation queue's part of /openapi.json: its paths and schemas, with the numbers its decoding uses.
 import APICore
-import StoreInterface
+import TeamQueue
 
 package enum QueueOpenAPI {
     private static let caps = QueueBodyCaps(APILimits())
@@ -129,8 +129,8 @@ package enum QueueOpenAPI {
         }}}
       },
       "QueueItemsResult": {
-        "type": "object", "required": ["queued", "auto_accepted", "duplicates"],
-        "properties": {"queued": {"type": "integer", "minimum": 0}, "auto_accepted": {"type": "integer", "minimum": 0}, "duplicates": {"type": "integer", "minimum": 0}}
+        "type": "object", "required": ["queued", "auto_accepted", "from_memory", "duplicates"],
+        "properties": {"queued": {"type": "integer", "minimum": 0}, "auto_accepted": {"type": "integer", "minimum": 0}, "from_memory": {"type": "integer", "minimum": 0, "description": "Items labelled by the decision memory: their name was decided before, under the same name key, and its decisions agree"}, "duplicates": {"type": "integer", "minimum": 0}}
       },
       "QueueLeaseRequest": {
         "type": "object", "required": ["annotator"], "additionalProperties": false,
@@ -196,8 +196,9 @@ package enum QueueOpenAPI {
         "type": "object", "required": ["id", "name", "keywords", "decided_by", "annotator", "model", "at"],
         "properties": {
           "id": {"type": "string"}, "name": {"type": "string"}, "keywords": {"type": "array", "items": {"type": "string"}},
-          "decided_by": {"enum": ["model", "annotator"]}, "annotator": {"type": ["string", "null"]}, "model": {"type": ["string", "null"]},
-          "at": {"type": "string", "format": "date-time"}
+          "decided_by": {"enum": ["model", "annotator", "memory"], "description": "memory: the name was decided before under the same name key, by the annotators listed"}, "annotator": {"type": ["string", "null"]}, "model": {"type": ["string", "null"]},
+          "at": {"type": "string", "format": "date-time"},
+          "annotators": {"type": "array", "items": {"type": "string"}, "description": "Only for decided_by memory: whose decisions the label repeats"}
         }
       },
 """#

@@ -61,25 +61,25 @@ extension QueueHandlers {
                      valueCap: valueCap ?? bodyless.valueCap, handler: handler)
         }
         return [
-            route(.post, "/v1/queue/items", lane: .shared, bodyCap: bodies.items,
+            route(.post, "/v1/queue/items", lane: .batches, bodyCap: bodies.items,
                   valueCap: values.items) { request, route throws(APIError) in
                 try self.enqueue(request, valueCap: route.valueCap)
             },
-            route(.post, "/v1/queue/lease", lane: .reserved, bodyCap: bodies.lease,
+            route(.post, "/v1/queue/lease", lane: .queueWrites, bodyCap: bodies.lease,
                   valueCap: values.lease) { request, route throws(APIError) in
                 try self.lease(request, valueCap: route.valueCap)
             },
-            route(.post, "/v1/queue/decisions", lane: .reserved, bodyCap: bodies.decisions,
+            route(.post, "/v1/queue/decisions", lane: .queueWrites, bodyCap: bodies.decisions,
                   valueCap: values.decisions) { request, route throws(APIError) in
                 try self.decide(request, valueCap: route.valueCap)
             },
-            route(.post, "/v1/queue/undo", lane: .reserved, bodyCap: bodies.undo,
+            route(.post, "/v1/queue/undo", lane: .queueWrites, bodyCap: bodies.undo,
                   valueCap: values.undo) { request, route throws(APIError) in
                 try self.undo(request, valueCap: route.valueCap)
             },
-            route(.get, "/v1/queue/stats", lane: .shared) { _, _ throws(APIError) in try self.stats() },
-            route(.get, "/v1/queue/flagged", lane: .bulk) { request, _ throws(APIError) in try self.export(.flagged, request) },
-            route(.get, "/v1/labels/export", lane: .bulk) { request, _ throws(APIError) in try self.export(.labels, request) },
+            route(.get, "/v1/queue/stats", lane: .bulkReads) { _, _ throws(APIError) in try self.stats() },
+            route(.get, "/v1/queue/flagged", lane: .bulkReads) { request, _ throws(APIError) in try self.export(.flagged, request) },
+            route(.get, "/v1/labels/export", lane: .bulkReads) { request, _ throws(APIError) in try self.export(.labels, request) },
         ]
     }
 }

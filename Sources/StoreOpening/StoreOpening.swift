@@ -1,9 +1,11 @@
 // Opening the store a location names: the one place that knows every store implementation.
 import FileStore
 import ModelStorage
+import ModelVersions
 import Platform
 import PostgresStore
 import StoreInterface
+import TeamQueue
 
 extension StoreLocation {
     /// Opens the store. PostgreSQL: loads libpq, connects and migrates; `unavailable` when the server cannot be

@@ -5,7 +5,7 @@ import Foundation
 import KeywordIndex
 import KeywordModel
 import ModelStorage
-import Serving
+import SuggestionRuntime
 import TrainingData
 
 /// Which candidates count as acceptable for a labelled name: any of its keywords, matched by string or, failing

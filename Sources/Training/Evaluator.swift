@@ -4,7 +4,7 @@ import Dispatch
 import KeywordIndex
 import KeywordModel
 import ModelStorage
-import Serving
+import SuggestionRuntime
 import TrainingData
 
 /// Metrics over n names. A name none of whose keywords is a candidate counts as a miss (reciprocal rank 0).

@@ -1,7 +1,7 @@
 // The promotion gate: a candidate against the live model on the same labelled names, paired name by name.
 import Foundation
 import ModelStorage
-import Serving
+import SuggestionRuntime
 import StoreInterface
 import TrainingData
 

@@ -1,6 +1,7 @@
 // Checking a model directory before it enters the registry, and pushing it.
 import Foundation
 import ModelStorage
+import ModelVersions
 import Platform
 import StoreInterface
 

@@ -7,16 +7,21 @@ final class CLIServeTests: XCTestCase {
     private var directory = ""
 
     override func setUpWithError() throws {
-        directory = NSTemporaryDirectory() + "cli-serve-\(UUID().uuidString)"
+        directory = try Self.makeModelDirectory("cli-serve")
+    }
+
+    /// A model directory of its own: the shipped model's files linked in, with a short keyword list (so the
+    /// servers run with --no-verify: keywords.txt differs from the manifest's checksum on purpose).
+    static func makeModelDirectory(_ prefix: String) throws -> String {
+        let directory = NSTemporaryDirectory() + "\(prefix)-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        // A model directory of its own: the shipped model's files linked in, with a short keyword list (so the
-        // servers below run with --no-verify: keywords.txt differs from the manifest's checksum on purpose).
         let shipped = CLITests.packageRoot.appendingPathComponent("models/default").path
         for file in try FileManager.default.contentsOfDirectory(atPath: shipped)
         where file != "keywords.txt" && !file.hasPrefix("keywords.overlay") {
             try FileManager.default.createSymbolicLink(atPath: directory + "/" + file, withDestinationPath: shipped + "/" + file)
         }
         try "にんじん\nたまねぎ\n豚バラ肉\nトマト\nじゃがいも\nキャベツ\n".write(toFile: directory + "/keywords.txt", atomically: true, encoding: .utf8)
+        return directory
     }
 
     override func tearDownWithError() throws {
@@ -124,14 +129,16 @@ final class CLIServeTests: XCTestCase {
         return (status, body)
     }
 
-    private func waitUntilReady(_ port: Int) throws {
+    static func waitUntilReady(_ port: Int) throws {
         // Generous: a debug build loads the model in a second or two, longer on a busy machine.
         for _ in 0..<600 {
-            if try request(port, "GET", "/readyz").0 == 200 { return }
+            if try Self.request(port, "GET", "/readyz").0 == 200 { return }
             usleep(50_000)
         }
         XCTFail("never became ready")
     }
+
+    private func waitUntilReady(_ port: Int) throws { try Self.waitUntilReady(port) }
 
     func testServeAnswersPersistsKeywordsAndExitsZeroOnSIGTERM() throws {
         let server = try Server(arguments: ["--model", directory, "--no-verify"])

@@ -8,14 +8,14 @@ private final class CountingResponder: HTTPResponder, Sendable {
     let release = DispatchSemaphore(value: 0)
     let runs = Atomic<Int>(0)
 
-    func match(_ request: HTTPRequest) -> RouteMatch {
+    func plan(for request: HTTPRequest) -> RoutePlan {
         if request.path == "/slow" {
-            return RouteMatch(label: "/slow", isBlocking: true) { [release] _ in
+            return RoutePlan(label: "/slow", isBlocking: true) { [release] _ in
                 release.wait()
                 return HTTPResponse(status: .ok)
             }
         }
-        return RouteMatch(label: "/count", isBlocking: true) { [self] _ in
+        return RoutePlan(label: "/count", isBlocking: true) { [self] _ in
             runs.add(1, ordering: .relaxed)
             return HTTPResponse(status: .noContent)
         }

@@ -13,17 +13,24 @@ private func text(_ status: HTTPStatus, _ body: String) -> HTTPResponse {
 private final class BudgetResponder: HTTPResponder {
     let release = DispatchSemaphore(value: 0)
 
-    func match(_ request: HTTPRequest) -> RouteMatch {
+    func plan(for request: HTTPRequest) -> RoutePlan {
+        var plan = route(request)
+        plan.refusal = request.path == "/deny" ? text(.unauthorized, "no") : nil
+        plan.bodyLimit = request.path == "/capped" ? 100_000 : nil
+        return plan
+    }
+
+    private func route(_ request: HTTPRequest) -> RoutePlan {
         switch request.path {
         case "/slow":
-            return RouteMatch(label: "/slow", isBlocking: true) { [release] request in
+            return RoutePlan(label: "/slow", isBlocking: true) { [release] request in
                 release.wait()
                 return text(.ok, String(request.body.count))
             }
         case "/queue":
-            return RouteMatch(label: "/queue", isBlocking: true) { _ in text(.ok, "queued") }
+            return RoutePlan(label: "/queue", isBlocking: true) { _ in text(.ok, "queued") }
         case "/stream":
-            return RouteMatch(label: "/stream", isBlocking: true) { request in
+            return RoutePlan(label: "/stream", isBlocking: true) { request in
                 var response = HTTPResponse(status: .ok)
                 let sent = Atomic(false)
                 let size = request.body.count
@@ -33,16 +40,8 @@ private final class BudgetResponder: HTTPResponder {
                 return response
             }
         default:
-            return RouteMatch(label: request.path) { request in text(.ok, String(request.body.count)) }
+            return RoutePlan(label: request.path) { request in text(.ok, String(request.body.count)) }
         }
-    }
-
-    func admit(_ head: HTTPRequest) -> HTTPResponse? {
-        head.path == "/deny" ? text(.unauthorized, "no") : nil
-    }
-
-    func bodyLimit(for head: HTTPRequest) -> Int? {
-        head.path == "/capped" ? 100_000 : nil
     }
 }
 

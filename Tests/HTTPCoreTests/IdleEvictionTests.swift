@@ -6,14 +6,14 @@ import XCTest
 private final class OKResponder: HTTPResponder {
     let release = DispatchSemaphore(value: 0)
 
-    func match(_ request: HTTPRequest) -> RouteMatch {
+    func plan(for request: HTTPRequest) -> RoutePlan {
         if request.path == "/slow" {
-            return RouteMatch(label: "/slow", isBlocking: true) { [release] _ in
+            return RoutePlan(label: "/slow", isBlocking: true) { [release] _ in
                 release.wait()
                 return HTTPResponse(status: .ok)
             }
         }
-        return RouteMatch(label: "/ok") { _ in HTTPResponse(status: .ok, body: Array("ok".utf8)) }
+        return RoutePlan(label: "/ok") { _ in HTTPResponse(status: .ok, body: Array("ok".utf8)) }
     }
 }
 

@@ -2,20 +2,20 @@ import Foundation
 @testable import HTTPCore
 import XCTest
 
-/// A responder whose `/slow` holds its worker until released and whose `/write` answers at once on the reserved lane.
+/// A responder whose `/slow` holds its worker until released and whose `/write` answers at once on the writes lane.
 private final class LaneResponder: HTTPResponder {
     let release = DispatchSemaphore(value: 0)
 
-    func match(_ request: HTTPRequest) -> RouteMatch {
+    func plan(for request: HTTPRequest) -> RoutePlan {
         if request.path == "/slow" {
-            return RouteMatch(label: "/slow", isBlocking: true) { [release] _ in
+            return RoutePlan(label: "/slow", isBlocking: true) { [release] _ in
                 release.wait()
                 return HTTPResponse(status: .ok)
             }
         }
         if request.path == "/export" {
             // A blocking route on the bulk lane whose body streams in two pieces.
-            return RouteMatch(label: "/export", isBlocking: true, lane: .bulk) { _ in
+            return RoutePlan(label: "/export", isBlocking: true, lane: .bulk) { _ in
                 let pulls = PullCounter()
                 var response = HTTPResponse(status: .ok)
                 response.stream = ResponseStream {
@@ -28,14 +28,35 @@ private final class LaneResponder: HTTPResponder {
                 return response
             }
         }
-        return RouteMatch(label: "/write", isBlocking: true, lane: .reserved) { _ in HTTPResponse(status: .noContent) }
+        return RoutePlan(label: "/write", isBlocking: true, lane: .writes) { _ in HTTPResponse(status: .noContent) }
+    }
+}
+
+extension WorkLane {
+    /// The lanes the tests declare, as an application would.
+    static let writes = WorkLane("writes")
+    static let bulk = WorkLane("bulk")
+}
+
+extension HTTPServer {
+    /// One event loop, one general worker, and a lane each for writes and bulk answers (streams made there too).
+    static func withTestLanes(_ responder: any HTTPResponder) throws -> HTTPServer {
+        var configuration = ServerConfiguration()
+        configuration.port = 0
+        configuration.eventLoops = 1
+        configuration.lanes = [.general: 1, .writes: 1, .bulk: 2]
+        configuration.streamLane = .bulk
+        configuration.accessLog = false
+        let server = try HTTPServer(configuration: configuration, responder: responder)
+        _ = try server.start()
+        return server
     }
 }
 
 final class LaneTests: XCTestCase {
     func testReservedLaneDoesNotQueueBehindTheSharedOne() throws {
         let responder = LaneResponder()
-        let server = try HTTPServer.oneWorker(responder)
+        let server = try HTTPServer.withTestLanes(responder)
         defer {
             for _ in 0..<4 { responder.release.signal() }
             server.shutdown()
@@ -56,7 +77,7 @@ final class LaneTests: XCTestCase {
     /// A bulk route and its streamed body are made on the bulk lane: both finish while every shared worker is held.
     func testBulkLaneAndStreamedBodiesDoNotQueueBehindTheSharedOne() throws {
         let responder = LaneResponder()
-        let server = try HTTPServer.oneWorker(responder)
+        let server = try HTTPServer.withTestLanes(responder)
         defer {
             for _ in 0..<4 { responder.release.signal() }
             server.shutdown()

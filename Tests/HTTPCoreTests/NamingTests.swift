@@ -4,12 +4,12 @@ import XCTest
 
 /// Answers every request at once, on the loop or on one of the worker lanes.
 private final class LaneResponder: HTTPResponder {
-    func match(_ request: HTTPRequest) -> RouteMatch {
+    func plan(for request: HTTPRequest) -> RoutePlan {
         let handler: @Sendable (HTTPRequest) -> HTTPResponse = { _ in HTTPResponse(status: .ok, body: Array("ok".utf8)) }
         switch request.path {
-        case "/shared": return RouteMatch(label: "/shared", isBlocking: true, handler: handler)
-        case "/reserved": return RouteMatch(label: "/reserved", isBlocking: true, lane: .reserved, handler: handler)
-        default: return RouteMatch(label: "/inline", handler: handler)
+        case "/shared": return RoutePlan(label: "/shared", isBlocking: true, handler: handler)
+        case "/reserved": return RoutePlan(label: "/reserved", isBlocking: true, lane: .writes, handler: handler)
+        default: return RoutePlan(label: "/inline", handler: handler)
         }
     }
 }
@@ -20,7 +20,7 @@ final class NamingTests: XCTestCase {
         var configuration = ServerConfiguration()
         configuration.port = 0
         configuration.eventLoops = 2
-        configuration.blockingWorkers = 2
+        configuration.lanes = [.general: 2, .writes: 1, .bulk: 2]
         configuration.accessLog = false
         configuration.metricsPrefix = "edge_web"
         configuration.threadNamePrefix = "edge"
@@ -30,8 +30,8 @@ final class NamingTests: XCTestCase {
             server.shutdown()
             server.wait()
         }
-        XCTAssertEqual(server.threadNames, ["edge-loop-0", "edge-loop-1", "edge-worker-0", "edge-worker-1", "edge-reserved-0",
-                                           "edge-secondary-0", "edge-bulk-0", "edge-bulk-1"])
+        XCTAssertEqual(server.threadNames, ["edge-loop-0", "edge-loop-1", "edge-worker-0", "edge-worker-1", "edge-bulk-0",
+                                           "edge-bulk-1", "edge-writes-0"])
         for path in ["/inline", "/shared", "/reserved"] { XCTAssertEqual(try get(port: server.port, path), "ok") }
 
         let text = server.metrics.render()
@@ -56,7 +56,7 @@ final class NamingTests: XCTestCase {
         let server = try HTTPServer(configuration: configuration, responder: LaneResponder())
         server.startWithoutListening()
         XCTAssertEqual(server.threadNames.first, "http-loop-0")
-        XCTAssertEqual(server.threadNames.last, "http-bulk-1")
+        XCTAssertEqual(server.threadNames.last, "http-worker-1")
         server.shutdown()
         server.wait()
         let text = ServerMetrics(configuration: configuration).render()

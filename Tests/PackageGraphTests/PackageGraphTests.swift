@@ -93,20 +93,20 @@ final class PackageGraphTests: XCTestCase {
             return seen
         }
         let forbidden: [String: Set<String>] = [
-            "StoreInterface": ["ModelStorage", "Serving", "Training", "TrainingData", "KeywordIndex", "KeywordModel", "HTTPCore"],
-            "FileStore": ["ModelStorage", "Serving", "Training", "TrainingData", "KeywordIndex", "HTTPCore", "PostgresStore"],
-            "PostgresStore": ["ModelStorage", "Serving", "Training", "TrainingData", "KeywordIndex", "HTTPCore", "FileStore"],
-            "ModelStorage": ["StoreInterface", "FileStore", "PostgresStore", "Serving", "Training", "HTTPCore"],
-            "Serving": ["FileStore", "PostgresStore", "Training", "TrainingData", "HTTPCore", "KeywordServer"],
-            "Training": ["FileStore", "PostgresStore", "HTTPCore", "KeywordServer"],
-            "StoreOpening": ["Serving", "Training", "HTTPCore", "KeywordServer"],
-            "APICore": ["Serving", "Training", "FileStore", "PostgresStore", "KeywordServer", "ServerLifecycle"],
-            "QueueAPI": ["Training", "FileStore", "PostgresStore", "StoreOpening", "KeywordServer", "ServerLifecycle"],
-            "EventLog": ["HTTPCore", "Sockets", "Serving", "StoreInterface", "KeywordServer"],
-            "KeywordServer": ["Training", "FileStore", "PostgresStore", "StoreOpening", "ServerLifecycle"],
-            "ServerLifecycle": ["Training"],
-            "Benchmarks": ["HTTPCore", "KeywordServer", "Training"],
-            "Sockets": ["HTTPCore", "KeywordServer", "StrictJSON"],
+            "StoreInterface": ["ModelStorage", "SuggestionRuntime", "Training", "TrainingData", "KeywordIndex", "KeywordModel", "HTTPCore"],
+            "FileStore": ["ModelStorage", "SuggestionRuntime", "Training", "TrainingData", "KeywordIndex", "HTTPCore", "PostgresStore"],
+            "PostgresStore": ["ModelStorage", "SuggestionRuntime", "Training", "TrainingData", "KeywordIndex", "HTTPCore", "FileStore"],
+            "ModelStorage": ["StoreInterface", "FileStore", "PostgresStore", "SuggestionRuntime", "Training", "HTTPCore"],
+            "SuggestionRuntime": ["FileStore", "PostgresStore", "Training", "TrainingData", "HTTPCore", "KeywordHTTP"],
+            "Training": ["FileStore", "PostgresStore", "HTTPCore", "KeywordHTTP"],
+            "StoreOpening": ["SuggestionRuntime", "Training", "HTTPCore", "KeywordHTTP"],
+            "APICore": ["SuggestionRuntime", "Training", "FileStore", "PostgresStore", "KeywordHTTP", "ProcessLifecycle"],
+            "QueueAPI": ["Training", "FileStore", "PostgresStore", "StoreOpening", "KeywordHTTP", "ProcessLifecycle"],
+            "EventLog": ["HTTPCore", "Sockets", "SuggestionRuntime", "StoreInterface", "KeywordHTTP"],
+            "KeywordHTTP": ["Training", "FileStore", "PostgresStore", "StoreOpening", "ProcessLifecycle"],
+            "ProcessLifecycle": ["Training"],
+            "Benchmarks": ["HTTPCore", "KeywordHTTP", "Training"],
+            "Sockets": ["HTTPCore", "KeywordHTTP", "StrictJSON"],
         ]
         for (module, banned) in forbidden.sorted(by: { $0.key < $1.key }) {
             XCTAssertNotNil(targets[module], "no target \(module)")
@@ -115,7 +115,7 @@ final class PackageGraphTests: XCTestCase {
         // The offline `suggest` command runs without the HTTP modules.
         let suggest = try String(contentsOf: root.appendingPathComponent("Sources/kwsuggest/Commands/SuggestCommand.swift"),
                                  encoding: .utf8)
-        for module in ["HTTPCore", "KeywordServer"] {
+        for module in ["HTTPCore", "KeywordHTTP"] {
             XCTAssertFalse(suggest.contains("import \(module)\n"), "SuggestCommand.swift imports \(module)")
         }
     }

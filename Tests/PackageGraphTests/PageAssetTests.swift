@@ -44,7 +44,7 @@ final class PageAssetTests: XCTestCase {
     }
 
     func testTheWorkbenchScriptIsAFileOfItsOwn() throws {
-        let folder = sources("KeywordServer/Workbench")
+        let folder = sources("KeywordHTTP/Workbench")
         let page = try String(contentsOf: folder.appendingPathComponent("workbench.html"), encoding: .utf8)
         let script = try String(contentsOf: folder.appendingPathComponent("workbench.js"), encoding: .utf8)
         XCTAssertTrue(page.contains(#"<script src="/workbench.js"></script>"#))

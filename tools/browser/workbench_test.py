@@ -202,6 +202,26 @@ def test_a_typed_keyword_is_a_correction_and_not_added(driver):
     shot(driver, "correction")
 
 
+def test_a_decided_product_is_answered_from_memory_and_marked(driver):
+    open_fresh(driver)
+    decided = "北海道産 男爵いも 5kg"
+    before = top_keywords(decided)
+    keyword = before[2]   # a listed keyword that is not the model's first
+    status, body = api("POST", "/v1/feedback", {"name": decided, "keyword": keyword, "action": "correct",
+                                                "annotator": "memory-test"})
+    assert status == 201, (status, body)
+    variant = "【まとめ買い】北海道産 男爵いも 10kg ×2"
+    driver.find_element(By.ID, "name").send_keys(variant)
+    wait(driver, lambda d: shown_keywords(d)[:1] == [keyword], message="the decided keyword never came first")
+    first = driver.find_element(By.CSS_SELECTOR, "#suggestions li:first-child button")
+    tag = first.find_element(By.CSS_SELECTOR, ".memory")
+    assert tag.text == "decided", tag.text
+    assert decided in tag.get_attribute("title"), tag.get_attribute("title")
+    assert "decided before" in first.get_attribute("aria-label"), first.get_attribute("aria-label")
+    assert not driver.find_elements(By.CSS_SELECTOR, "#suggestions li:nth-child(2) .memory"), "only the decision is marked"
+    shot(driver, "memory")
+
+
 def test_decisions_survive_a_reload_and_export(driver):
     open_fresh(driver)
     names = ["青森県産 サンふじ 5kg", "鹿児島県産 さつまいも 紅はるか 2kg", "国産 鶏もも肉 2枚"]
@@ -342,7 +362,7 @@ QUEUE_RUN = str(int(time.time()))
 
 def queue_items(count, prefix):
     """Puts `count` names from bench/names.txt in the queue under fresh ids; returns the ids that were queued
-    (not auto-accepted) with their names and top keywords."""
+    (not auto-accepted, nor labelled from the decision memory) with their names and top keywords."""
     names = [line.strip() for line in open(os.path.join(os.path.dirname(__file__), "../../bench/names.txt"), encoding="utf-8")
              if line.strip()][:count]
     items = [{"id": f"{prefix}-{QUEUE_RUN}-{i}", "name": name} for i, name in enumerate(names)]
@@ -352,7 +372,8 @@ def queue_items(count, prefix):
     assert status == 200, (status, batch)
     queued = {}
     for item, result in zip(items, batch["results"]):
-        if not result["auto_accept"] and result["suggestions"]:
+        # A name an earlier test decided is labelled by the decision memory on arrival, not queued.
+        if not result["auto_accept"] and result["suggestions"] and result["suggestions"][0]["source"] != "memory":
             queued[item["id"]] = {"name": item["name"], "top": [s["keyword"] for s in result["suggestions"]]}
     return queued
 
@@ -544,6 +565,7 @@ TESTS = [
     test_enter_takes_the_top_keyword_and_its_feedback_reaches_the_server,
     test_enter_never_takes_the_suggestions_of_an_older_text,
     test_a_typed_keyword_is_a_correction_and_not_added,
+    test_a_decided_product_is_answered_from_memory_and_marked,
     test_decisions_survive_a_reload_and_export,
     test_csv_cells_that_a_spreadsheet_would_run_are_escaped,
     test_the_page_cannot_be_framed_and_runs_no_inline_code,

@@ -1,25 +1,24 @@
-// The seam between the HTTP server and the application: a request goes in, a route match comes out.
+// The seam between the HTTP server and the application: a request head goes in, the plan that answers it comes out.
 
 import StrictJSON
 
-/// Which worker threads run a blocking handler.
-public enum WorkLane: Sendable, Equatable {
-    /// The shared pool (`ServerConfiguration.blockingWorkers`), for long jobs such as batches.
-    case shared
-    /// A pool of its own (`ServerConfiguration.reservedWorkers`), for short jobs that must not queue behind
-    /// the shared lane's long ones (such as writes).
-    case reserved
-    /// A third pool (`ServerConfiguration.secondaryWorkers`), for jobs that must not queue behind the shared lane
-    /// and that the reserved lane's jobs must not queue behind either (large appends next to small edits).
-    case secondary
-    /// A pool of its own (`ServerConfiguration.bulkWorkers`) for answers whose size depends on stored data rather
-    /// than on the request (long lists, exports); streamed bodies are produced here too. Many of them queue only
-    /// behind each other, never in front of the shared lane's suggestions or the reserved lane's writes.
-    case bulk
+/// A group of worker threads that runs blocking handlers, named by the application for the work it runs there
+/// (`ServerConfiguration.lanes` says how many threads each has). Jobs queue only behind jobs of their own lane, so
+/// work that must not wait behind another kind gets a lane of its own. The server's threads are named after it.
+public struct WorkLane: Sendable, Hashable {
+    public let name: String
+
+    public init(_ name: String) {
+        self.name = name
+    }
+
+    /// The lane of a server that declares none: blocking handlers of any kind, and streamed bodies.
+    public static let general = WorkLane("worker")
 }
 
-/// How the server should run a matched request.
-public struct RouteMatch: Sendable {
+/// How the server runs one request, resolved once from its head: the guards' answer on the head, the largest
+/// body the route takes, where its handler runs, the handler, and the headers every answer to it gets.
+public struct RoutePlan: Sendable {
     /// The route's template (for example `/v1/suggest`), used as the metrics label; never the raw path.
     public var label: String
     /// True when the handler may block for long (disk sync, big batches): it then runs on a worker thread
@@ -27,43 +26,46 @@ public struct RouteMatch: Sendable {
     public var isBlocking: Bool
     /// The worker threads a blocking handler runs on.
     public var lane: WorkLane
+    /// The answer of the route's guards on the head (for example 401 when credentials are missing), or nil. It is
+    /// sent instead of reading the body, and the connection closes after it; requests that arrive whole are
+    /// refused with it too, before their handler.
+    public var refusal: HTTPResponse?
+    /// The largest body the route takes, in bytes (nil: `HTTPLimits.maxBodyBytes`, which also caps this). A
+    /// declared `Content-Length` above it is answered 413 on the head, before `100 Continue`; a chunked body that
+    /// grows past it gets 413 as soon as it does.
+    public var bodyLimit: Int?
     public var handler: @Sendable (HTTPRequest) -> HTTPResponse
+    /// Adds the headers every answer to this request needs (CORS, cache rules), errors and refusals included.
+    public var finish: @Sendable (inout HTTPResponse, HTTPRequest) -> Void
 
-    public init(label: String, isBlocking: Bool = false, lane: WorkLane = .shared,
+    public init(label: String, isBlocking: Bool = false, lane: WorkLane = .general, refusal: HTTPResponse? = nil,
+                bodyLimit: Int? = nil, finish: @escaping @Sendable (inout HTTPResponse, HTTPRequest) -> Void = { _, _ in },
                 handler: @escaping @Sendable (HTTPRequest) -> HTTPResponse) {
         self.label = label
         self.isBlocking = isBlocking
         self.lane = lane
+        self.refusal = refusal
+        self.bodyLimit = bodyLimit
+        self.finish = finish
         self.handler = handler
     }
 }
 
-/// Maps each request to the handler that answers it. Implementations must be thread-safe.
+/// Maps each request to the plan that answers it. Implementations must be thread-safe.
 public protocol HTTPResponder: Sendable {
-    /// Chooses a handler; requests that match no route get a handler that answers 404 or 405.
-    func match(_ request: HTTPRequest) -> RouteMatch
-    /// The response for a request the parser rejected (the connection closes after it).
+    /// The plan for a request, from its head alone (`head.body` is empty when the body is still to come), called
+    /// once per request as soon as its header section is complete; requests that match no route get a plan that
+    /// answers 404 or 405. Must be quick: it runs on the loop.
+    func plan(for head: HTTPRequest) -> RoutePlan
+    /// The response for a request the parser rejected or the server refused, with the headers every response
+    /// needs; the plan's `finish` is applied after it when the answer belongs to a request.
     func respond(to error: HTTPParseError) -> HTTPResponse
-    /// Adds headers every response needs (CORS, for example). Called for every response, errors included.
-    func decorate(_ response: inout HTTPResponse, for request: HTTPRequest?)
-    /// Called once per request as soon as its header section is complete, before any `100 Continue` and before
-    /// the body is read (`head.body` is empty then). A response refuses the request (for example 401 when
-    /// credentials are missing): it is sent instead of reading the body, and the connection closes after it.
-    /// Requests that arrive whole are checked here too, before their handler. Must be quick: it runs on the loop.
-    func admit(_ head: HTTPRequest) -> HTTPResponse?
-    /// The largest body the route of `head` takes, in bytes (nil: `HTTPLimits.maxBodyBytes`, which also caps this).
-    /// A declared `Content-Length` above it is answered 413 on the head, before `100 Continue`; a chunked body
-    /// that grows past it gets 413 as soon as it does. Must be quick: it runs on the loop.
-    func bodyLimit(for head: HTTPRequest) -> Int?
 }
 
 extension HTTPResponder {
     public func respond(to error: HTTPParseError) -> HTTPResponse {
         ErrorBody.response(error.status, code: error.code, message: error.message)
     }
-    public func decorate(_ response: inout HTTPResponse, for request: HTTPRequest?) {}
-    public func admit(_ head: HTTPRequest) -> HTTPResponse? { nil }
-    public func bodyLimit(for head: HTTPRequest) -> Int? { nil }
 }
 
 /// Renders `{"error":{"code":"…","message":"…"}}`, the one error body format of this server.

@@ -42,16 +42,18 @@ public struct ServerConfiguration: Sendable {
     public var port: Int = 8080
     /// Event-loop threads. Each owns an epoll set and runs quick handlers inline. Default: one per CPU.
     public var eventLoops: Int = max(1, System.processorCount)
-    /// Threads for handlers that may block on the shared lane (batches). Default 2.
-    public var blockingWorkers: Int = 2
-    /// Threads for blocking handlers on the reserved lane (keyword writes), which never queue behind the
-    /// shared lane's batches. Default 1.
-    public var reservedWorkers: Int = 1
-    /// Threads for blocking handlers on the secondary lane, apart from both others. Default 1.
-    public var secondaryWorkers: Int = 1
-    /// Threads for the bulk lane: blocking handlers with large answers, and every streamed body's pieces, so they
-    /// never queue in front of the other lanes' jobs. Default 2.
-    public var bulkWorkers: Int = 2
+    /// The worker lanes and how many threads each has (at least one), declared by the application for its kinds
+    /// of blocking work; a blocking route on a lane not listed here runs on `WorkLane.general`. Threads are named
+    /// after the lane (`<threadNamePrefix>-<lane>-<n>`). Default: the general lane with 2 threads.
+    public var lanes: [WorkLane: Int] = [.general: 2]
+    /// The lane that produces streamed bodies' pieces, so they never queue in front of other lanes' jobs.
+    /// Default: the general lane.
+    public var streamLane: WorkLane = .general
+    /// Threads of the general lane.
+    public var blockingWorkers: Int {
+        get { lanes[.general] ?? 0 }
+        set { lanes[.general] = newValue }
+    }
     public var limits = HTTPLimits()
     /// From the first byte of a request to the end of its header section. Expiry → 408 and close. Default 10 s.
     public var headerTimeout: Double = 10

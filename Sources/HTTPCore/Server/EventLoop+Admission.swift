@@ -3,11 +3,13 @@
 // arrive (503 `server_busy` when it is spent). A refusal answers and closes, since the body is left unread.
 
 extension EventLoop {
-    /// Checks a head whose body is still arriving: the responder's `admit`, the route's body limit (declared
+    /// Plans a head whose body is still arriving and checks it: the plan's guards, the route's body limit (declared
     /// lengths above it are refused now, chunked bodies are held to it), and the body budget for what arrived with it.
     func admission(_ head: HTTPRequest, on connection: HTTPConnection) -> HTTPResponse? {
-        if let refusal = core.responder.admit(head) { return refusal }
-        if let limit = core.responder.bodyLimit(for: head), let error = connection.parser.limitBody(to: limit) {
+        let plan = core.responder.plan(for: head)
+        connection.plan = plan
+        if let refusal = plan.refusal { return refusal }
+        if let limit = plan.bodyLimit, let error = connection.parser.limitBody(to: limit) {
             return core.responder.respond(to: error)
         }
         return reserveBody(for: connection) ? nil : busy()
@@ -62,8 +64,9 @@ extension EventLoop {
         connection.parser.reset()
         core.metrics.requestStarted()
         let requestID = Self.validRequestID(head.headers["X-Request-Id"]) ?? core.makeRequestID()
-        finish(Completion(connectionID: connection.id, fd: connection.fd, request: head,
-                          label: core.responder.match(head).label, response: response,
+        let plan = connection.plan ?? core.responder.plan(for: head)
+        connection.plan = nil
+        finish(Completion(connectionID: connection.id, fd: connection.fd, request: head, plan: plan, response: response,
                           started: connection.bodyStartedAt ?? now, keepAlive: false, requestID: requestID),
                on: connection)
     }

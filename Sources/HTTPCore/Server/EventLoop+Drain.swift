@@ -29,7 +29,6 @@ extension EventLoop {
     func answerAndClose(_ connection: HTTPConnection, _ error: HTTPParseError, route: String, seconds: Double) {
         releaseBody(of: connection)  // the body will not be read further
         var response = core.responder.respond(to: error)
-        core.responder.decorate(&response, for: nil)
         let requestID = core.makeRequestID()
         response.headers.add("X-Request-Id", requestID)
         writer.write(response, omitBody: false, close: true, into: &connection.outbound)

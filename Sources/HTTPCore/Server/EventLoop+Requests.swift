@@ -1,6 +1,7 @@
 // Reading and dispatching: read what a connection sent, let its parser cut requests out of it, and answer each
 // one, inline on the loop for quick routes or on a worker lane for blocking ones (the response comes back through
 // the inbox). Every answer, inline or not, is finished in one place: decorated, serialised, counted and logged.
+import EventLog
 import Sockets
 
 extension EventLoop {
@@ -58,10 +59,14 @@ extension EventLoop {
         flush(connection)
     }
 
-    /// Runs one request's handler, inline or on its worker lane; `admitted` when `admit` already saw its head.
+    /// Runs one request's handler by its plan, inline or on its worker lane; `admitted` when its head was
+    /// already planned and checked (the plan is then the connection's).
     func dispatch(_ request: HTTPRequest, on connection: HTTPConnection, admitted: Bool) {
         let started = Syscall.monotonicNanoseconds()
         core.metrics.recordQueueWait(shard: index, seconds: Double(started - min(started, now)) / 1e9)
+        let kept = connection.plan
+        connection.plan = nil
+        let plan = admitted ? kept ?? core.responder.plan(for: request) : core.responder.plan(for: request)
         var refusal: HTTPResponse?
         // The whole body is held until the answer is sent: count it (a body that arrived in one pass was never
         // counted, one read in steps may be short by its last reads).
@@ -69,50 +74,47 @@ extension EventLoop {
            !reserve(request.body.count - connection.reservedBodyBytes, for: connection) {
             refusal = busy()
         } else if !admitted {
-            refusal = core.responder.admit(request)
+            refusal = plan.refusal
             // It arrived whole, so its body was held only to `HTTPLimits.maxBodyBytes`: the route's limit now.
-            if refusal == nil, let limit = core.responder.bodyLimit(for: request), request.body.count > limit {
+            if refusal == nil, let limit = plan.bodyLimit, request.body.count > limit {
                 refusal = core.responder.respond(to: RequestParser.bodyTooLarge(limit: limit))
             }
         }
+        let requestID = Self.validRequestID(request.headers["X-Request-Id"]) ?? core.makeRequestID()
+        core.metrics.requestStarted()
         if let refusal {
-            core.metrics.requestStarted()
-            let requestID = Self.validRequestID(request.headers["X-Request-Id"]) ?? core.makeRequestID()
-            finish(Completion(connectionID: connection.id, fd: connection.fd, request: request,
-                              label: core.responder.match(request).label, response: refusal, started: started,
-                              keepAlive: request.wantsKeepAlive && !draining, requestID: requestID),
+            finish(Completion(connectionID: connection.id, fd: connection.fd, request: request, plan: plan,
+                              response: refusal, started: started, keepAlive: request.wantsKeepAlive && !draining,
+                              requestID: requestID),
                    on: connection)
             return
         }
-        let route = core.responder.match(request)
-        core.metrics.requestStarted()
         let keepAlive = request.wantsKeepAlive && !draining
-        let requestID = Self.validRequestID(request.headers["X-Request-Id"]) ?? core.makeRequestID()
         var identified = request
         identified.requestID = requestID
         let request = identified
-        if route.isBlocking {
+        if plan.isBlocking {
             connection.state = .waiting
             let presence = ClientPresence()
             connection.presence = presence
             let (id, fd, loop, metrics) = (connection.id, connection.fd, self, core.metrics)
-            core.pool(for: route.lane).submit {
+            core.pool(for: plan.lane).submit {
                 // The client left while the request was queued: nobody waits for its answer, so it does not run.
                 guard !presence.isGone else {
                     metrics.requestAbandoned()
                     loop.post(.skipped(connectionID: id))
                     return
                 }
-                let response = route.handler(request)
-                loop.post(.completed(Completion(connectionID: id, fd: fd, request: request, label: route.label,
+                let response = EventLog.$requestID.withValue(requestID) { plan.handler(request) }
+                loop.post(.completed(Completion(connectionID: id, fd: fd, request: request, plan: plan,
                                                 response: response, started: started, keepAlive: keepAlive,
                                                 requestID: requestID)))
             }
             updateInterest(connection)
             return
         }
-        let response = route.handler(request)
-        finish(Completion(connectionID: connection.id, fd: connection.fd, request: request, label: route.label,
+        let response = EventLog.$requestID.withValue(requestID) { plan.handler(request) }
+        finish(Completion(connectionID: connection.id, fd: connection.fd, request: request, plan: plan,
                           response: response, started: started, keepAlive: keepAlive, requestID: requestID),
                on: connection)
     }
@@ -139,7 +141,7 @@ extension EventLoop {
     /// Every answer ends here: decorated, serialised into the output buffer, counted and logged.
     func finish(_ completion: Completion, on connection: HTTPConnection) {
         var response = completion.response
-        core.responder.decorate(&response, for: completion.request)
+        completion.plan.finish(&response, completion.request)
         response.headers.add("X-Request-Id", completion.requestID)
         releaseBody(of: connection)
         let isHTTP10 = completion.request.minorVersion == 0
@@ -149,14 +151,15 @@ extension EventLoop {
         writer.write(response, omitBody: completion.request.method == .head, close: close,
                      keepAliveHTTP10: isHTTP10, chunked: !isHTTP10, into: &connection.outbound)
         if let body = response.stream, streams {
-            connection.streaming = HTTPConnection.Streaming(body: body, chunked: !isHTTP10, closeAfter: close)
+            connection.streaming = HTTPConnection.Streaming(body: body, chunked: !isHTTP10, closeAfter: close,
+                                                            requestID: completion.requestID)
             connection.state = .streaming
         } else if close {
             connection.state = .closingAfterFlush
         }
         let seconds = Double(Syscall.monotonicNanoseconds() - completion.started) / 1e9
         core.metrics.requestFinished()
-        core.metrics.record(shard: index, route: completion.label, method: completion.request.method.rawValue,
+        core.metrics.record(shard: index, route: completion.plan.label, method: completion.request.method.rawValue,
                             status: response.status.code, seconds: seconds)
         log.record(method: completion.request.method.rawValue, path: completion.request.path,
                    status: response.status.code, seconds: seconds, requestID: completion.requestID)

@@ -1,4 +1,4 @@
-// Streamed response bodies: a worker of the bulk lane produces one piece at a time, and the loop asks for the next only once
+// Streamed response bodies: a worker of the stream lane (`ServerConfiguration.streamLane`) produces one piece at a time, and the loop asks for the next only once
 // the earlier pieces are down to `streamLowWater` unsent, so a slow reader holds back the producer instead of
 // filling memory. Pieces come back through the inbox and are framed here (chunked, or raw for HTTP/1.0).
 import EventLog
@@ -10,9 +10,9 @@ extension EventLoop {
               connection.outbound.count - connection.sent <= Self.streamLowWater else { return }
         streaming.pulling = true
         connection.streaming = streaming
-        let (id, fd, loop, body) = (connection.id, connection.fd, self, streaming.body)
-        core.bulkPool.submit {
-            let piece = body.next()
+        let (id, fd, loop, body, requestID) = (connection.id, connection.fd, self, streaming.body, streaming.requestID)
+        core.streamPool.submit {
+            let piece = EventLog.$requestID.withValue(requestID) { body.next() }
             loop.post(.streamed(connectionID: id, fd: fd, piece: piece))
         }
     }
@@ -37,7 +37,7 @@ extension EventLoop {
             flush(connection)
             if connections[fd] === connection, connection.state == .active { process(connection) }
         case .failed(let reason):
-            EventLog.record(.error, "stream_failed", ["reason": String(reason.prefix(500))])
+            EventLog.record(.error, "stream_failed", ["reason": String(reason.prefix(500)), "request_id": streaming.requestID])
             // Without the last chunk the client sees an incomplete body.
             connection.streaming = nil
             connection.state = .closingAfterFlush

@@ -32,7 +32,8 @@ final class EventLoop: @unchecked Sendable {
         var connectionID: UInt64
         var fd: Int32
         var request: HTTPRequest
-        var label: String
+        /// The plan the request ran by: its label for the metrics, and the headers every answer to it gets.
+        var plan: RoutePlan
         var response: HTTPResponse
         var started: UInt64
         var keepAlive: Bool

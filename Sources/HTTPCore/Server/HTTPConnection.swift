@@ -36,10 +36,12 @@ final class HTTPConnection {
     var idleSince: UInt64
     /// When the current request's header section was complete and its body began; nil outside a body.
     var bodyStartedAt: UInt64?
-    /// Set when the current request's head was offered to the responder (see `HTTPResponder.admit`).
+    /// Set when the current request's head was offered to the responder (see `HTTPResponder.plan(for:)`).
     var headAdmitted = false
     /// Whether the request `parseNext` just returned was already admitted on its head.
     private(set) var lastRequestAdmitted = false
+    /// The plan resolved on the head of the request being read, kept until that request is dispatched.
+    var plan: RoutePlan?
     /// Requests cut out of the stream so far: none means the client has not yet sent a whole request.
     private(set) var requestsReceived = 0
 
@@ -55,6 +57,8 @@ final class HTTPConnection {
         var closeAfter: Bool
         /// A piece is being produced on a worker: never more than one at a time.
         var pulling = false
+        /// The request's id, which the events logged while its pieces are made carry.
+        var requestID: String
     }
     var streaming: Streaming?
 

@@ -89,21 +89,18 @@ public final class HTTPServer: Sendable {
         for loop in loops { loop.post(.drain) }
     }
 
-    /// Blocks until every loop has drained, then stops the worker pool.
+    /// Blocks until every loop has drained, then stops the worker lanes.
     public func wait() {
         guard state.withLock({ $0.started }) else { return }
         done.wait()
-        core.pool.stop()
-        core.reservedPool.stop()
-        core.secondaryPool.stop()
-        core.bulkPool.stop()
+        for pool in core.pools.values { pool.stop() }
     }
 
-    /// The names the server gives its threads: the loops, then the shared, the reserved, the secondary and the
-    /// bulk worker lane.
+    /// The names the server gives its threads: the loops, then the general lane's workers, then the other lanes'
+    /// in the order of their names.
     var threadNames: [String] {
-        loopThreadNames + core.pool.threadNames + core.reservedPool.threadNames + core.secondaryPool.threadNames
-            + core.bulkPool.threadNames
+        let others = core.pools.filter { $0.key != .general }.sorted { $0.key.name < $1.key.name }
+        return loopThreadNames + core.generalPool.threadNames + others.flatMap(\.value.threadNames)
     }
 
     /// Bytes of the body budget held right now (see `ServerConfiguration.bodyBudgetBytes`).

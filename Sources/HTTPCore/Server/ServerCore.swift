@@ -8,10 +8,11 @@ final class ServerCore: Sendable {
     let configuration: ServerConfiguration
     let responder: any HTTPResponder
     let metrics: ServerMetrics
-    let pool: WorkerPool
-    let reservedPool: WorkerPool
-    let secondaryPool: WorkerPool
-    let bulkPool: WorkerPool
+    /// A pool per lane, the general lane's always among them.
+    let pools: [WorkLane: WorkerPool]
+    let generalPool: WorkerPool
+    /// The pool that produces streamed bodies.
+    let streamPool: WorkerPool
     let openConnections = Atomic<Int>(0)
     let nextConnectionID = Atomic<UInt64>(1)
     let nextRequestID = Atomic<UInt64>(1)
@@ -21,22 +22,22 @@ final class ServerCore: Sendable {
 
     /// The pool that runs jobs of `lane`.
     func pool(for lane: WorkLane) -> WorkerPool {
-        switch lane {
-        case .shared: pool
-        case .reserved: reservedPool
-        case .secondary: secondaryPool
-        case .bulk: bulkPool
-        }
+        pools[lane] ?? generalPool
     }
 
     init(configuration: ServerConfiguration, responder: any HTTPResponder, metrics: ServerMetrics) {
         self.configuration = configuration
         self.responder = responder
         self.metrics = metrics
-        pool = WorkerPool(count: configuration.blockingWorkers, name: configuration.threadNamePrefix + "-worker")
-        reservedPool = WorkerPool(count: configuration.reservedWorkers, name: configuration.threadNamePrefix + "-reserved")
-        secondaryPool = WorkerPool(count: configuration.secondaryWorkers, name: configuration.threadNamePrefix + "-secondary")
-        bulkPool = WorkerPool(count: configuration.bulkWorkers, name: configuration.threadNamePrefix + "-bulk")
+        var lanes = configuration.lanes
+        if lanes[.general] == nil { lanes[.general] = 1 }
+        var pools: [WorkLane: WorkerPool] = [:]
+        for (lane, workers) in lanes {
+            pools[lane] = WorkerPool(count: workers, name: configuration.threadNamePrefix + "-" + lane.name)
+        }
+        self.pools = pools
+        generalPool = pools[.general] ?? WorkerPool(count: 1, name: configuration.threadNamePrefix + "-worker")
+        streamPool = pools[configuration.streamLane] ?? generalPool
         let random = UInt32.random(in: 0...UInt32.max)
         requestIDPrefix = String(random, radix: 16)
     }

@@ -24,12 +24,15 @@ struct BenchCommand: Command {
                                    range: 1...10_000_000)
     static let queueStore = Option<String>("--queue-store", value: "url",
                                            help: "With --queue: a PostgreSQL URL (a throwaway database) instead of a file store.")
+    static let memory = Option<Int>("--memory", value: "n",
+                                    help: "Time suggest with 0, n/10 and n remembered names (the decision memory) instead.",
+                                    range: 1...10_000_000)
 
     static let configuration = CommandConfiguration(
         name: "bench",
         abstract: "Measures suggestion latency, tokenizer throughput, load time and memory.",
         options: [model.spec, keywords.spec, names.spec, rounds.spec, loads.spec, kernel.spec, json.spec, updates.spec,
-                  queue.spec, queueStore.spec],
+                  queue.spec, queueStore.spec, memory.spec],
         discussion: """
             Build with -c release. The model is loaded --loads times (directory read to engine ready; the overlay
             file is neither read nor written) and the median is reported. With --keywords N, N vocabulary keys of
@@ -53,6 +56,11 @@ struct BenchCommand: Command {
             in a file store in a temporary directory (or the database --queue-store names), then each round times
             a lease of 10 in each order and by keyword, labelling the 10 leased items, and the stats; p50 and p99
             over --rounds rounds after one warm-up. The model is not loaded.
+            With --memory N, the decision memory is timed instead: for 0, N/10 and N remembered names (every bench
+            name decided, the rest synthetic), a file store in a temporary directory is filled with the decisions
+            and read into a fresh memory as serve does at start (load_ms; rss_delta_mb is the resident set it
+            added); suggest p50 through the memory is timed on the bench names (each an exact hit) and on the same
+            names with a word no decision holds (misses), each beside the model alone.
             """
     )
 
@@ -62,6 +70,7 @@ struct BenchCommand: Command {
     var updates: Bool
     var queueItems: Int?
     var queueStore: String?
+    var memoryNames: Int?
 
     init(arguments: ParsedArguments) throws {
         let kernel = try arguments.get(Self.kernel)
@@ -77,6 +86,7 @@ struct BenchCommand: Command {
         updates = arguments.get(Self.updates)
         queueItems = try arguments.get(Self.queue)
         queueStore = try arguments.get(Self.queueStore)
+        memoryNames = try arguments.get(Self.memory)
     }
 
     func validate() throws {
@@ -86,6 +96,12 @@ struct BenchCommand: Command {
     }
 
     func run() throws {
+        if let memoryNames {
+            let output = OutputBuffer()
+            output.write(MemoryBench.table(try MemoryBench(settings: settings, names: memoryNames).run(), rounds: settings.rounds))
+            output.flush()
+            return
+        }
         if let queueItems {
             let bench = QueueBench(items: queueItems, rounds: settings.rounds, postgresURL: queueStore)
             let output = OutputBuffer()

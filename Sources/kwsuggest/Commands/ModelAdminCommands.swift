@@ -1,5 +1,6 @@
 import Foundation
 import ModelStorage
+import ModelVersions
 import StoreInterface
 import Training
 import TrainingData

@@ -1,4 +1,5 @@
 import Foundation
+import ModelVersions
 import StoreOpening
 import ModelStorage
 import StoreInterface

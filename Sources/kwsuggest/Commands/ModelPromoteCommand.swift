@@ -1,8 +1,10 @@
 import EventLog
 import Foundation
 import ModelStorage
+import ModelVersions
 import StoreInterface
 import StoreOpening
+import TeamQueue
 import Training
 import TrainingData
 

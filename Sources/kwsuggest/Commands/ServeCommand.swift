@@ -1,15 +1,17 @@
 import APICore
+import DecisionMemory
 import EventLog
 import Foundation
 import HTTPCore
-import KeywordServer
+import KeywordHTTP
 import ModelStorage
 import Platform
 import PostgresStore
-import ServerLifecycle
-import Serving
+import ProcessLifecycle
+import SuggestionRuntime
 import Sockets
 import StoreInterface
+import TeamQueue
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -23,14 +25,22 @@ struct ServeCommand: Command {
     typealias EngineFactory = @Sendable (_ modelDirectory: String, _ store: any KeywordStore, _ verify: Bool,
                                          _ autoAcceptPrecision: Double, _ maxKeywords: Int) throws -> any SuggestionEngine
 
-    /// The engine `serve` uses: the trained model of the model directory, with the store's keyword changes applied.
-    static let engineFactory: EngineFactory = { directory, store, verify, precision, maxKeywords in
+    /// The model `serve` uses: the trained model of the model directory, with the store's keyword changes applied.
+    static func modelEngine(_ directory: String, _ store: any KeywordStore, _ verify: Bool, _ precision: Double,
+                            _ maxKeywords: Int) throws -> ModelEngine {
         let engine = try ModelEngine(components: ModelDirectory.load(path: directory, verify: verify), store: store,
                                      autoAcceptPrecision: precision, maxKeywords: maxKeywords)
         if engine.autoAcceptThreshold == nil, let warning = engine.components.calibration?.unreachedPrecisionWarning(precision) {
             EventLog.record(.warning, "warning", ["message": warning])
         }
         return engine
+    }
+
+    /// The engine `serve` answers with: `modelEngine`, with the process's decision memory in front.
+    static func engineFactory(_ memory: DecisionMemory) -> EngineFactory {
+        { directory, store, verify, precision, maxKeywords in
+            RememberingEngine(base: try modelEngine(directory, store, verify, precision, maxKeywords), memory: memory)
+        }
     }
 
     static let host = Option<String>("--host", value: "host", help: "Address to bind; '::' for IPv4+IPv6.",
@@ -195,21 +205,18 @@ struct ServeCommand: Command {
         } catch {
             throw CommandError.failure(error.message)
         }
-        let factory = Self.engineFactory
+        let memory = DecisionMemory()
+        options.memory = memory
+        let factory = Self.engineFactory(memory)
         let (directory, source, verify, precision) = (modelDirectory, modelSource, verify, autoAcceptPrecision)
         let maxKeywords = options.api.limits.maxKeywords
-        let loader: @Sendable (any KeywordStore) throws -> any SuggestionEngine = { store in
-            EventLog.record(.info, "model_directory", ["path": directory, "source": source.rawValue])
-            return try factory(directory, store, verify, precision, maxKeywords)
-        }
-        options.registryFallback = directory
-        options.modelLoader = { modelDirectory, store in
+        let modelLoader: ModelWatcher.Loader = { modelDirectory, store in
             if modelDirectory == directory {
                 EventLog.record(.info, "model_directory", ["path": directory, "source": source.rawValue])
             }
             return try factory(modelDirectory, store, verify, precision, maxKeywords)
         }
-        let runner = ServiceRunner(options: options, loader: loader, announce: { line in
+        let runner = ServiceRunner(options: options, fallback: directory, modelLoader: modelLoader, announce: { line in
             // Unbuffered, so a supervisor reading stdout sees the address at once.
             writeStandardOutput(Array((line + "\n").utf8))
         })

@@ -3,6 +3,7 @@ import Foundation
 import ModelStorage
 import StoreInterface
 import StoreOpening
+import TeamQueue
 import TrainingData
 
 /// `kwsuggest store export|import`: moves keyword changes and feedback between stores, and backs them up.

@@ -1,7 +1,7 @@
 import FileStore
 import Foundation
 import ModelStorage
-import Serving
+import SuggestionRuntime
 import StoreInterface
 import StrictJSON
 

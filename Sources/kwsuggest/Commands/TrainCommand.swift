@@ -4,6 +4,7 @@ import KeywordModel
 import StoreOpening
 import ModelStorage
 import StoreInterface
+import TeamQueue
 import Training
 import TrainingData
 
