@@ -110,7 +110,7 @@ final class QueueIdentityTests: XCTestCase {
             XCTAssertEqual(errorCode(item), "invalid_id", json)
         }
         XCTAssertEqual(post(api, "/v1/queue/items", #"{"items": [{"id": "ｓｋｕ 1", "name": "にんじん"}, {"id": " sku 1 ", "name": "にんじん"}]}"#).bodyText,
-                       #"{"queued":1,"auto_accepted":0,"duplicates":1}"#)
+                       #"{"queued":1,"auto_accepted":0,"from_memory":0,"duplicates":1}"#)
         let bob = try lease(api, " bob")
         XCTAssertEqual(bob.items, ["sku 1"], "spaces inside an id stay, the ones around it go")
         XCTAssertEqual(post(api, "/v1/queue/decisions", #"{"lease": "\#(bob.id)", "annotator": "ｂｏｂ", "id": "sku 1", "action": "skip"}"#).status.code, 200)
