@@ -47,6 +47,22 @@ final class FileQueueStoreTests: XCTestCase {
     func testKeysFollowTheKeywordRules() throws { try contract.keysFollowTheKeywordRules() }
     func testDecideUndoLoopsAreBounded() throws { try contract.decideUndoLoopsAreBounded() }
 
+    /// A bulk decision is committed once: every item's feedback in one batch (one append and one fsync, behind
+    /// one batch header), not one commit per item.
+    func testABulkDecisionCommitsItsFeedbackOnce() throws {
+        let keywords = FileKeywordStore(overlayPath: overlayPath)
+        let store = FileQueueStore(overlayPath: overlayPath, feedbackStore: keywords, policy: QueuePolicy(overlapShare: 0, auditShare: 0))
+        _ = try store.enqueue((0..<3).map { QueueContract.submission("b\($0)") }, at: QueueContract.t0)
+        let lease = try store.lease(LeaseRequest(annotator: "aiko", count: 3), at: QueueContract.t0 + 1)
+        _ = try store.decide(DecisionRequest(lease: lease.id, annotator: "aiko", ids: lease.items.map(\.id), kind: .label,
+                                             keywords: ["にんじん", "人参ジュース"]), at: QueueContract.t0 + 2)
+        let lines = try String(contentsOfFile: keywords.feedbackPath, encoding: .utf8).split(separator: "\n")
+        let headers = lines.filter { FeedbackFrame.isHeader(ArraySlice($0.utf8)) }
+        XCTAssertEqual(headers.count, 1, "one batch for the whole decision: \(headers)")
+        XCTAssertTrue(headers.first?.hasPrefix(#"{"batch":6,"#) == true, "\(headers)")
+        XCTAssertEqual(lines.count, 7)
+    }
+
     /// An operation cut short by a crash (whole lines without their commit line, then a torn one) was never
     /// acknowledged: none of it is read, and the next append replaces it.
     func testUncommittedLinesAreIgnoredAndCutOff() throws {
