@@ -157,12 +157,15 @@ struct RowWorkspace: QueueWorkspace {
     let connection: PostgresConnection
     let displayName: String
 
-    /// Runs a statement; a lost connection is `unavailable`, anything else `failed`, both naming the store.
+    /// Runs a statement; a lost connection or a statement or lock timeout that fired is `unavailable` (503 with
+    /// `Retry-After`, as the keyword store answers), anything else `failed`, both naming the store.
     @discardableResult
     func run(_ sql: String, _ parameters: [String?] = []) throws(QueueError) -> [[String?]] {
         do {
             return try connection.exec(sql, parameters)
         } catch .connection(let message) {
+            throw .store(.unavailable("\(displayName): \(message)"))
+        } catch .query(let state, let message) where PostgresTimeouts.fired(state) {
             throw .store(.unavailable("\(displayName): \(message)"))
         } catch {
             throw .store(.failed("\(displayName): \(error)"))
