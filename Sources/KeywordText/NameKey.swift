@@ -3,11 +3,12 @@
 /// key, so a decision on one holds for the other.
 ///
 /// The key is the model's own name normalisation (NFKC, lower case, one dash; quantities, sizes, prices, discounts,
-/// symbols and the stop phrases removed, as `normalize` does) with three more removals:
+/// symbols, brackets and the stop phrases removed, as `normalize` does, so 【まとめ買い】 and 【送料無料】 go) with two
+/// more removals:
 /// - multipliers: ×2, x3, *4, ✕2 (a times sign followed by a number);
-/// - decorations in lenticular and other bracket pairs (【まとめ買い】, 〔送料込〕, 《限定》, [訳あり]), unless
-///   nothing else is left;
 /// - white space, so 国産 豚バラ肉 and 国産豚バラ肉 are one key.
+/// What brackets hold stays: shops put the product itself in brackets as often as a campaign
+/// (大阪産・〈ムラサキウニ〉), so dropping it would make one key of different products.
 /// An empty key means the name has no content.
 extension TextPipeline {
     /// - Complexity: O(n) in the length of `raw`.
@@ -16,10 +17,7 @@ extension TextPipeline {
         let scalars = prepared.text.scalars
         var kept = prepared.marks.map { $0 == nil }
         NameKey.dropMultipliers(scalars, kept: &kept)
-        var outside = kept
-        NameKey.dropBracketed(scalars, kept: &outside)
-        let key = NameKey.string(scalars, kept: outside)
-        return key.isEmpty ? NameKey.string(scalars, kept: kept) : key
+        return NameKey.string(scalars, kept: kept)
     }
 
     /// Equal for two pipelines whose name keys are equal: the key depends on the stop phrases alone.
@@ -29,9 +27,6 @@ extension TextPipeline {
 enum NameKey {
     /// ×, x, *, ✕ and ✖ (after normalisation: full-width ｘ and ＊ are x and *).
     static let timesSigns: Set<UInt32> = [0xD7, 0x78, 0x2A, 0x2715, 0x2716]
-    /// Opening brackets and their closing ones: 【】, 〔〕, 〖〗, 《》, 〈〉, [] (full-width ［］ is [] after NFKC).
-    static let brackets: [UInt32: UInt32] = [0x3010: 0x3011, 0x3014: 0x3015, 0x3016: 0x3017, 0x300A: 0x300B,
-                                             0x3008: 0x3009, 0x5B: 0x5D]
 
     /// Drops a times sign followed (after spaces) by digits, and those digits: the count of packs, not the product.
     /// A times sign inside a word (mix, box) is a letter and stays.
@@ -49,17 +44,6 @@ enum NameKey {
             if end < scalars.count, Cleaner.isASCIILetter(scalars[end]) { continue }
             for offset in index ..< end { kept[offset] = false }
             index = end - 1
-        }
-    }
-
-    /// Drops what stands between a pair of the brackets, the brackets included. An unclosed bracket drops nothing.
-    static func dropBracketed(_ scalars: [UInt32], kept: inout [Bool]) {
-        var index = 0
-        while index < scalars.count {
-            guard let close = brackets[scalars[index]],
-                  let end = scalars[(index + 1)...].firstIndex(of: close) else { index += 1; continue }
-            for offset in index ... end { kept[offset] = false }
-            index = end + 1
         }
     }
 

@@ -26,8 +26,9 @@ final class NameKeyTests: XCTestCase {
         XCTAssertNotEqual(key("りんご酢"), key("りんご"))
         // A letter x inside a word is not a multiplier.
         XCTAssertEqual(key("ミックスナッツ mix2"), "ミックスナッツmix2")
-        // A name that is all bracket keeps what the brackets hold.
+        // What brackets hold stays: shops bracket the product as often as a campaign.
         XCTAssertEqual(key("【国産豚バラ肉】"), key("国産豚バラ肉"))
+        XCTAssertNotEqual(key("大阪産・〈ムラサキウニ〉"), key("大阪産 《あぶらつのざめ》"))
         XCTAssertEqual(key("送料無料 1kg"), "")
     }
 }
