@@ -20,6 +20,12 @@ public enum MemoryRelease {
         _ = mallopt(M_MMAP_THRESHOLD, mappedThreshold)
     }
 
+    /// Bytes in blocks that have mappings of their own (`mallinfo2().hblkhd`, over every arena): freed, they go
+    /// back to the system at once.
+    public static func mappedBytes() -> Int {
+        Int(mallinfo2().hblkhd)
+    }
+
     /// Returns the free memory of every arena to the system (`malloc_trim`), after a large structure was freed.
     public static func returnFreedMemory() {
         _ = malloc_trim(0)
