@@ -117,7 +117,7 @@ let package = Package(
         // The CLI on top of both paths.
         .executableTarget(
             name: "kwsuggest",
-            dependencies: ["DecisionMemory", "APICore", "Benchmarks", "EventLog", "FileStore", "HTTPCore", "KeywordIndex", "KeywordModel", "KeywordHTTP", "KeywordText", "KeywordVectors", "ModelStorage", "ModelVersions", "Platform", "PostgresStore", "ProcessLifecycle", "SuggestionRuntime", "Sockets", "StoreInterface", "StoreOpening", "StrictJSON", "TeamQueue", "Training", "TrainingData"],
+            dependencies: ["DecisionMemory", "APICore", "Benchmarks", "EventLog", "FileStore", "HTTPCore", "KeywordIndex", "KeywordModel", "KeywordHTTP", "KeywordText", "KeywordVectors", "ModelStorage", "ModelVersions", "Platform", "PostgresStore", "ProcessLifecycle", "QueueAPI", "SuggestionRuntime", "Sockets", "StoreInterface", "StoreOpening", "StrictJSON", "TeamQueue", "Training", "TrainingData"],
             swiftSettings: settings),
 
         .testTarget(name: "PlatformTests", dependencies: ["Platform"], swiftSettings: settings),

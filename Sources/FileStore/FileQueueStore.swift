@@ -92,6 +92,19 @@ public final class FileQueueStore: QueueStore {
         try read { $0.withdrawn }
     }
 
+    public func evidence(model: String?) throws(QueueError) -> [QueueEvidence] {
+        try read { book in
+            book.decisions.values.sorted { $0.id < $1.id }.compactMap { decision in
+                guard !decision.undone, let evidence = decision.evidence else { return nil }
+                return model == nil || evidence.model == model ? evidence : nil
+            }
+        }
+    }
+
+    public func keywordCounts() throws(QueueError) -> [String: QueueKeywordCounts] {
+        try read { $0.keywordCounts }
+    }
+
     // MARK: Locking and the log
 
     /// Runs `body` on the up-to-date book under the lock.

@@ -53,6 +53,8 @@ struct QueueBook: Sendable {
     /// The open items: the only ones a lease looks at.
     var openEntries: [String: OpenEntry] = [:]
     var counts = ItemCounts()
+    /// Open and auto-accepted items per first-suggested keyword.
+    var keywordCounts: [String: QueueKeywordCounts] = [:]
     var decisions: [Int64: QueueDecision] = [:]
     /// Each annotator's decision ids, oldest first.
     var byAnnotator: [String: [Int64]] = [:]
@@ -76,8 +78,12 @@ struct QueueBook: Sendable {
         case .commit:
             break
         case .item(let item):
-            if let previous = items.updateValue(item, forKey: item.id) { counts.add(previous, -1) }
+            if let previous = items.updateValue(item, forKey: item.id) {
+                counts.add(previous, -1)
+                if let top = previous.topKeyword { keywordCounts[top, default: QueueKeywordCounts()].add(previous, -1) }
+            }
             counts.add(item, 1)
+            if let top = item.topKeyword { keywordCounts[top, default: QueueKeywordCounts()].add(item, 1) }
             openEntries[item.id] = item.state == .open ? OpenEntry(item) : nil
         case .decision(let decision):
             if decisions.updateValue(decision, forKey: decision.id) == nil {

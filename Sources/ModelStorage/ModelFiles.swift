@@ -93,6 +93,30 @@ public enum ModelFiles {
         return result
     }
 
+    /// The file of a model directory that names each keyword's category.
+    public static let keywordCategoriesName = "keyword-categories.tsv"
+
+    /// Reads `keyword<TAB>category` lines (more columns ignored, `#` comments and blank lines skipped); a keyword
+    /// named twice keeps its first category.
+    public static func keywordCategories(path: String) throws -> [String: String] {
+        var categories: [String: String] = [:]
+        try lines(path: path) { number, line in
+            if line.isEmpty || line.hasPrefix("#") { return }
+            let columns = line.split(separator: "\t", omittingEmptySubsequences: false)
+            guard columns.count >= 2 else {
+                throw ModelDirectoryError(path: path, line: number, message: "expected 'keyword<TAB>category'")
+            }
+            let keyword = columns[0].trimmingCharacters(in: .whitespaces)
+            let category = columns[1].trimmingCharacters(in: .whitespaces)
+            guard !keyword.isEmpty, !category.isEmpty,
+                  !category.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                throw ModelDirectoryError(path: path, line: number, message: "empty keyword or category, or a control character")
+            }
+            if categories[keyword] == nil { categories[keyword] = category }
+        }
+        return categories
+    }
+
     /// Calls `body` with each line (1-based number, without the line break).
     /// Largest list file read (keywords, varieties). The shipped lists are under 64 KB.
     public static let maxListBytes = 16 * 1024 * 1024

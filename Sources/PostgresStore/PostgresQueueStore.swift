@@ -139,6 +139,34 @@ public final class PostgresQueueStore: QueueStore, @unchecked Sendable {
         }
     }
 
+    public func evidence(model: String?) throws(QueueError) -> [QueueEvidence] {
+        try transaction { (workspace: inout RowWorkspace) throws(QueueError) in
+            var evidence: [QueueEvidence] = []
+            for row in try workspace.run("""
+                SELECT evidence::text FROM kwsuggest_queue_decisions
+                WHERE evidence IS NOT NULL AND NOT undone AND ($1::text IS NULL OR evidence->>'model' = $1)
+                ORDER BY id
+                """, [model]) {
+                evidence.append(try workspace.decodeEvidence(row.first ?? nil))
+            }
+            return evidence
+        }
+    }
+
+    public func keywordCounts() throws(QueueError) -> [String: QueueKeywordCounts] {
+        try transaction { (workspace: inout RowWorkspace) throws(QueueError) in
+            var counts: [String: QueueKeywordCounts] = [:]
+            for row in try workspace.run("""
+                SELECT top_keyword, count(*) FILTER (WHERE state = 'open'), count(*) FILTER (WHERE auto_accepted)
+                FROM kwsuggest_queue_items WHERE top_keyword IS NOT NULL GROUP BY top_keyword
+                """) {
+                guard row.count == 3, let keyword = row[0] else { continue }
+                counts[keyword] = QueueKeywordCounts(queued: Int(row[1] ?? "0") ?? 0, autoAccepted: Int(row[2] ?? "0") ?? 0)
+            }
+            return counts
+        }
+    }
+
     // MARK: Transactions
 
     /// Runs `body` in a transaction on the client's connection (see `PostgresClient.withTransaction`); rolls back
@@ -178,6 +206,15 @@ struct RowWorkspace: QueueWorkspace {
             return try QueueLine.item(fromDocument: text)
         } catch {
             throw .store(.failed("\(displayName): kwsuggest_queue_items: \(error)"))
+        }
+    }
+
+    func decodeEvidence(_ text: String?) throws(QueueError) -> QueueEvidence {
+        guard let text else { throw .store(.failed("\(displayName): a kwsuggest_queue_decisions row has no evidence")) }
+        do {
+            return try QueueLine.evidence(fromDocument: text)
+        } catch {
+            throw .store(.failed("\(displayName): kwsuggest_queue_decisions: \(error)"))
         }
     }
 
@@ -253,12 +290,12 @@ struct RowWorkspace: QueueWorkspace {
 
     mutating func latestDecisions(of annotator: String, limit: Int) throws(QueueError) -> [QueueDecision] {
         let rows = try run("""
-            SELECT id, item, kind, lease, keywords::text, feedback::text, at, seconds, undone
+            SELECT id, item, kind, lease, keywords::text, feedback::text, at, seconds, undone, evidence::text
             FROM kwsuggest_queue_decisions WHERE annotator = $1 ORDER BY id DESC LIMIT $2 FOR UPDATE
             """, [annotator, String(limit)])
         var decisions: [QueueDecision] = []
         for row in rows {
-            guard row.count == 9, let id = row[0].flatMap({ Int64($0) }), let item = row[1],
+            guard row.count == 10, let id = row[0].flatMap({ Int64($0) }), let item = row[1],
                   let kind = row[2].flatMap({ QueueDecisionKind(rawValue: $0) }), let lease = row[3],
                   let keywords = row[4].flatMap({ try? JSONDecoding.decode([String].self, from: Array($0.utf8)) }),
                   let feedback = row[5].flatMap({ try? JSONDecoding.decode([Int64].self, from: Array($0.utf8)) }),
@@ -266,7 +303,8 @@ struct RowWorkspace: QueueWorkspace {
                 throw .store(.failed("\(displayName): a kwsuggest_queue_decisions row is incomplete"))
             }
             let decision = QueueDecision(id: id, annotator: annotator, item: item, kind: kind, lease: lease,
-                                         keywords: keywords, feedback: feedback, at: at, seconds: seconds, undone: row[8] == "t")
+                                         keywords: keywords, feedback: feedback, at: at, seconds: seconds, undone: row[8] == "t",
+                                         evidence: try row[9].map { text throws(QueueError) in try decodeEvidence(text) })
             do {
                 try QueueRules.check(decision)
             } catch {
@@ -292,12 +330,14 @@ struct RowWorkspace: QueueWorkspace {
 
     mutating func record(_ decision: QueueDecision) throws(QueueError) {
         try run("""
-            INSERT INTO kwsuggest_queue_decisions (id, annotator, item, kind, lease, keywords, feedback, at, seconds, undone)
-            VALUES ($1::bigint, $2, $3, $4, $5, $6::jsonb, $7::jsonb, $8::bigint, $9::float8, $10::boolean)
+            INSERT INTO kwsuggest_queue_decisions (id, annotator, item, kind, lease, keywords, feedback, at, seconds, undone,
+                                                   evidence)
+            VALUES ($1::bigint, $2, $3, $4, $5, $6::jsonb, $7::jsonb, $8::bigint, $9::float8, $10::boolean, $11::jsonb)
             ON CONFLICT (id) DO UPDATE SET undone = EXCLUDED.undone
             """, [String(decision.id), decision.annotator, decision.item, decision.kind.rawValue, decision.lease,
                   Self.json(decision.keywords.map { .string($0) }), Self.json(decision.feedback.map { .int(Int($0)) }),
-                  String(decision.at), String(decision.seconds), String(decision.undone)])
+                  String(decision.at), String(decision.seconds), String(decision.undone),
+                  decision.evidence.map(QueueLine.evidenceDocument)])
     }
 
     private enum Element {

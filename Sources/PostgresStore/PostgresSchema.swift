@@ -118,6 +118,15 @@ enum PostgresSchema {
             "CREATE INDEX kwsuggest_queue_decisions_annotator ON kwsuggest_queue_decisions (annotator, id)",
             "CREATE INDEX kwsuggest_queue_decisions_undone ON kwsuggest_queue_decisions (id) WHERE undone",
         ]),
+        Migration(version: 4, description: "annotation queue: the evidence each label gives about the model", statements: [
+            // `evidence` is the decision's QueueEvidence document (QueueLine); null for skips, flags and labels
+            // of items without suggestions. The auto-accept rule reads a model's standing evidence.
+            "ALTER TABLE kwsuggest_queue_decisions ADD COLUMN IF NOT EXISTS evidence jsonb",
+            """
+            CREATE INDEX IF NOT EXISTS kwsuggest_queue_decisions_evidence
+            ON kwsuggest_queue_decisions ((evidence->>'model'), id) WHERE evidence IS NOT NULL AND NOT undone
+            """,
+        ]),
     ]
 
     /// Brings the schema to the newest version this build knows. A schema newer than that (a replica of a

@@ -16,17 +16,20 @@ import TeamQueue
 final class ModelLoader: Service {
     private let location: StoreLocation
     private let queuePolicy: QueuePolicy
+    private let autoAccept: AutoAcceptConfiguration
     private let state: EngineSlot
     private let loader: @Sendable (any KeywordStore) throws -> any SuggestionEngine
     private let loaded: @Sendable (any KeywordStore) -> Void
     private let stopping = Locked(false)
 
     /// - Parameter loaded: called with the store once the engine serves (the watcher starts there).
-    init(location: StoreLocation, queuePolicy: QueuePolicy, state: EngineSlot,
+    init(location: StoreLocation, queuePolicy: QueuePolicy, autoAccept: AutoAcceptConfiguration = AutoAcceptConfiguration(),
+         state: EngineSlot,
          loader: @escaping @Sendable (any KeywordStore) throws -> any SuggestionEngine,
          loaded: @escaping @Sendable (any KeywordStore) -> Void) {
         self.location = location
         self.queuePolicy = queuePolicy
+        self.autoAccept = autoAccept
         self.state = state
         self.loader = loader
         self.loaded = loaded
@@ -44,7 +47,8 @@ final class ModelLoader: Service {
             }
             state.setStore(store)
             do {
-                state.setQueue(AnnotationQueue(store: try location.openQueue(feedbackStore: store, policy: queuePolicy)))
+                state.setQueue(AnnotationQueue(store: try location.openQueue(feedbackStore: store, policy: queuePolicy),
+                                               autoAccept: autoAccept))
             } catch {
                 throw ServiceError(message: "cannot open the annotation queue in \(location.displayName): \(error)")
             }

@@ -6,6 +6,7 @@ import FileStore
 import Foundation
 import HTTPCore
 import KeywordHTTP
+import QueueAPI
 import SuggestionRuntime
 import StoreInterface
 import TeamQueue
@@ -18,6 +19,8 @@ public struct ServiceOptions: Sendable {
     public var store: StoreLocation = .file(KeywordOverlayFile.defaultPath(modelDirectory: "models/default"))
     /// How the annotation queue shares work (`--queue-overlap`, `--queue-audit`).
     public var queue = QueuePolicy()
+    /// How the queue decides what the model labels (`--auto-accept-precision`, `--auto-accept-rule`, the categories).
+    public var autoAccept = AutoAcceptConfiguration()
     /// Serve keyword writes without a token on an address other hosts can reach (see `WritePolicy`).
     public var allowOpenWrites = false
     /// The decision memory the engines answer from (see `RememberingEngine`): it follows the store's decisions
@@ -78,7 +81,7 @@ public final class ServiceRunner: Sendable {
         // The store's model registry is followed: its live version is served, `fallback` while none is live.
         let follower = RegistryFollower(state: state, fallback: fallback, load: modelLoader)
         let location = options.store
-        let loader = ModelLoader(location: options.store, queuePolicy: options.queue, state: state,
+        let loader = ModelLoader(location: options.store, queuePolicy: options.queue, autoAccept: options.autoAccept, state: state,
                                  loader: { store in try follower.load(store: store, location: location) },
                                  loaded: { store in watcher.begin(store) })
         let memory = options.memory.map { memory in
@@ -87,6 +90,7 @@ public final class ServiceRunner: Sendable {
         }
         let group = ServiceGroup([
             .init(name: "store-watch", service: watcher, stopsGroup: false),
+            .init(name: "auto-accept", service: TrustService(state: state), stopsGroup: false),
         ] + (memory.map { [.init(name: "memory", service: $0, stopsGroup: false)] } ?? []) + [
             .init(name: "model-registry", service: follower, stopsGroup: false),
             .init(name: "model-loader", service: loader, stopsGroup: false),

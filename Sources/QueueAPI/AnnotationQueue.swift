@@ -17,29 +17,43 @@ public struct QueueProduct: Sendable, Equatable {
 /// Ties a queue store to the engine that suggests keywords for new items, and to a clock.
 public final class AnnotationQueue: Sendable {
     public let store: any QueueStore
+    /// The auto-accept rule this queue follows.
+    public let trust: AutoAcceptTrust
     private let clock: QueueClock
     /// How many suggestions an item keeps (the keys 1–5 of the workbench).
     public static let suggestionsPerItem = 5
 
-    public init(store: any QueueStore, clock: @escaping QueueClock = SystemQueueClock.now) {
+    public init(store: any QueueStore, clock: @escaping QueueClock = SystemQueueClock.now,
+                autoAccept: AutoAcceptConfiguration = AutoAcceptConfiguration()) {
         self.store = store
         self.clock = clock
+        trust = AutoAcceptTrust(configuration: autoAccept)
     }
 
     public var policy: QueuePolicy { store.policy }
     public var now: QueueTime { clock() }
 
     /// Suggests each product with `engine` (outside any store lock), then labels it from the decision memory,
-    /// auto-accepts it, or queues it.
+    /// auto-accepts it when the auto-accept rule lets the model label it, or queues it.
     public func enqueue(_ products: [QueueProduct], engine: any SuggestionEngine) throws(QueueError) -> EnqueueSummary {
+        let model = engine.modelVersion
         let submissions = products.map { product in
             let result = engine.suggest(product.name, k: Self.suggestionsPerItem, explain: false)
-            return QueueSubmission(id: product.id, name: product.name,
-                                   suggestions: result.suggestions.map { QueueSuggestion(keyword: $0.keyword, confidence: $0.confidence) },
-                                   autoAccept: result.autoAccept, model: engine.modelVersion, memory: Self.memoryLabel(result),
-                                   nameKey: engine.nameKey(product.name))
+            let suggestions = result.suggestions.map { QueueSuggestion(keyword: $0.keyword, confidence: $0.confidence) }
+            // A first suggestion from the memory is not the model's: the rule does not judge it.
+            let modelFirst = result.suggestions.first.map { $0.source != .memory } ?? false
+            return QueueSubmission(id: product.id, name: product.name, suggestions: suggestions,
+                                   autoAccept: modelFirst && trust.accepts(model: model, suggestions: suggestions,
+                                                                           calibrationSaysAccept: result.autoAccept),
+                                   model: model, memory: Self.memoryLabel(result), nameKey: engine.nameKey(product.name),
+                                   category: modelFirst ? suggestions.first.flatMap { trust.category(of: $0.keyword) } : nil)
         }
         return try store.enqueue(submissions, at: clock())
+    }
+
+    /// Rebuilds the auto-accept rule from the store's evidence for `engine`'s model.
+    public func refreshTrust(engine: any SuggestionEngine) throws(QueueError) {
+        try trust.refresh(store: store, model: engine.modelVersion)
     }
 
     /// The memory's label for an answer whose first suggestions come from agreeing decisions: those keywords, by

@@ -14,7 +14,7 @@ package final class QueueHandlers: Sendable {
     /// Whom each request acts for: a body naming another annotator than the token's is 403.
     private let access: QueueAccess
     private let currentQueue: @Sendable () -> AnnotationQueue?
-    private let currentEngine: @Sendable () -> (any SuggestionEngine)?
+    let currentEngine: @Sendable () -> (any SuggestionEngine)?
     /// What this process did with the queue, rendered on /metrics.
     let counters = QueueCounters()
     /// The queue's figures for /metrics, read off the event loop.
@@ -55,10 +55,17 @@ package final class QueueHandlers: Sendable {
         guard let queue = currentQueue() else { return counters.render(nil, into: &text) }
         let (stats, age) = figures.current { try? queue.stats() }
         counters.render(stats, age: age, into: &text)
+        // From the rule's last refresh (off the event loop): no store read here.
+        let states = queue.trust.keywordStates
+        text.family("kwsuggest_queue_keywords", .gauge,
+                    help: "Keywords with items in the queue, by the auto-accept rule's state at its last refresh.")
+        for state in AutoAcceptState.allCases {
+            text.sample("kwsuggest_queue_keywords", labels: ["auto_accept": state.rawValue], states[state] ?? 0)
+        }
     }
 
     /// Runs a queue operation, mapping its failure to the API's answer.
-    private func run<T>(_ body: (AnnotationQueue) throws(QueueError) -> T) throws(APIError) -> T {
+    func run<T>(_ body: (AnnotationQueue) throws(QueueError) -> T) throws(APIError) -> T {
         let queue = try queue()
         do {
             return try body(queue)

@@ -86,6 +86,22 @@ package enum QueueOpenAPI {
         }
       }
     },
+    "/v1/queue/keywords": {
+      "get": {
+        "summary": "Per first-suggested keyword: items waiting, labelled by the model, audited and labelled by people, and whether the model may label it now",
+        "description": "Ordered by queued, largest first (then by keyword). Counts are per item's first suggested keyword: queued is what waits now (leased or not), auto_accepted what the model labelled, labelled every label a person gave such an item (audits included) and top1_precision how often that label held the keyword; audited and audit_precision the audits of the model's labels. auto_accept is the rule's state for the serving model: on (its items are auto-accepted at some confidence), off (its or its category's decisions show it below the target precision) or learning (not enough evidence yet). Other parameter names are 400 unknown_field (names starting with _ are ignored).",
+        "security": [{}, {"bearer": []}],
+        "parameters": [
+          {"name": "limit", "in": "query", "schema": {"type": "integer", "minimum": 1, "maximum": \#(QueueHandlers.maxKeywordPage), "default": \#(QueueHandlers.defaultKeywordPage)}},
+          {"name": "offset", "in": "query", "schema": {"type": "integer", "minimum": 0, "maximum": 2147483647, "default": 0}}
+        ],
+        "responses": {
+          "200": {"description": "One page of keywords", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/QueueKeywords"}}}},
+          "400": {"$ref": "#/components/responses/Error"}, "401": {"$ref": "#/components/responses/Error"},
+          "500": {"$ref": "#/components/responses/Error"}, "503": {"$ref": "#/components/responses/Error"}
+        }
+      }
+    },
     "/v1/queue/flagged": {
       "get": {
         "summary": "Every flagged item (set aside by an annotator) as JSON lines, in the order they were flagged",
@@ -182,6 +198,19 @@ package enum QueueOpenAPI {
           "annotators": {"type": "object", "additionalProperties": {"type": "object", "required": ["decisions", "median_seconds"], "properties": {"decisions": {"type": "integer"}, "median_seconds": {"type": ["number", "null"]}}}},
           "auto_accept": {"type": "object", "required": ["count", "audited", "audit_precision"], "properties": {"count": {"type": "integer"}, "audited": {"type": "integer"}, "audit_precision": {"type": ["number", "null"], "description": "Share of audited items whose annotator kept the model's keyword; null before any audit"}}},
           "agreement": {"type": "object", "required": ["overlap_items", "agreed"], "properties": {"overlap_items": {"type": "integer", "description": "Overlap items labelled by two annotators"}, "agreed": {"type": "integer"}}}
+        }
+      },
+      "QueueKeywords": {
+        "type": "object", "required": ["keywords", "count"],
+        "properties": {
+          "keywords": {"type": "array", "items": {"type": "object", "required": ["keyword", "category", "queued", "auto_accepted", "audited", "audit_precision", "labelled", "top1_precision", "auto_accept"], "properties": {
+            "keyword": {"type": "string"}, "category": {"type": ["string", "null"]},
+            "queued": {"type": "integer", "minimum": 0}, "auto_accepted": {"type": "integer", "minimum": 0},
+            "audited": {"type": "integer", "minimum": 0}, "audit_precision": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
+            "labelled": {"type": "integer", "minimum": 0}, "top1_precision": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
+            "auto_accept": {"enum": ["on", "off", "learning"]}
+          }}},
+          "count": {"type": "integer", "minimum": 0, "description": "Keywords in all pages"}
         }
       },
       "FlagLine": {

@@ -78,6 +78,7 @@ extension QueueHandlers {
                 try self.undo(request, valueCap: route.valueCap)
             },
             route(.get, "/v1/queue/stats", lane: .bulkReads) { _, _ throws(APIError) in try self.stats() },
+            route(.get, "/v1/queue/keywords", lane: .bulkReads) { request, _ throws(APIError) in try self.keywords(request) },
             route(.get, "/v1/queue/flagged", lane: .bulkReads) { request, _ throws(APIError) in try self.export(.flagged, request) },
             route(.get, "/v1/labels/export", lane: .bulkReads) { request, _ throws(APIError) in try self.export(.labels, request) },
         ]

@@ -69,13 +69,15 @@ public struct QueueItem: Sendable, Equatable {
     public var memoryLabel: QueueMemoryLabel?
     /// The name's key when it arrived (`QueueSubmission.nameKey`).
     public var nameKey: String?
+    /// The first suggestion's category when the item arrived (what the auto-accept rule pooled it with).
+    public var category: String?
     public var votes: [QueueVote] = []
     public var holds: [QueueHold] = []
     public var skips: [QueueSkip] = []
     public var flag: QueueVote?
 
     public init(id: String, name: String, model: String?, suggestions: [QueueSuggestion], enqueuedAt: QueueTime,
-                overlap: Bool, modelKeyword: String?, audit: Bool) {
+                overlap: Bool, modelKeyword: String?, audit: Bool, category: String? = nil) {
         self.id = id
         self.name = name
         self.model = model
@@ -84,6 +86,7 @@ public struct QueueItem: Sendable, Equatable {
         self.overlap = overlap
         self.modelKeyword = modelKeyword
         self.audit = audit
+        self.category = category
     }
 
     /// A new item from a submission, routed by `policy`. A submission the memory labels is neither the model's
@@ -100,7 +103,8 @@ public struct QueueItem: Sendable, Equatable {
         let modelKeyword = submission.autoAccept ? top : nil
         self.init(id: submission.id, name: submission.name, model: submission.model, suggestions: submission.suggestions,
                   enqueuedAt: now, overlap: modelKeyword == nil && policy.routesToOverlap(submission.id),
-                  modelKeyword: modelKeyword, audit: modelKeyword != nil && policy.routesToAudit(submission.id))
+                  modelKeyword: modelKeyword, audit: modelKeyword != nil && policy.routesToAudit(submission.id),
+                  category: submission.category)
         nameKey = submission.nameKey
     }
 

@@ -79,6 +79,7 @@ package enum QueueLine: Equatable {
             json.field("overlap", bool: item.overlap)
             if let keyword = item.modelKeyword { json.field("model_keyword", string: keyword) }
             json.field("audit", bool: item.audit)
+            if let category = item.category { json.field("category", string: category) }
             if let key = item.nameKey { json.field("name_key", string: key) }
             if let memory = item.memoryLabel {
                 json.field("memory") { json in
@@ -136,7 +137,36 @@ package enum QueueLine: Equatable {
             json.field("at", int: Int(decision.at))
             json.field("seconds", number: decision.seconds)
             json.field("undone", bool: decision.undone)
+            if let evidence = decision.evidence { json.field("evidence") { write(evidence, into: &$0) } }
         }
+    }
+
+    static func write(_ evidence: QueueEvidence, into json: inout JSONWriter) {
+        json.object { json in
+            json.field("model", string: evidence.model)
+            json.field("keyword", string: evidence.keyword)
+            json.field("confidence", number: evidence.confidence)
+            if let category = evidence.category { json.field("category", string: category) }
+            json.field("correct", bool: evidence.correct)
+            json.field("audit", bool: evidence.audit)
+        }
+    }
+
+    /// Evidence alone (the PostgreSQL column).
+    package static func evidenceDocument(_ evidence: QueueEvidence) -> String {
+        var json = JSONWriter()
+        write(evidence, into: &json)
+        return String(decoding: json.bytes, as: UTF8.self)
+    }
+
+    package static func evidence(fromDocument text: String) throws(KeywordStoreError) -> QueueEvidence {
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(Array(text.utf8))
+        } catch {
+            throw .failed("not queue evidence: \(error)")
+        }
+        return try evidence(QueueFields(value, "evidence."))
     }
 
     // MARK: Reading
@@ -150,7 +180,8 @@ package enum QueueLine: Equatable {
         }
         var item = QueueItem(id: id, name: try fields.string("name"), model: try fields.optionalString("model"),
                              suggestions: suggestions, enqueuedAt: try fields.int("enqueued_at"), overlap: try fields.bool("overlap"),
-                             modelKeyword: try fields.optionalString("model_keyword"), audit: try fields.bool("audit"))
+                             modelKeyword: try fields.optionalString("model_keyword"), audit: try fields.bool("audit"),
+                             category: try fields.optionalString("category"))
         for (index, value) in try fields.array("votes").enumerated() {
             item.votes.append(try vote(QueueFields(value, fields.path + "votes[\(index)].")))
         }
@@ -197,13 +228,31 @@ package enum QueueLine: Equatable {
         let decision = QueueDecision(id: try fields.int("id"), annotator: try fields.key("annotator"),
                                      item: try fields.key("item"), kind: kind, lease: try fields.string("lease"),
                                      keywords: try fields.strings("keywords"), feedback: feedback, at: try fields.int("at"),
-                                     seconds: try fields.double("seconds"), undone: try fields.bool("undone"))
+                                     seconds: try fields.double("seconds"), undone: try fields.bool("undone"),
+                                     evidence: try fields.values["evidence"].flatMap { value throws(KeywordStoreError) in
+                                         value == .null ? nil : try evidence(QueueFields(value, fields.path + "evidence."))
+                                     })
         do {
             try QueueRules.check(decision)
         } catch {
             throw .failed("not a queue decision as the API stores it: \(fields.path)\(error.field): \(error.message)")
         }
         return decision
+    }
+}
+
+extension QueueLine {
+    fileprivate static func evidence(_ fields: QueueFields) throws(KeywordStoreError) -> QueueEvidence {
+        let evidence = QueueEvidence(model: try fields.string("model"), keyword: try fields.string("keyword"),
+                                     confidence: try fields.double("confidence"),
+                                     category: try fields.optionalString("category"), correct: try fields.bool("correct"),
+                                     audit: try fields.bool("audit"))
+        do {
+            try QueueRules.check(evidence)
+        } catch {
+            throw .failed("not queue evidence as the API stores it: \(fields.path)\(error.field): \(error.message)")
+        }
+        return evidence
     }
 }
 

@@ -144,7 +144,8 @@ package struct QueueOperations {
             let decision = QueueDecision(id: try workspace.nextDecisionID(), annotator: request.annotator, item: item.id,
                                          kind: request.kind, lease: request.lease, keywords: request.keywords,
                                          feedback: written, at: now,
-                                         seconds: QueuePolicy.seconds(at: now, held: since, previous: previous))
+                                         seconds: QueuePolicy.seconds(at: now, held: since, previous: previous),
+                                         evidence: request.kind == .label ? QueueEvidence(item: item, keywords: request.keywords) : nil)
             previous = now
             item.apply(decision, skipUntil: now + policy.skipCooldownMillis)
             try workspace.save(item)

@@ -43,6 +43,7 @@ public enum QueueRules {
             }
         }
         if let keyword = item.modelKeyword { try modelKeyword(keyword, "model_keyword") }
+        if let category = item.category { try modelKeyword(category, "category") }
         if let memory = item.memoryLabel {
             guard !memory.keywords.isEmpty else { throw QueueRuleProblem(field: "memory.keywords", message: "a memory label has a keyword") }
             for (index, keyword) in memory.keywords.enumerated() { try modelKeyword(keyword, "memory.keywords[\(index)]") }
@@ -76,6 +77,17 @@ public enum QueueRules {
         try time(decision.at, "at")
         guard decision.seconds.isFinite, decision.seconds >= 0 else {
             throw QueueRuleProblem(field: "seconds", message: "'seconds' must be 0 or more")
+        }
+    }
+
+    /// Checks evidence a store read: a model version, a keyword and category as suggestions name them, a
+    /// confidence in 0…1.
+    public static func check(_ evidence: QueueEvidence) throws(QueueRuleProblem) {
+        try modelVersion(evidence.model)
+        try modelKeyword(evidence.keyword, "keyword")
+        if let category = evidence.category { try modelKeyword(category, "category") }
+        guard evidence.confidence.isFinite, (0...1).contains(evidence.confidence) else {
+            throw QueueRuleProblem(field: "confidence", message: "a confidence lies in 0…1")
         }
     }
 

@@ -22,6 +22,11 @@ public protocol QueueStore: AnyObject, Sendable {
     func flagged(after cursor: LabelCursor?, limit: Int) throws(QueueError) -> [QueueFlag]
     /// Feedback records written by decisions that were undone since: they leave the training data.
     func withdrawnFeedback() throws(QueueError) -> Set<Int64>
+    /// The evidence of every standing (not undone) label on items `model` suggested, in decision order; every
+    /// model's when nil.
+    func evidence(model: String?) throws(QueueError) -> [QueueEvidence]
+    /// Open and auto-accepted items per first-suggested keyword (items without suggestions are left out).
+    func keywordCounts() throws(QueueError) -> [String: QueueKeywordCounts]
 }
 
 /// What the lease orders compare: the top confidence, the arrival, the id.

@@ -43,8 +43,10 @@ public struct QueueSubmission: Sendable, Equatable {
     /// The name's key under the model's name normalisation (`TextAnalyzer.nameKey`): a new name with the same key
     /// is a cosmetic change of the listing (a full-width digit, a doubled space, a pack size), not a rename.
     public var nameKey: String?
+    /// The first suggestion's category, kept with the item for the evidence its label gives.
+    public var category: String?
     public init(id: String, name: String, suggestions: [QueueSuggestion], autoAccept: Bool, model: String?,
-                memory: QueueMemoryLabel? = nil, nameKey: String? = nil) {
+                memory: QueueMemoryLabel? = nil, nameKey: String? = nil, category: String? = nil) {
         self.id = id
         self.name = name
         self.suggestions = suggestions
@@ -52,6 +54,7 @@ public struct QueueSubmission: Sendable, Equatable {
         self.model = model
         self.memory = memory
         self.nameKey = nameKey
+        self.category = category
     }
 }
 
@@ -149,9 +152,14 @@ public struct QueueDecision: Sendable, Equatable {
     /// How long the annotator spent on it: from the later of the lease and their previous decision.
     public var seconds: Double
     public var undone: Bool
+    /// What a label says about the model that suggested the item (nil for skips, flags and items without
+    /// suggestions); an undone decision's evidence no longer counts.
+    public var evidence: QueueEvidence?
 
     public init(id: Int64, annotator: String, item: String, kind: QueueDecisionKind, lease: String,
-                keywords: [String], feedback: [Int64], at: QueueTime, seconds: Double, undone: Bool = false) {
+                keywords: [String], feedback: [Int64], at: QueueTime, seconds: Double, undone: Bool = false,
+                evidence: QueueEvidence? = nil) {
+        self.evidence = evidence
         self.id = id
         self.annotator = annotator
         self.item = item

@@ -42,16 +42,25 @@ public struct GateReport: Codable, Sendable, Equatable {
     public var live: String
     public var candidate: String
     public var sets: [GateComparison]
+    /// The calibration comparison of each set (absent in reports stored before the gate checked calibration).
+    public var calibration: [GateCalibration]?
     public var forced: Bool
 
-    public init(live: String, candidate: String, sets: [GateComparison], forced: Bool) {
+    public init(live: String, candidate: String, sets: [GateComparison], calibration: [GateCalibration]? = nil,
+                forced: Bool) {
         self.live = live
         self.candidate = candidate
         self.sets = sets
+        self.calibration = calibration
         self.forced = forced
     }
 
-    public var passed: Bool { !sets.contains(where: \.worse) }
+    public var passed: Bool { !sets.contains(where: \.worse) && !(calibration ?? []).contains(where: \.worse) }
+
+    /// The sets the candidate is refused on, by Acc@1 or by calibration.
+    public var refusedSets: [String] {
+        sets.filter(\.worse).map { "\($0.set) (Acc@1)" } + (calibration ?? []).filter(\.worse).map { "\($0.set) (calibration)" }
+    }
 
     /// Compact JSON, as the registry keeps it beside the version.
     public var json: String {
@@ -60,14 +69,15 @@ public struct GateReport: Codable, Sendable, Equatable {
         return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
     }
 
-    /// One line per set: `dev.jsonl  n 1397  Acc@1 0.9327 → 0.9341 (+0.0014, noise ±0.0052)  MRR …  ok`.
+    /// One line per set: `dev.jsonl  n 1397  Acc@1 0.9327 → 0.9341 (+0.0014, noise ±0.0052)  MRR …  ok`, then
+    /// one per set's calibration.
     public var lines: [String] {
         sets.map { set in
             let sign = set.difference >= 0 ? "+" : ""
             return "\(set.set)  n \(set.n)  Acc@1 \(Self.format(set.live)) → \(Self.format(set.candidate)) "
                 + "(\(sign)\(Self.format(set.difference)), noise ±\(Self.format(set.noise)))  "
                 + "MRR \(Self.format(set.liveMRR)) → \(Self.format(set.candidateMRR))  \(set.worse ? "WORSE" : "ok")"
-        }
+        } + (calibration ?? []).map(\.line)
     }
 
     public static func format(_ value: Double) -> String { String(format: "%.4f", value) }
@@ -86,6 +96,24 @@ public enum ModelGate {
             let b = Evaluator.rankings(set.data, index: candidateIndex, analyzer: candidate.analyzer, threads: threads)
             return comparison(set.name, live: a.map(\.best), candidate: b.map(\.best))
         }
+    }
+
+    /// Acc@1 and calibration on each set (see `compare` and `CalibrationGate.compare`), with one index per model.
+    public static func evaluate(live: LoadedModel, candidate: LoadedModel, overlay: KeywordOverlay, sets: [GateSet],
+                                target: Double, threads: Int = 2) throws -> (sets: [GateComparison], calibration: [GateCalibration]) {
+        let liveIndex = try live.makeIndex(keywords: ModelEngine.apply(overlay, to: live.keywords))
+        let candidateIndex = try candidate.makeIndex(keywords: ModelEngine.apply(overlay, to: candidate.keywords))
+        let used = sets.filter { !$0.data.isEmpty }
+        let comparisons = used.map { set in
+            let a = Evaluator.rankings(set.data, index: liveIndex, analyzer: live.analyzer, threads: threads)
+            let b = Evaluator.rankings(set.data, index: candidateIndex, analyzer: candidate.analyzer, threads: threads)
+            return comparison(set.name, live: a.map(\.best), candidate: b.map(\.best))
+        }
+        let calibration = used.compactMap { set in
+            CalibrationGate.compare(set, live: live, liveIndex: liveIndex, candidate: candidate,
+                                    candidateIndex: candidateIndex, target: target, threads: threads)
+        }
+        return (comparisons, calibration)
     }
 
     /// The paired comparison of two rank lists over the same names.

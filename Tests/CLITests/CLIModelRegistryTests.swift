@@ -232,10 +232,14 @@ final class CLIModelRegistryTests: ScratchTestCase {
             worse on any set by more than twice the standard error of the paired difference (the noise). The
             sets: each --gate file (default: the dev file of the candidate's recipe), and 'feedback': the
             store's decisions after the last one the candidate trained on, resolved as train --feedback
-            resolves them. The comparison is printed and stored with the version. Serves swap to the new
-            version within 5 s.
+            resolves them. On each set it also compares calibration: what each model's calibration would
+            auto-accept at --auto-accept-precision (precision and coverage) and the top suggestion's ECE; it
+            refuses a candidate whose precision there is below the target and below the live model's by more than
+            the noise (twice the standard error of the difference), or whose ECE is worse by more than the noise
+            (twice the bootstrap standard deviation of the paired difference). The comparison is printed and
+            stored with the version. Serves swap to the new version within 5 s.
 
-            USAGE: kwsuggest model promote [--store <store>] [--gate <file> ...] [--force] [--model <dir>] [--newest <n>] <version>
+            USAGE: kwsuggest model promote [--store <store>] [--gate <file> ...] [--force] [--model <dir>] [--newest <n>] [--auto-accept-precision <p>] <version>
 
             ARGUMENTS:
               <version>               A version from 'kwsuggest model list'.
@@ -246,6 +250,8 @@ final class CLIModelRegistryTests: ScratchTestCase {
               --force                 Skip the gate (the store and the log record that it was skipped).
               --model <dir>           The model serves use while no version is live; compared against then (default: $KWSUGGEST_MODEL, else the first that exists of ./models/default, models/default in the executable's directory or the nearest one above it, and <prefix>/share/kwsuggest/models/default, <prefix> being the executable's directory's parent).
               --newest <n>            Newest decided names the candidate did not train on, added as the gate set 'feedback' (default: 2000).
+              --auto-accept-precision <p>
+                                      The precision the calibration check reads each model's auto-accept threshold for (default: 0.98).
               -h, --help              Show help information.
 
             """)

@@ -138,9 +138,11 @@ final class CLIHelpTests: XCTestCase {
             reaches it); a precision the curve never reaches auto-accepts nothing.
             The annotation queue (/v1/queue/…, /v1/labels/export) lives in the same store; every process sharing
             it must run with the same --queue-overlap and --queue-audit, since an item's routing is decided from
-            its id with them.
+            its id with them. The queue's model labels an arriving item only when the team's labels on this
+            model's suggestions support --auto-accept-precision at the item's confidence (--auto-accept-rule
+            evidence, see docs/queue.md); every serve rebuilds that rule from the store every 2 s.
 
-            USAGE: kwsuggest serve [--host <host>] [--port <port>] [--model <dir>] [--store <store>] [--threads <n>] [--cors-origin <origin> ...] [--overlay <file>] [--access-log <mode>] [--no-verify] [--auto-accept-precision <p>] [--queue-overlap <share>] [--queue-audit <share>] [--allow-open-writes] [--allowed-host <name> ...]
+            USAGE: kwsuggest serve [--host <host>] [--port <port>] [--model <dir>] [--store <store>] [--threads <n>] [--cors-origin <origin> ...] [--overlay <file>] [--access-log <mode>] [--no-verify] [--auto-accept-precision <p>] [--auto-accept-rule <rule>] [--keyword-categories <file>] [--queue-overlap <share>] [--queue-audit <share>] [--allow-open-writes] [--allowed-host <name> ...]
 
             OPTIONS:
               --host <host>           Address to bind; '::' for IPv4+IPv6 (default: 127.0.0.1).
@@ -153,7 +155,11 @@ final class CLIHelpTests: XCTestCase {
               --access-log <mode>     Access-log lines on stderr: on for every request, errors for status 400 and above, or off (default: on).
               --no-verify             Skip checking the model files against the SHA-256 checksums in manifest.json.
               --auto-accept-precision <p>
-                                      Top-1 precision the auto-accept threshold is read for from the model's calibration curve (default: 0.98).
+                                      Top-1 precision auto-accepted answers must reach: the calibration curve's threshold for it, and the target of the queue's auto-accept rule (default: 0.98).
+              --auto-accept-rule <rule>
+                                      What lets the model label a queue item: evidence (the team's decisions on this model support --auto-accept-precision at the item's confidence) or calibration (the calibration threshold alone) (default: evidence).
+              --keyword-categories <file>
+                                      keyword<TAB>category lines the auto-accept rule pools evidence by (default: keyword-categories.tsv of --model, when it has one).
               --queue-overlap <share> Share of queued items labelled by two annotators (a third when they disagree) (default: 0.05).
               --queue-audit <share>   Share of auto-accepted queue items also queued for a person to check (default: 0.05).
               --allow-open-writes     Serve keyword writes without KWSUGGEST_ADMIN_TOKEN on a non-loopback address.

@@ -45,11 +45,14 @@ final class QueueAPITests: XCTestCase {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
+    /// The API on a queue that auto-accepts by the engine's answer (the calibration rule), so these tests set
+    /// what is auto-accepted by name; `QueueKeywordsAPITests` covers the evidence rule.
     private func api(token: String? = nil, policy: QueuePolicy = QueuePolicy(overlapShare: 0, auditShare: 0)) -> KeywordAPI {
         let api = makeAPI(engine: AutoAcceptEngine(), token: token, store: store)
         let queue = FileQueueStore(overlayPath: store.overlayPath, feedbackStore: store, policy: policy)
         let clock = self.clock
-        api.state.setQueue(AnnotationQueue(store: queue, clock: { clock.now() }))
+        api.state.setQueue(AnnotationQueue(store: queue, clock: { clock.now() },
+                                           autoAccept: AutoAcceptConfiguration(mode: .calibration)))
         return api
     }
 

@@ -25,6 +25,8 @@ private final class StalledFigures: QueueStore, @unchecked Sendable {
     func labels(after cursor: LabelCursor?, limit: Int) throws(QueueError) -> [QueueLabel] { try inner.labels(after: cursor, limit: limit) }
     func flagged(after cursor: LabelCursor?, limit: Int) throws(QueueError) -> [QueueFlag] { try inner.flagged(after: cursor, limit: limit) }
     func withdrawnFeedback() throws(QueueError) -> Set<Int64> { try inner.withdrawnFeedback() }
+    func evidence(model: String?) throws(QueueError) -> [QueueEvidence] { try inner.evidence(model: model) }
+    func keywordCounts() throws(QueueError) -> [String: QueueKeywordCounts] { try inner.keywordCounts() }
 }
 
 /// /metrics reads the queue's figures off the event loop: a scrape never waits on the store.

@@ -96,10 +96,10 @@ final class PostgresKeywordStoreTests: XCTestCase {
         }
         XCTAssertEqual(failures.all, [])
         let connection = try PostgresConnection(conninfo: url, pq: LibPQ.load())
-        XCTAssertEqual(try connection.exec("SELECT version FROM kwsuggest_schema_migrations ORDER BY version"), [["1"], ["2"], ["3"]])
-        XCTAssertEqual(PostgresSchema.migrations.map(\.version), [1, 2, 3])
+        XCTAssertEqual(try connection.exec("SELECT version FROM kwsuggest_schema_migrations ORDER BY version"), [["1"], ["2"], ["3"], ["4"]])
+        XCTAssertEqual(PostgresSchema.migrations.map(\.version), [1, 2, 3, 4])
         _ = try PostgresKeywordStore(url: url)
-        XCTAssertEqual(try connection.exec("SELECT count(*) FROM kwsuggest_schema_migrations"), [["3"]])
+        XCTAssertEqual(try connection.exec("SELECT count(*) FROM kwsuggest_schema_migrations"), [["4"]])
     }
 
     func testAnotherReplicaIsNotified() throws {

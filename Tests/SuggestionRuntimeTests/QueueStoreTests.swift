@@ -37,6 +37,7 @@ final class FileQueueStoreTests: XCTestCase {
     func testDecisionsFeedbackAndUndo() throws { try contract.decisionsFeedbackAndUndo() }
     func testFlaggedListPages() throws { try contract.flaggedListPages() }
     func testOverlapAgreementAndAudit() throws { try contract.overlapAgreementAndAudit() }
+    func testLabelsAreEvidence() throws { try contract.labelsAreEvidence() }
     func testUndoNeverTakesAnItemFromAnotherLease() throws { try contract.undoNeverTakesAnItemFromAnotherLease() }
     func testEquivalentIDsAndAnnotatorsAreOne() throws { try contract.equivalentIDsAndAnnotatorsAreOne() }
     func testOneCallAppliesInOrder() throws { try contract.oneCallAppliesInOrder() }
@@ -201,6 +202,7 @@ final class PostgresQueueStoreTests: XCTestCase {
     func testDecisionsFeedbackAndUndo() throws { try contract.decisionsFeedbackAndUndo() }
     func testFlaggedListPages() throws { try contract.flaggedListPages() }
     func testOverlapAgreementAndAudit() throws { try contract.overlapAgreementAndAudit() }
+    func testLabelsAreEvidence() throws { try contract.labelsAreEvidence() }
     func testUndoNeverTakesAnItemFromAnotherLease() throws { try contract.undoNeverTakesAnItemFromAnotherLease() }
     func testEquivalentIDsAndAnnotatorsAreOne() throws { try contract.equivalentIDsAndAnnotatorsAreOne() }
     func testOneCallAppliesInOrder() throws { try contract.oneCallAppliesInOrder() }

@@ -67,6 +67,7 @@
     if (location.hash !== "#" + name) history.replaceState(null, "", "#" + name);
     if (name === "annotate" && !q.item) nextItem();
     if (name === "stats") loadStats();
+    if (name === "review") loadKeywords();
   }
 
   function currentView() { return document.body.dataset.view || "annotate"; }
@@ -217,6 +218,30 @@
 
   // MARK: review by keyword
 
+  // The keywords with the most queued items, from GET /v1/queue/keywords; a click loads that keyword's items.
+  async function loadKeywords() {
+    let body = null;
+    try {
+      const response = await fetch("/v1/queue/keywords?limit=30", { headers: headers() });
+      body = response.ok ? await response.json() : null;
+    } catch (error) {
+      body = null;
+    }
+    const list = $("rv-keywords");
+    if (!body) { list.replaceChildren(); return; }
+    list.replaceChildren.apply(list, body.keywords.filter(function (row) { return row.queued > 0; }).map(function (row) {
+      const li = document.createElement("li");
+      const button = document.createElement("button");
+      button.type = "button";
+      const precision = row.top1_precision === null ? "" : ", right " + Math.round(row.top1_precision * 100) + " %";
+      button.textContent = row.keyword + " · " + row.queued + " queued · auto-accept " + row.auto_accept;
+      button.title = (row.category || "no category") + ": " + row.labelled + " labelled" + precision;
+      button.addEventListener("click", function () { $("rv-keyword").value = row.keyword; loadGroup(); });
+      li.append(button);
+      return li;
+    }));
+  }
+
   async function loadGroup() {
     const keyword = $("rv-keyword").value.trim();
     if (!keyword || !annotator()) {
@@ -274,6 +299,7 @@
       await post("/v1/queue/decisions", { lease: review.lease, annotator: annotator(), id: item.id, action: "skip" });
     }
     setStatus($("rv-status"), "labelled " + accepted.length + " as " + review.keyword + "; " + exceptions.length + " back to the queue");
+    loadKeywords();
     review.items = [];
     review.marked = new Set();
     renderGroup();

@@ -20,20 +20,28 @@ struct ModelPromoteCommand: Command {
     static let newest = Option<Int>("--newest", value: "n",
                                     help: "Newest decided names the candidate did not train on, added as the gate set 'feedback'.",
                                     default: 2000, range: 0...1_000_000)
+    static let autoAcceptPrecision = Option<Double>(
+        "--auto-accept-precision", value: "p",
+        help: "The precision the calibration check reads each model's auto-accept threshold for.",
+        default: ModelCalibration.defaultPrecision, range: 0.5...1)
 
     static let configuration = CommandConfiguration(
         name: "model promote",
         abstract: "Makes a stored version live, if the gate passes.",
         arguments: [ArgumentSpec(name: "<version>", help: "A version from 'kwsuggest model list'.")],
-        options: [store.spec, gate.spec, force.spec, model.spec, newest.spec],
+        options: [store.spec, gate.spec, force.spec, model.spec, newest.spec, autoAcceptPrecision.spec],
         discussion: """
             The gate ranks each set with the live model and the candidate, each with its own keyword list and the
             store's keyword changes, and compares Acc@1 name by name. It refuses (exit 1) when the candidate is
             worse on any set by more than twice the standard error of the paired difference (the noise). The
             sets: each --gate file (default: the dev file of the candidate's recipe), and 'feedback': the
             store's decisions after the last one the candidate trained on, resolved as train --feedback
-            resolves them. The comparison is printed and stored with the version. Serves swap to the new
-            version within 5 s.
+            resolves them. On each set it also compares calibration: what each model's calibration would
+            auto-accept at --auto-accept-precision (precision and coverage) and the top suggestion's ECE; it
+            refuses a candidate whose precision there is below the target and below the live model's by more than
+            the noise (twice the standard error of the difference), or whose ECE is worse by more than the noise
+            (twice the bootstrap standard deviation of the paired difference). The comparison is printed and
+            stored with the version. Serves swap to the new version within 5 s.
             """
     )
 
@@ -42,6 +50,7 @@ struct ModelPromoteCommand: Command {
     var forced: Bool
     var fallback: String
     var newestNames: Int
+    var target: Double
     var arguments: ParsedArguments
 
     init(arguments: ParsedArguments) throws {
@@ -50,6 +59,7 @@ struct ModelPromoteCommand: Command {
         forced = arguments.get(Self.force)
         fallback = resolveModelDirectory(try arguments.get(Self.model))
         newestNames = try arguments.require(Self.newest)
+        target = try arguments.require(Self.autoAcceptPrecision)
         self.arguments = arguments
     }
 
@@ -65,11 +75,11 @@ struct ModelPromoteCommand: Command {
         if forced {
             EventLog.record(.warning, "model_promote_forced", ["version": version, "live": live ?? "", "store": location.displayName])
         } else {
-            report.sets = try compare(candidate, live: live, registry: registry, location: location)
+            (report.sets, report.calibration) = try compare(candidate, live: live, registry: registry, location: location)
             for line in report.lines { print(line) }
             guard report.passed else {
                 throw CommandError.failure("the gate refused \(version): worse than \(report.live) beyond noise on "
-                    + report.sets.filter(\.worse).map(\.set).joined(separator: ", ") + " (--force skips the gate)")
+                    + report.refusedSets.joined(separator: ", ") + " (--force skips the gate)")
             }
         }
         try ModelCommand.perform {
@@ -85,7 +95,7 @@ struct ModelPromoteCommand: Command {
 
     /// Loads both models and compares them on the gate sets.
     private func compare(_ candidate: RegisteredModel, live: String?, registry: any ModelRegistry,
-                         location: StoreLocation) throws -> [GateComparison] {
+                         location: StoreLocation) throws -> ([GateComparison], [GateCalibration]) {
         try ModelCommand.perform {
             let candidateModel = try ModelDirectory.load(path: try registry.directory(of: candidate.version))
             let liveModel = try ModelDirectory.load(path: try live.map { try registry.directory(of: $0) } ?? fallback)
@@ -106,7 +116,8 @@ struct ModelPromoteCommand: Command {
             if sets.allSatisfy(\.data.isEmpty) {
                 throw CommandError.failure("no gate set has names: give --gate FILE (the candidate's recipe names no dev file)")
             }
-            return try ModelGate.compare(live: liveModel, candidate: candidateModel, overlay: overlay, sets: sets)
+            return try ModelGate.evaluate(live: liveModel, candidate: candidateModel, overlay: overlay, sets: sets,
+                                          target: target)
         }
     }
 }

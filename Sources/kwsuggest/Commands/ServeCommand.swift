@@ -7,6 +7,7 @@ import KeywordHTTP
 import ModelStorage
 import Platform
 import PostgresStore
+import QueueAPI
 import ProcessLifecycle
 import SuggestionRuntime
 import Sockets
@@ -61,8 +62,16 @@ struct ServeCommand: Command {
     static let noVerify = SharedOptions.noVerify
     static let autoAcceptPrecision = Option<Double>(
         "--auto-accept-precision", value: "p",
-        help: "Top-1 precision the auto-accept threshold is read for from the model's calibration curve.",
+        help: "Top-1 precision auto-accepted answers must reach: the calibration curve's threshold for it, and the target of the queue's auto-accept rule.",
         default: ModelCalibration.defaultPrecision, range: 0.5...1)
+    static let autoAcceptRule = Option<AutoAcceptMode>(
+        "--auto-accept-rule", value: "rule",
+        help: "What lets the model label a queue item: evidence (the team's decisions on this model support --auto-accept-precision at the item's confidence) or calibration (the calibration threshold alone).",
+        default: .evidence)
+    static let keywordCategories = Option<String>(
+        "--keyword-categories", value: "file",
+        help: "keyword<TAB>category lines the auto-accept rule pools evidence by.",
+        defaultText: "keyword-categories.tsv of --model, when it has one")
     static let allowedHost = Option<String>("--allowed-host", value: "name",
                                             help: "Host name (any port) that may send writes while they are open, beyond localhost, 127.0.0.1 and [::1]; repeatable.",
                                             repeatable: true)
@@ -85,7 +94,8 @@ struct ServeCommand: Command {
         name: "serve",
         abstract: "Serves the suggestion API and the annotation workbench over HTTP.",
         options: [host.spec, port.spec, model.spec, store.spec, threads.spec, corsOrigin.spec, overlay.spec,
-                  accessLog.spec, noVerify.spec, autoAcceptPrecision.spec, queueOverlap.spec, queueAudit.spec,
+                  accessLog.spec, noVerify.spec, autoAcceptPrecision.spec, autoAcceptRule.spec, keywordCategories.spec,
+                  queueOverlap.spec, queueAudit.spec,
                   annotators.spec, leaseCap.spec, allowOpenWrites.spec, allowedHost.spec],
         discussion: """
             Listens first and prints 'listening on http://HOST:PORT', then opens the store and loads the model in
@@ -112,6 +122,9 @@ struct ServeCommand: Command {
             reaches it); a precision the curve never reaches auto-accepts nothing.
             The annotation queue (/v1/queue/…, /v1/labels/export) lives in the same store; every process sharing
             it must run with the same --queue-overlap and --queue-audit, since an item's routing is decided from
+            its id with them. The queue's model labels an arriving item only when the team's labels on this
+            model's suggestions support --auto-accept-precision at the item's confidence (--auto-accept-rule
+            evidence, see docs/queue.md); every serve rebuilds that rule from the store every 2 s.
             its id with them. With --annotators, a queue request needs the admin token or an annotator's token;
             an annotator's token acts only as that annotator (a body naming another gets 403 wrong_annotator,
             so undo reverts only the caller's own decisions), while the admin token keeps every right. One
@@ -133,6 +146,7 @@ struct ServeCommand: Command {
     var autoAcceptPrecision: Double
     var queuePolicy: QueuePolicy
     var annotators: AnnotatorTokens
+    var autoAccept: AutoAcceptConfiguration
 
     init(arguments: ParsedArguments) throws {
         try arguments.expectNoPositionals()
@@ -181,6 +195,18 @@ struct ServeCommand: Command {
                 throw CommandError.failure(error.message)
             }
         }
+        let categoriesPath = try arguments.get(Self.keywordCategories)
+        let path = categoriesPath ?? modelDirectory + "/" + ModelFiles.keywordCategoriesName
+        var categories: [String: String] = [:]
+        if categoriesPath != nil || access(path, F_OK) == 0 {
+            do {
+                categories = try ModelFiles.keywordCategories(path: path)
+            } catch {
+                throw CommandError.failure("\(error)")
+            }
+        }
+        autoAccept = AutoAcceptConfiguration(mode: try arguments.require(Self.autoAcceptRule),
+                                             settings: AutoAcceptSettings(target: autoAcceptPrecision), categories: categories)
     }
 
     func run() throws {
@@ -200,6 +226,7 @@ struct ServeCommand: Command {
         options.api.hosts = hosts
         options.queue = queuePolicy
         options.api.annotators = annotators
+        options.autoAccept = autoAccept
         do {
             options.api.adminToken = try WritePolicy.token(fromEnvironment: Environment.value("KWSUGGEST_ADMIN_TOKEN"))
         } catch {
@@ -231,3 +258,4 @@ struct ServeCommand: Command {
 }
 
 extension AccessLogMode: ArgumentChoice {}
+extension AutoAcceptMode: ArgumentChoice {}

@@ -1,0 +1,101 @@
+import FileStore
+import Foundation
+@testable import HTTPCore
+@testable import KeywordHTTP
+import QueueAPI
+import SuggestionRuntime
+import StoreInterface
+import TeamQueue
+import XCTest
+
+/// The evidence rule through the routes: people's labels become evidence, the rule refreshed from the store lets
+/// the model label a keyword whose labels held and stops one whose labels did not; `GET /v1/queue/keywords` and
+/// /metrics show it.
+final class QueueKeywordsAPITests: XCTestCase {
+    private var directory = ""
+    private var store: FileKeywordStore!
+    private let clock = SteppedClock()
+
+    override func setUpWithError() throws {
+        directory = NSTemporaryDirectory() + "queue-keywords-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        store = FileKeywordStore(overlayPath: directory + "/keywords.overlay.json")
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// A small rule (no prior, 6 decisions are enough) so a test reaches every state with a few labels.
+    private func api() -> (KeywordAPI, AnnotationQueue) {
+        let api = makeAPI(engine: AutoAcceptEngine(), store: store)
+        let queue = FileQueueStore(overlayPath: store.overlayPath, feedbackStore: store,
+                                   policy: QueuePolicy(overlapShare: 0, auditShare: 0))
+        let clock = self.clock
+        let annotation = AnnotationQueue(store: queue, clock: { clock.now() }, autoAccept: AutoAcceptConfiguration(
+            mode: .evidence, settings: AutoAcceptSettings(target: 0.8, priorWeight: 0, minimumEvidence: 6),
+            categories: ["にんじん": "野菜", "たまねぎ": "野菜"]))
+        api.state.setQueue(annotation)
+        return (api, annotation)
+    }
+
+    private func post(_ api: KeywordAPI, _ path: String, _ body: String) -> HTTPResponse {
+        api.respond(to: makeRequest(.post, path, body: body))
+    }
+
+    private func items(_ prefix: String, _ names: [String]) -> String {
+        let items = names.enumerated().map { #"{"id": "\#(prefix)-\#($0.offset)", "name": "\#($0.element)"}"# }
+        return #"{"items": ["# + items.joined(separator: ", ") + "]}"
+    }
+
+    func testLabelsTeachTheRuleAndTheKeywordsListShowsIt() throws {
+        let (api, queue) = self.api()
+        let names = (0..<6).map { "sure にんじん \($0)" } + (0..<3).map { "sure たまねぎ \($0)" }
+        XCTAssertEqual(post(api, "/v1/queue/items", items("a", names)).bodyText,
+                       #"{"queued":9,"auto_accepted":0,"from_memory":0,"duplicates":0}"#, "no evidence yet: everything is queued")
+        let lease = jsonObject(post(api, "/v1/queue/lease", #"{"annotator": "aiko", "n": 20}"#))
+        let leaseID = lease["lease"] as? String ?? ""
+        for item in lease["items"] as? [[String: Any]] ?? [] {
+            let name = item["name"] as? String ?? ""
+            let keyword = name.contains("にんじん") ? "にんじん" : "キャベツ"
+            let answer = post(api, "/v1/queue/decisions",
+                              #"{"lease": "\#(leaseID)", "annotator": "aiko", "id": "\#(item["id"] as? String ?? "")", "keywords": ["\#(keyword)"]}"#)
+            XCTAssertEqual(answer.status.code, 200, answer.bodyText)
+        }
+        let engine = try XCTUnwrap(api.state.engine)
+        try queue.refreshTrust(engine: engine)
+        XCTAssertEqual(post(api, "/v1/queue/items", items("b", ["sure にんじん 9", "sure たまねぎ 9"])).bodyText,
+                       #"{"queued":1,"auto_accepted":1,"from_memory":0,"duplicates":0}"#)
+
+        let page = api.respond(to: makeRequest(.get, "/v1/queue/keywords"))
+        XCTAssertEqual(page.status.code, 200, page.bodyText)
+        let body = jsonObject(page)
+        XCTAssertEqual(body["count"] as? Int, 2)
+        let rows = body["keywords"] as? [[String: Any]] ?? []
+        XCTAssertEqual(rows.map { $0["keyword"] as? String }, ["たまねぎ", "にんじん"], "most queued first")
+        XCTAssertEqual(Set(rows.first?.keys.map { $0 } ?? []),
+                       ["keyword", "category", "queued", "auto_accepted", "audited", "audit_precision", "labelled",
+                        "top1_precision", "auto_accept"])
+        XCTAssertEqual(rows.first?["queued"] as? Int, 1)
+        XCTAssertEqual(rows.first?["labelled"] as? Int, 3)
+        XCTAssertEqual(rows.first?["top1_precision"] as? Double, 0)
+        XCTAssertEqual(rows.first?["auto_accept"] as? String, "off")
+        XCTAssertEqual(rows.last?["auto_accepted"] as? Int, 1)
+        XCTAssertEqual(rows.last?["labelled"] as? Int, 6)
+        XCTAssertEqual(rows.last?["top1_precision"] as? Double, 1)
+        XCTAssertEqual(rows.last?["category"] as? String, "野菜")
+        XCTAssertEqual(rows.last?["auto_accept"] as? String, "on")
+        XCTAssertTrue(rows.last?["audit_precision"] is NSNull)
+
+        let second = jsonObject(api.respond(to: makeRequest(.get, "/v1/queue/keywords?limit=1&offset=1")))
+        XCTAssertEqual((second["keywords"] as? [[String: Any]])?.map { $0["keyword"] as? String }, ["にんじん"])
+        XCTAssertEqual(second["count"] as? Int, 2)
+        for bad in ["limit=0", "limit=1001", "offset=-1", "limit=x", "order=queued"] {
+            XCTAssertEqual(api.respond(to: makeRequest(.get, "/v1/queue/keywords?" + bad)).status.code, 400, bad)
+        }
+        let metrics = api.respond(to: makeRequest(.get, "/metrics")).bodyText
+        XCTAssertTrue(metrics.contains(#"kwsuggest_queue_keywords{auto_accept="on"} 1"#), metrics)
+        XCTAssertTrue(metrics.contains(#"kwsuggest_queue_keywords{auto_accept="off"} 1"#), metrics)
+        XCTAssertTrue(metrics.contains(#"kwsuggest_queue_keywords{auto_accept="learning"} 0"#), metrics)
+    }
+}
