@@ -20,8 +20,8 @@ let package = Package(
     targets: [
         // The strict JSON reader and writer every file and request format goes through: a leaf.
         .target(name: "StrictJSON", swiftSettings: settings),
-        // What the package needs from the platform, written once: clocks, the FNV-1a hash, SHA-256 and giving freed
-        // memory back to the system.
+        // What the package needs from the platform, written once: clocks, UTC times as text, the control-character
+        // rule, binary search, the FNV-1a hash, SHA-256 and giving freed memory back to the system.
         .target(name: "Platform", dependencies: ["CDigest", "CSystem"], swiftSettings: settings),
         // The process's one event log on standard error: events as JSON lines with a level, and the CLI's
         // messages to a person.
@@ -36,17 +36,17 @@ let package = Package(
         .target(name: "CDigest"),
         // The one lock type every layer shares (why: see Locked.swift).
         .target(name: "Locking", swiftSettings: settings),
-        .target(name: "KeywordIndex", dependencies: ["KeywordModel", "CKernels", "Locking"], swiftSettings: settings),
+        .target(name: "KeywordIndex", dependencies: ["KeywordModel", "CKernels", "Locking", "Platform"], swiftSettings: settings),
         // The store contract: the `KeywordStore` protocol, its records, the keyword rules every way in obeys,
         // where a store lives, and the line formats (feedback, training data, archives).
         .target(name: "StoreInterface", dependencies: ["Platform", "StrictJSON"], swiftSettings: settings),
         // The team annotation queue's domain: its items, leases, decisions and labels, the rules every store
         // keeps them by, the operations both stores run over a workspace, and the queue's export lines.
-        .target(name: "TeamQueue", dependencies: ["StoreInterface", "StrictJSON"], swiftSettings: settings),
+        .target(name: "TeamQueue", dependencies: ["Platform", "StoreInterface", "StrictJSON"], swiftSettings: settings),
         // The model registry's domain: pushed model versions, which one is live, and the files they are kept in.
         .target(name: "ModelVersions", dependencies: ["StoreInterface", "StrictJSON"], swiftSettings: settings),
         // The default store: the overlay file, the feedback log and the lock file beside them.
-        .target(name: "FileStore", dependencies: ["Locking", "ModelVersions", "StoreInterface", "StrictJSON", "TeamQueue"], swiftSettings: settings),
+        .target(name: "FileStore", dependencies: ["Locking", "ModelVersions", "Platform", "StoreInterface", "StrictJSON", "TeamQueue"], swiftSettings: settings),
         // The PostgreSQL store, and beside it libpq's few functions, resolved with dlopen only when it is used.
         .target(name: "CPostgres"),
         .target(name: "PostgresStore", dependencies: ["CPostgres", "Locking", "ModelVersions", "Platform", "StoreInterface", "StrictJSON", "TeamQueue"],
@@ -90,7 +90,7 @@ let package = Package(
                 swiftSettings: settings),
         // The team annotation queue over HTTP: the queue as the API uses it (each product suggested first), its
         // routes with their caps, handlers, metrics and its part of the OpenAPI document.
-        .target(name: "QueueAPI", dependencies: ["APICore", "EventLog", "HTTPCore", "Locking", "SuggestionRuntime", "StoreInterface", "StrictJSON", "TeamQueue"],
+        .target(name: "QueueAPI", dependencies: ["APICore", "EventLog", "HTTPCore", "Locking", "Platform", "SuggestionRuntime", "StoreInterface", "StrictJSON", "TeamQueue"],
                 swiftSettings: settings),
         // The workbench page, script and styles are files of their own, compiled into the binary as byte arrays.
         .target(
@@ -98,13 +98,14 @@ let package = Package(
             dependencies: ["DecisionMemory", "APICore", "EventLog", "HTTPCore", "Locking", "QueueAPI", "SuggestionRuntime", "StoreInterface", "StrictJSON",
                            "TrainingData"],
             resources: [.embedInCode("Workbench/workbench.html"), .embedInCode("Workbench/workbench.js"),
-                        .embedInCode("Workbench/queue.js"), .embedInCode("Workbench/workbench.css")],
+                        .embedInCode("Workbench/queue.js"), .embedInCode("Workbench/common.js"),
+                        .embedInCode("Workbench/workbench.css")],
             swiftSettings: settings),
         // Running `serve`: the server, the model loader, the store watcher, the registry follower and the signals
         // as a group of services with run/shutdown, and the rules checked before it listens.
         .target(
             name: "ProcessLifecycle",
-            dependencies: ["DecisionMemory", "APICore", "EventLog", "FileStore", "HTTPCore", "KeywordHTTP", "Locking", "QueueAPI", "SuggestionRuntime", "Sockets", "StoreInterface", "StoreOpening", "TeamQueue"],
+            dependencies: ["DecisionMemory", "APICore", "EventLog", "FileStore", "HTTPCore", "KeywordHTTP", "Locking", "Platform", "QueueAPI", "SuggestionRuntime", "Sockets", "StoreInterface", "StoreOpening", "TeamQueue"],
             swiftSettings: settings),
 
         // The measurements behind `kwsuggest bench`: load time, suggest latency, tokenizer throughput, memory, keyword
@@ -141,10 +142,13 @@ let package = Package(
         .testTarget(name: "HTTPCoreTests", dependencies: ["EventLog", "HTTPCore", "MutationTesting"], swiftSettings: settings),
         .testTarget(
             name: "KeywordHTTPTests",
-            dependencies: ["APICore", "EventLog", "FileStore", "HTTPCore", "KeywordHTTP", "Locking", "MutationTesting", "PostgresStore", "QueueAPI", "StoreInterface", "StrictJSON", "SuggestionRuntime", "TeamQueue"],
+            dependencies: ["APICore", "EventLog", "FileStore", "HTTPCore", "KeywordHTTP", "Locking", "MutationTesting", "Platform", "PostgresStore", "QueueAPI", "StoreInterface", "StrictJSON", "SuggestionRuntime", "TeamQueue"],
             resources: [.copy("Fixtures")],
             swiftSettings: settings),
-        .testTarget(name: "ProcessLifecycleTests", dependencies: ["APICore", "ProcessLifecycle"], swiftSettings: settings),
+        .testTarget(name: "ProcessLifecycleTests",
+                    dependencies: ["APICore", "DecisionMemory", "FileStore", "KeywordHTTP", "Locking", "ProcessLifecycle", "StoreInterface", "StoreOpening",
+                                   "SuggestionRuntime", "TeamQueue"],
+                    swiftSettings: settings),
         // Reads Package.swift and the sources: each module's imports are exactly its declared dependencies.
         .testTarget(name: "PackageGraphTests", swiftSettings: settings),
         // Runs the built `kwsuggest` binary (found beside the test bundle); it imports none of the modules, and

@@ -47,31 +47,6 @@ extension APIMiddleware {
     }
 }
 
-/// Routes that need the token refuse a request without it (constant-time comparison, see `RequestDecoding`); the
-/// queue's routes take an annotator's token as well (`QueueAccess`).
-package struct TokenMiddleware: APIMiddleware {
-    package var access: QueueAccess
-
-    package init(access: QueueAccess) {
-        self.access = access
-    }
-
-    package func handle(_ request: HTTPRequest, route: APIRoute, next: APIRoute.Handler) throws(APIError) -> HTTPResponse {
-        try Self.authorize(request, route: route, access: access)
-        return try next(request, route)
-    }
-
-    /// Refuses `request` when `route` needs credentials it lacks.
-    package static func authorize(_ request: HTTPRequest, route: APIRoute, access: QueueAccess) throws(APIError) {
-        guard route.needsToken else { return }
-        if route.takesAnnotatorTokens {
-            _ = try access.caller(of: request)
-        } else {
-            try RequestDecoding.authorize(request, token: access.adminToken)
-        }
-    }
-}
-
 /// A body longer than the route takes is refused. The server refuses such bodies before reading them (see
 /// `KeywordAPI.admit`); this covers requests answered in-process.
 package struct BodyCapMiddleware: APIMiddleware {

@@ -88,6 +88,17 @@ public struct QueueAccess: Sendable {
         self.annotators = annotators
     }
 
+    /// Refuses `request` when `route` needs credentials it lacks: the admin token, or on the queue's routes
+    /// (`takesAnnotatorTokens`) an annotator's token as well. Run once on the request's head.
+    public func authorize(_ request: HTTPRequest, route: APIRoute) throws(APIError) {
+        guard route.needsToken else { return }
+        if route.takesAnnotatorTokens {
+            _ = try caller(of: request)
+        } else {
+            try RequestDecoding.authorize(request, token: adminToken)
+        }
+    }
+
     /// Whom `request` acts for. Without annotators, the admin token's rule holds (none configured: open). With
     /// them, a request needs the admin token or an annotator's; anything else is 401.
     public func caller(of request: HTTPRequest) throws(APIError) -> QueueCaller {

@@ -2,6 +2,7 @@
 // lock file of its own and read in pages without holding it.
 import Foundation
 import Locking
+import Platform
 import StoreInterface
 import Synchronization
 #if canImport(Glibc)
@@ -35,41 +36,30 @@ final class FeedbackLog: Sendable {
     func appendFeedback(_ items: [FeedbackItem]) throws(KeywordStoreError) -> [FeedbackReceipt] {
         guard !items.isEmpty else { return [] }
         return try withFeedbackFile { (fd, index) throws(KeywordStoreError) -> [FeedbackReceipt] in
-            var receipts: [FeedbackReceipt] = []
             var records: [FeedbackRecord] = []
-            var pending: [String: FeedbackRecord] = [:]
             var nextID = index.lastID
-            let now = UTCTimestamp.now()
-            for item in items {
-                let key = item.clientID.map(FeedbackRules.clientKey)
-                if let key, let earlier = try earlierRecord(key, pending: pending, fd: fd, index: index) {
-                    guard earlier.item.sameDecision(as: item) else {
-                        throw .clientIDConflict(clientID: key, earlierID: earlier.id)
+            let now = UTCTime.now()
+            let path = feedbackPath, lastID = index.lastID, stored = index
+            let receipts = try FeedbackAppend.receipts(
+                for: items, receivedAt: now,
+                earlier: { (key) throws(KeywordStoreError) -> FeedbackRecord? in try storedRecord(key, fd: fd, index: stored) },
+                write: { (item) throws(KeywordStoreError) -> Int64 in
+                    // Written below, all at once, when the whole batch is accepted.
+                    guard nextID < FeedbackRules.maxRecordID else {
+                        throw .failed("\(path): record ids are used up (the largest is \(lastID), a store gives at most "
+                            + "\(FeedbackRules.maxRecordID)); nothing was stored")
                     }
-                    receipts.append(FeedbackReceipt(id: earlier.id, duplicate: true))
-                    continue
-                }
-                guard nextID < FeedbackRules.maxRecordID else {
-                    throw .failed("\(feedbackPath): record ids are used up (the largest is \(index.lastID), a store gives at most "
-                        + "\(FeedbackRules.maxRecordID)); nothing was stored")
-                }
-                nextID += 1
-                var stored = item
-                stored.clientID = key
-                let record = FeedbackRecord(id: nextID, receivedAt: now, item: stored)
-                if let key { pending[key] = record }
-                records.append(record)
-                receipts.append(FeedbackReceipt(id: nextID, duplicate: false))
-            }
+                    nextID += 1
+                    records.append(FeedbackRecord(id: nextID, receivedAt: now, item: item))
+                    return nextID
+                })
             try append(records, to: fd, index: &index)
             return receipts
         }
     }
 
-    /// The stored (or earlier in this batch) record with client id `key`, read back from its line.
-    private func earlierRecord(_ key: String, pending: [String: FeedbackRecord], fd: Int32,
-                               index: FeedbackIndex) throws(KeywordStoreError) -> FeedbackRecord? {
-        if let record = pending[key] { return record }
+    /// The stored record with client id `key`, read back from its line.
+    private func storedRecord(_ key: String, fd: Int32, index: FeedbackIndex) throws(KeywordStoreError) -> FeedbackRecord? {
         guard let entry = index.byClientID[key] else { return nil }
         var line = [UInt8](repeating: 0, count: entry.length)
         var filled = 0

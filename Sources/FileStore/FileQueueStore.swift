@@ -1,6 +1,7 @@
 // The annotation queue in a file beside the overlay, safe for any number of processes on one machine.
 import Foundation
 import Locking
+import Platform
 import StoreInterface
 import TeamQueue
 #if canImport(Glibc)

@@ -1,5 +1,6 @@
 // Where each keyword of an index lives: slots in chunks that a changed index shares with the one it came from.
 import KeywordModel
+import Platform
 
 /// The keywords of an index by slot, and the list order over the slots.
 ///

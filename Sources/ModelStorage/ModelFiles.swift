@@ -1,5 +1,6 @@
 // Readers for the plain-text files of a model directory: the keyword list and the varieties table.
 import Foundation
+import Platform
 
 /// Plain-text model files: one keyword per line; `variety<TAB>keyword[<TAB>source]` lines.
 public enum ModelFiles {
@@ -42,7 +43,7 @@ public enum ModelFiles {
         guard keyword.unicodeScalars.count <= maxKeywordCodePoints else {
             return .refused("keyword longer than \(maxKeywordCodePoints) characters (Unicode code points)")
         }
-        guard !keyword.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+        guard !keyword.containsControlCharacter else {
             return .refused("keyword contains a control character")
         }
         return .keyword(keyword)

@@ -12,6 +12,8 @@ struct ChangeListenerMachine: Equatable {
     static let longestBackoff = 2.0
     /// How often the revision is read even without a notification, in nanoseconds.
     static let checkInterval: UInt64 = 1_000_000_000
+    /// The change reported when a connection is made.
+    static let connectedReason = "store connected"
 
     enum State: Equatable {
         case disconnected(backoff: Double)
@@ -58,7 +60,7 @@ struct ChangeListenerMachine: Equatable {
         switch (state, event) {
         case (.disconnected, .connected(let revision)):
             state = .listening(revision: revision)
-            return Effects(change: "store connected", available: true)
+            return Effects(change: Self.connectedReason, available: true)
         case (.disconnected(let backoff), .connectFailed):
             state = .disconnected(backoff: min(backoff * 2, Self.longestBackoff))
             return Effects(available: false, wait: backoff)

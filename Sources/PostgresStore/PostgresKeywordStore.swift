@@ -53,9 +53,9 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
     /// first and share-locked, so no change commits between it and the keywords.
     public func loadOverlay() throws(KeywordStoreError) -> KeywordOverlay {
         try transaction { connection in
-            let head = try connection.exec("SELECT revision FROM kwsuggest_keyword_head FOR SHARE")
+            let head = try connection.rows("SELECT revision FROM kwsuggest_keyword_head FOR SHARE")
             var overlay = try Self.readOverlay(connection).overlay
-            overlay.revision = (head.first?.first ?? nil).flatMap { UInt64($0) }
+            overlay.revision = try head.first?.uint64(0)
             return overlay
         }
     }
@@ -63,10 +63,10 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
     public func apply(_ change: KeywordChange,
                       check: (KeywordOverlay) throws(KeywordStoreError) -> Void) throws(KeywordStoreError) -> KeywordOverlay {
         try transaction { connection in
-            let revision = try connection.exec("SELECT revision FROM kwsuggest_keyword_head FOR UPDATE")
-            guard let text = revision.first?.first ?? nil, let current = Int64(text) else {
+            guard let head = try connection.rows("SELECT revision FROM kwsuggest_keyword_head FOR UPDATE").first else {
                 throw KeywordStoreError.failed("\(displayName): kwsuggest_keyword_head has no row")
             }
+            let current = try head.int64(0)
             var (overlay, lastPosition) = try Self.readOverlay(connection)
             overlay.revision = UInt64(current)
             try check(overlay)
@@ -95,8 +95,8 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
             try check(overlay)
             try connection.exec("DELETE FROM kwsuggest_keywords")
             try Self.writeDifference(from: KeywordOverlay(), to: overlay, after: 0, connection)
-            let rows = try connection.exec("UPDATE kwsuggest_keyword_head SET revision = revision + 1 RETURNING revision")
-            try connection.exec("SELECT pg_notify($1, $2)", [PostgresSchema.channel, rows.first?.first ?? "0"])
+            let rows = try connection.rows("UPDATE kwsuggest_keyword_head SET revision = revision + 1 RETURNING revision")
+            try connection.exec("SELECT pg_notify($1, $2)", [PostgresSchema.channel, String(try rows.first?.int64(0) ?? 0)])
         }
     }
 
@@ -104,10 +104,10 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
     private static func readOverlay(_ connection: PostgresConnection) throws -> (overlay: KeywordOverlay, lastPosition: Int64) {
         var overlay = KeywordOverlay()
         var last: Int64 = 0
-        for row in try connection.exec("SELECT keyword, state, position FROM kwsuggest_keywords ORDER BY position, keyword") {
-            guard row.count == 3, let keyword = row[0], let state = row[1] else { continue }
-            if state == "added" { overlay.added.append(keyword) } else { overlay.removed.append(keyword) }
-            last = max(last, row[2].flatMap { Int64($0) } ?? 0)
+        for row in try connection.rows("SELECT keyword, state, position FROM kwsuggest_keywords ORDER BY position, keyword") {
+            let keyword = try row.string(0)
+            if try row.string(1) == "added" { overlay.added.append(keyword) } else { overlay.removed.append(keyword) }
+            last = max(last, try row.int64(2))
         }
         return (overlay, last)
     }
@@ -135,43 +135,39 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
         return try transaction { connection in
             // One writer at a time, so ids become visible in increasing order and `since` paging misses nothing.
             try connection.exec("LOCK TABLE kwsuggest_feedback IN SHARE ROW EXCLUSIVE MODE")
-            let now = UTCTimestamp.now()
-            var receipts: [FeedbackReceipt] = []
-            var pending: [String: FeedbackRecord] = [:]
-            for var item in items {
-                if let client = item.clientID {
-                    let key = FeedbackRules.clientKey(client)
-                    item.clientID = key
-                    var earlier = pending[key]
-                    if earlier == nil {
-                        earlier = try connection.exec("SELECT \(Self.recordColumns) FROM kwsuggest_feedback WHERE client_id = $1",
-                                                      [key]).first.map { row throws(KeywordStoreError) in try record(row) }
+            let now = UTCTime.now()
+            let client = self.client
+            // A refused batch throws out of the transaction, which rolls back what was inserted.
+            return try FeedbackAppend.receipts(
+                for: items, receivedAt: now,
+                earlier: { (key) throws(KeywordStoreError) -> FeedbackRecord? in
+                    do {
+                        return try connection.rows("SELECT \(Self.recordColumns) FROM kwsuggest_feedback WHERE client_id = $1",
+                                                   [key]).first.map { row throws(KeywordStoreError) in try record(row) }
+                    } catch {
+                        throw client.storeError(error)
                     }
-                    if let earlier {
-                        guard earlier.item.sameDecision(as: item) else {
-                            throw KeywordStoreError.clientIDConflict(clientID: key, earlierID: earlier.id)
-                        }
-                        receipts.append(FeedbackReceipt(id: earlier.id, duplicate: true))
-                        continue
+                },
+                write: { (item) throws(KeywordStoreError) -> Int64 in
+                    let id: Int64
+                    do {
+                        let rows = try connection.rows("""
+                            INSERT INTO kwsuggest_feedback (client_id, received_at, name, keyword, action, shown, model, annotator)
+                            VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id
+                            """, [item.clientID, now, item.name, item.keyword, item.action.rawValue, Self.jsonArray(item.shown),
+                                  item.model, item.annotator])
+                        guard let row = rows.first else { throw KeywordStoreError.failed("\(displayName): INSERT returned no id") }
+                        id = try row.int64(0)
+                    } catch {
+                        throw client.storeError(error)
                     }
-                }
-                let rows = try connection.exec("""
-                    INSERT INTO kwsuggest_feedback (client_id, received_at, name, keyword, action, shown, model, annotator)
-                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id
-                    """, [item.clientID, now, item.name, item.keyword, item.action.rawValue, Self.jsonArray(item.shown),
-                          item.model, item.annotator])
-                guard let text = rows.first?.first ?? nil, let id = Int64(text) else {
-                    throw KeywordStoreError.failed("\(displayName): INSERT returned no id")
-                }
-                // The sequence counts past the largest id an import may give; the batch is rolled back.
-                guard id <= FeedbackRules.maxRecordID else {
-                    throw KeywordStoreError.failed("\(displayName): record ids are used up (a store gives at most "
-                        + "\(FeedbackRules.maxRecordID)); nothing was stored")
-                }
-                if let key = item.clientID { pending[key] = FeedbackRecord(id: id, receivedAt: now, item: item) }
-                receipts.append(FeedbackReceipt(id: id, duplicate: false))
-            }
-            return receipts
+                    // The sequence counts past the largest id an import may give; the batch is rolled back.
+                    guard id <= FeedbackRules.maxRecordID else {
+                        throw .failed("\(displayName): record ids are used up (a store gives at most "
+                            + "\(FeedbackRules.maxRecordID)); nothing was stored")
+                    }
+                    return id
+                })
         }
     }
 
@@ -199,21 +195,21 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
 
     public func lastFeedbackID(after: Int64, limit: Int?) throws(KeywordStoreError) -> Int64? {
         try transaction { connection in
-            let rows: [[String?]]
+            let rows: [PostgresRow]
             if let limit {
-                rows = try connection.exec("""
+                rows = try connection.rows("""
                     SELECT max(id) FROM (SELECT id FROM kwsuggest_feedback WHERE id > $1 ORDER BY id LIMIT $2) AS page
                     """, [String(after), String(max(1, limit))])
             } else {
-                rows = try connection.exec("SELECT max(id) FROM kwsuggest_feedback WHERE id > $1", [String(after)])
+                rows = try connection.rows("SELECT max(id) FROM kwsuggest_feedback WHERE id > $1", [String(after)])
             }
-            return rows.first?.first.flatMap { $0 }.flatMap { Int64($0) }
+            return try rows.first?.optionalInt64(0)
         }
     }
 
     public func feedback(after: Int64, limit: Int) throws(KeywordStoreError) -> [FeedbackRecord] {
         try transaction { connection in
-            let rows = try connection.exec("""
+            let rows = try connection.rows("""
                 SELECT \(Self.recordColumns) FROM kwsuggest_feedback WHERE id > $1 ORDER BY id LIMIT $2
                 """, [String(after), String(min(limit, Int(Int64.max)))])
             return try rows.map { row throws(KeywordStoreError) -> FeedbackRecord in try record(row) }
@@ -227,21 +223,31 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
         """
 
     /// One `recordColumns` row as a record.
-    private func record(_ row: [String?]) throws(KeywordStoreError) -> FeedbackRecord {
-        guard row.count == 9, let id = row[0].flatMap({ Int64($0) }), let received = row[2], let name = row[3],
-              let keyword = row[4], let action = row[5].flatMap({ FeedbackAction(rawValue: $0) }) else {
-            throw .failed("\(displayName): a kwsuggest_feedback row is incomplete")
+    private func record(_ row: PostgresRow) throws(KeywordStoreError) -> FeedbackRecord {
+        let id: Int64, item: FeedbackItem, received: String
+        let shownText: String?
+        do throws(PostgresRowError) {
+            id = try row.int64(0)
+            received = try row.string(2)
+            let actionText = try row.string(5)
+            guard let action = FeedbackAction(rawValue: actionText) else {
+                throw PostgresRowError(column: 5, problem: "is not a feedback action: '\(actionText.prefix(40))'")
+            }
+            item = FeedbackItem(name: try row.string(3), keyword: try row.string(4), action: action, shown: [],
+                                model: try row.optionalString(7), annotator: try row.optionalString(8),
+                                clientID: try row.optionalString(1))
+            shownText = try row.optionalString(6)
+        } catch {
+            throw .failed("\(displayName): a kwsuggest_feedback row is incomplete: \(error)")
         }
-        var shown: [String] = []
-        if let text = row[6] {
-            guard let decoded = try? JSONDecoding.decode([String].self, from: Array(text.utf8)) else {
+        var record = FeedbackRecord(id: id, receivedAt: received, item: item)
+        if let shownText {
+            guard let decoded = try? JSONDecoding.decode([String].self, from: Array(shownText.utf8)) else {
                 throw .failed("\(displayName): kwsuggest_feedback row \(id) has a 'shown' column that is not a JSON array of strings")
             }
-            shown = decoded
+            record.item.shown = decoded
         }
-        return FeedbackRecord(id: id, receivedAt: received,
-                              item: FeedbackItem(name: name, keyword: keyword, action: action, shown: shown,
-                                                 model: row[7], annotator: row[8], clientID: row[1]))
+        return record
     }
 
     private static func jsonArray(_ strings: [String]) -> String {
@@ -274,9 +280,11 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
     public func startWatching(_ onChange: @escaping @Sendable (String) -> Void) {
         guard !watching.exchange(true, ordering: .relaxed) else { return }
         let thread = Thread { [weak self] in
-            var listener = ChangeListener()
+            var listener = PostgresListener(.init(name: PostgresSchema.channel,
+                                                  revisionQuery: "SELECT revision FROM kwsuggest_keyword_head",
+                                                  connectedReason: ChangeListenerMachine.connectedReason, reportsAvailability: true))
             while let self, !self.stopped.load(ordering: .relaxed) {
-                listener.step(self, onChange: onChange)
+                listener.step(self.client, onChange: onChange)
             }
         }
         thread.name = "kwsuggest-store-listen"
@@ -285,55 +293,6 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
 
     public func close() {
         stopped.store(true, ordering: .relaxed)
-    }
-
-    /// The listener thread: its own connection, and the decisions of `ChangeListenerMachine` carried out.
-    private struct ChangeListener {
-        var connection: PostgresConnection?
-        var machine = ChangeListenerMachine()
-
-        mutating func step(_ store: PostgresKeywordStore, onChange: @Sendable (String) -> Void) {
-            guard let connection else {
-                let event: ChangeListenerMachine.Event
-                do {
-                    let fresh = try store.client.connect()
-                    try fresh.exec("LISTEN \(PostgresSchema.channel)")
-                    event = .connected(revision: try Self.currentRevision(fresh))
-                    self.connection = fresh
-                } catch {
-                    event = .connectFailed
-                }
-                perform(machine.handle(event), store, onChange)
-                return
-            }
-            var descriptor = pollfd(fd: connection.socket, events: Int16(POLLIN), revents: 0)
-            _ = poll(&descriptor, 1, 200)
-            do {
-                if !(try connection.notifications()).isEmpty {
-                    perform(machine.handle(.notified(revision: try Self.currentRevision(connection))), store, onChange)
-                }
-                let now = monotonicNanoseconds()
-                if machine.checkDue(now: now) {
-                    perform(machine.handle(.checked(revision: try Self.currentRevision(connection), now: now)), store, onChange)
-                }
-            } catch {
-                self.connection = nil
-                perform(machine.handle(.lost), store, onChange)
-            }
-        }
-
-        private func perform(_ effects: ChangeListenerMachine.Effects, _ store: PostgresKeywordStore,
-                             _ onChange: @Sendable (String) -> Void) {
-            if let available = effects.available { store.client.setAvailable(available) }
-            if let reason = effects.change { onChange(reason) }
-            if let wait = effects.wait { usleep(useconds_t(wait * 1_000_000)) }
-        }
-
-        static func currentRevision(_ connection: PostgresConnection) throws -> String? {
-            try connection.exec("SELECT revision FROM kwsuggest_keyword_head").first?.first ?? nil
-        }
-
-        func monotonicNanoseconds() -> UInt64 { MonotonicClock.nanoseconds() }
     }
 
     // MARK: URLs

@@ -115,9 +115,11 @@ public final class PostgresModelRegistry: ModelRegistry, @unchecked Sendable {
     public func startWatching(_ onChange: @escaping @Sendable (String) -> Void) {
         guard !watching.exchange(true, ordering: .relaxed) else { return }
         let thread = Thread { [weak self] in
-            var listener = RegistryListener()
+            var listener = PostgresListener(.init(name: PostgresSchema.modelChannel,
+                                                  revisionQuery: "SELECT revision FROM kwsuggest_model_registry",
+                                                  connectedReason: "registry connected", reportsAvailability: false))
             while let self, !self.stopped.load(ordering: .relaxed) {
-                listener.step(client: self.client, onChange: onChange)
+                listener.step(self.client, onChange: onChange)
             }
         }
         thread.name = "kwsuggest-registry-listen"
@@ -131,23 +133,24 @@ public final class PostgresModelRegistry: ModelRegistry, @unchecked Sendable {
     // MARK: Rows
 
     private func read(_ connection: PostgresConnection, lock: Bool) throws -> RegistryCatalog {
-        let rows = try connection.exec("SELECT catalog FROM kwsuggest_model_registry" + (lock ? " FOR UPDATE" : ""))
-        guard let text = rows.first?.first ?? nil else {
+        let rows = try connection.rows("SELECT catalog FROM kwsuggest_model_registry" + (lock ? " FOR UPDATE" : ""))
+        guard let row = rows.first else {
             throw KeywordStoreError.failed("\(displayName): kwsuggest_model_registry has no row")
         }
+        let text = try row.string(0)
         return try RegistryCatalog.decode(Array(text.utf8), place: "\(displayName) kwsuggest_model_registry")
     }
 
     private func save(_ catalog: RegistryCatalog, replacing before: RegistryCatalog, _ connection: PostgresConnection) throws {
         let text = String(decoding: try RegistryFiles.encode(catalog), as: UTF8.self)
-        let rows = try connection.exec("UPDATE kwsuggest_model_registry SET catalog = $1, revision = revision + 1 RETURNING revision", [text])
+        let rows = try connection.rows("UPDATE kwsuggest_model_registry SET catalog = $1, revision = revision + 1 RETURNING revision", [text])
         if catalog.models.count < before.models.count {
             let referenced = Array(Set(catalog.models.flatMap { $0.files.values }))
             let list = String(decoding: try RegistryFiles.encode(referenced), as: UTF8.self)
             try connection.exec("DELETE FROM kwsuggest_model_blobs WHERE NOT (sha256 = ANY (ARRAY(SELECT json_array_elements_text($1::json))))", [list])
         }
         if catalog.head != before.head {
-            try connection.exec("SELECT pg_notify($1, $2)", [PostgresSchema.modelChannel, rows.first?.first ?? "0"])
+            try connection.exec("SELECT pg_notify($1, $2)", [PostgresSchema.modelChannel, String(try rows.first?.int64(0) ?? 0)])
         }
     }
 
@@ -156,9 +159,9 @@ public final class PostgresModelRegistry: ModelRegistry, @unchecked Sendable {
     /// hashed again first (it may have changed since it was checked). Returns true when stored parts were
     /// replaced.
     private func upload(_ path: String, digest expected: String, _ connection: PostgresConnection) throws -> Bool {
-        let found = try connection.exec("SELECT encode(sha256(string_agg(bytes, ''::bytea ORDER BY part)), 'hex') "
+        let found = try connection.rows("SELECT encode(sha256(string_agg(bytes, ''::bytea ORDER BY part)), 'hex') "
             + "FROM kwsuggest_model_blobs WHERE sha256 = $1", [expected])
-        let stored = found.first?.first ?? nil
+        let stored = try found.first?.optionalString(0)
         if stored == expected { return false }
         if stored != nil { try connection.exec("DELETE FROM kwsuggest_model_blobs WHERE sha256 = $1", [expected]) }
         let actual = try digest(path)
@@ -183,8 +186,8 @@ public final class PostgresModelRegistry: ModelRegistry, @unchecked Sendable {
     private func download(_ digest: String, to path: String, version: String, name: String) throws(KeywordStoreError) {
         let place = "\(displayName): \(version)/\(name)"
         let count = try transaction { connection in
-            let rows = try connection.exec("SELECT count(*) FROM kwsuggest_model_blobs WHERE sha256 = $1", [digest])
-            return (rows.first?.first ?? nil).flatMap { Int($0) } ?? 0
+            let rows = try connection.rows("SELECT count(*) FROM kwsuggest_model_blobs WHERE sha256 = $1", [digest])
+            return try rows.first?.int(0) ?? 0
         }
         guard count > 0 else { throw .failed("\(place): the database holds no file with SHA-256 \(digest)") }
         let temporary = path + ".\(getpid()).part"
@@ -193,10 +196,10 @@ public final class PostgresModelRegistry: ModelRegistry, @unchecked Sendable {
         do throws(KeywordStoreError) {
             for part in 0..<count {
                 let rows = try transaction { connection in
-                    try connection.exec("SELECT encode(bytes, 'hex') FROM kwsuggest_model_blobs WHERE sha256 = $1 AND part = $2",
+                    try connection.rows("SELECT encode(bytes, 'hex') FROM kwsuggest_model_blobs WHERE sha256 = $1 AND part = $2",
                                         [digest, String(part)])
                 }
-                guard let text = rows.first?.first ?? nil, let bytes = Hex.decode(text) else {
+                guard let text = try? rows.first?.optionalString(0), let bytes = Hex.decode(text) else {
                     throw .failed("\(place): part \(part) is missing or not hex")
                 }
                 try RegistryFiles.writeAll(fd, bytes, path: temporary)
@@ -224,53 +227,6 @@ public final class PostgresModelRegistry: ModelRegistry, @unchecked Sendable {
             } catch {
                 throw client.storeError(error)
             }
-        }
-    }
-
-    /// The watcher thread's state: its own connection, the last revision seen, the reconnect backoff.
-    private struct RegistryListener {
-        var connection: PostgresConnection?
-        var revision: String?
-        var backoff = 0.1
-        var nextCheck = Date.distantPast
-
-        mutating func step(client: PostgresClient, onChange: @Sendable (String) -> Void) {
-            guard let connection else {
-                do {
-                    let fresh = try client.connect()
-                    try fresh.exec("LISTEN \(PostgresSchema.modelChannel)")
-                    revision = try Self.revision(fresh)
-                    self.connection = fresh
-                    backoff = 0.1
-                    onChange("registry connected")
-                } catch {
-                    usleep(useconds_t(backoff * 1_000_000))
-                    backoff = min(backoff * 2, 2)
-                }
-                return
-            }
-            var descriptor = pollfd(fd: connection.socket, events: Int16(POLLIN), revents: 0)
-            _ = poll(&descriptor, 1, 200)
-            do {
-                if !(try connection.notifications()).isEmpty {
-                    revision = try Self.revision(connection)
-                    onChange("notified")
-                }
-                if Date() >= nextCheck {
-                    nextCheck = Date().addingTimeInterval(1)
-                    let latest = try Self.revision(connection)
-                    if latest != revision {
-                        revision = latest
-                        onChange("revision changed")
-                    }
-                }
-            } catch {
-                self.connection = nil
-            }
-        }
-
-        static func revision(_ connection: PostgresConnection) throws -> String? {
-            try connection.exec("SELECT revision FROM kwsuggest_model_registry").first?.first ?? nil
         }
     }
 }

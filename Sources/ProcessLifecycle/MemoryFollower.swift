@@ -1,7 +1,6 @@
 // Following the store's decisions as a service: every replica's decision memory reads new decisions and undos
 // within a second of their being stored.
 import DecisionMemory
-import Dispatch
 import EventLog
 import KeywordHTTP
 import Locking
@@ -11,24 +10,27 @@ import Locking
 final class MemoryFollower: Service {
     private let state: EngineSlot
     private let memory: DecisionMemory
-    private let interval: DispatchTimeInterval
-    private let stopped = DispatchSemaphore(value: 0)
+    /// Seconds between two reads.
+    private let interval: Double
+    private let clock: any ServiceClock
+    private let stop = StopSignal()
     private let failing = Locked(false)
 
-    init(state: EngineSlot, memory: DecisionMemory, interval: DispatchTimeInterval = .seconds(1)) {
+    init(state: EngineSlot, memory: DecisionMemory, interval: Double = 1, clock: any ServiceClock = SystemServiceClock()) {
         self.state = state
         self.memory = memory
         self.interval = interval
+        self.clock = clock
     }
 
     func run() throws {
-        while stopped.wait(timeout: .now() + interval) == .timedOut {
+        while !clock.wait(for: interval, or: stop) {
             poll()
         }
     }
 
     func shutdown() {
-        stopped.signal()
+        stop.signal()
     }
 
     /// One round: reads what is new, when the store is open and the model serves.

@@ -2,10 +2,8 @@
 import EventLog
 import Foundation
 import KeywordHTTP
-import Locking
 import QueueAPI
 import SuggestionRuntime
-import Sockets
 import StoreInterface
 import StoreOpening
 import TeamQueue
@@ -20,23 +18,39 @@ final class ModelLoader: Service {
     private let state: EngineSlot
     private let loader: @Sendable (any KeywordStore) throws -> any SuggestionEngine
     private let loaded: @Sendable (any KeywordStore) -> Void
-    private let stopping = Locked(false)
+    private let open: @Sendable () throws(KeywordStoreError) -> any KeywordStore
+    private let clock: any ServiceClock
+    private let stop = StopSignal()
 
-    /// - Parameter loaded: called with the store once the engine serves (the watcher starts there).
+    /// The longest wait between two tries of a store that cannot be reached, in seconds.
+    static let longestRetryDelay = 5.0
+
+    /// - Parameters:
+    ///   - loaded: called with the store once the engine serves (the watcher starts there).
+    ///   - open: opens the store (`location.open()` unless a test gives another way).
+    ///   - clock: what the backoff between tries waits on.
     init(location: StoreLocation, queuePolicy: QueuePolicy, autoAccept: AutoAcceptConfiguration = AutoAcceptConfiguration(),
          state: EngineSlot,
          loader: @escaping @Sendable (any KeywordStore) throws -> any SuggestionEngine,
-         loaded: @escaping @Sendable (any KeywordStore) -> Void) {
+         loaded: @escaping @Sendable (any KeywordStore) -> Void,
+         open: (@Sendable () throws(KeywordStoreError) -> any KeywordStore)? = nil,
+         clock: any ServiceClock = SystemServiceClock()) {
         self.location = location
         self.queuePolicy = queuePolicy
         self.autoAccept = autoAccept
         self.state = state
         self.loader = loader
         self.loaded = loaded
+        if let open {
+            self.open = open
+        } else {
+            self.open = Self.opening(location)
+        }
+        self.clock = clock
     }
 
     func run() throws {
-        let started = Syscall.monotonicNanoseconds()
+        let started = clock.nanoseconds()
         do {
             let store: any KeywordStore
             do {
@@ -53,7 +67,7 @@ final class ModelLoader: Service {
                 throw ServiceError(message: "cannot open the annotation queue in \(location.displayName): \(error)")
             }
             let engine = try loader(store)
-            let seconds = Double(Syscall.monotonicNanoseconds() - started) / 1e9
+            let seconds = Double(clock.nanoseconds() - started) / 1e9
             state.setReady(engine, loadSeconds: seconds)
             // The model's own `model_loaded` (with its source) comes from whatever loaded it; this is the moment
             // /readyz turns ready, with the store it serves.
@@ -68,9 +82,14 @@ final class ModelLoader: Service {
         }
     }
 
+    /// Opening the store `location` names.
+    private static func opening(_ location: StoreLocation) -> @Sendable () throws(KeywordStoreError) -> any KeywordStore {
+        { () throws(KeywordStoreError) -> any KeywordStore in try location.open() }
+    }
+
     /// Stops retrying the store; a model being read finishes first.
     func shutdown() {
-        stopping.withLock { $0 = true }
+        stop.signal()
     }
 
     /// Opens the store; a database that cannot be reached yet is retried with backoff (up to 5 s apart) while
@@ -78,23 +97,19 @@ final class ModelLoader: Service {
     /// service was shut down while waiting.
     private func openStore() throws(KeywordStoreError) -> (any KeywordStore)? {
         var delay = 0.1
-        while !stopping.withLock({ $0 }) {
+        while !stop.isSignalled {
             let failure: KeywordStoreError
             do {
-                return try location.open()
+                return try open()
             } catch {
                 failure = error
             }
             guard case .unavailable(let message) = failure else { throw failure }
             EventLog.record(.warning, "store_unavailable", ["store": location.displayName, "error": message,
                                                             "retry_in_s": String(format: "%.1f", delay)])
-            // Waits in short steps, so a shutdown is not kept waiting by the backoff.
-            var waited = 0.0
-            while waited < delay, !stopping.withLock({ $0 }) {
-                usleep(50_000)
-                waited += 0.05
-            }
-            delay = min(delay * 2, 5)
+            // A shutdown ends the wait at once.
+            if clock.wait(for: delay, or: stop) { return nil }
+            delay = min(delay * 2, Self.longestRetryDelay)
         }
         return nil
     }

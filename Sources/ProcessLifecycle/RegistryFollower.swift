@@ -1,6 +1,5 @@
 // Following the store's model registry as a service: the live version is served (the --model directory while
 // none is live), promotions are swapped in while the server runs, and a candidate in shadow is loaded beside it.
-import Dispatch
 import EventLog
 import KeywordHTTP
 import SuggestionRuntime
@@ -13,11 +12,14 @@ final class RegistryFollower: Service {
     private let state: EngineSlot
     private let fallback: String
     private let loadModel: ModelWatcher.Loader
-    private let stopped = DispatchSemaphore(value: 0)
+    private let clock: any ServiceClock
+    private let stop = StopSignal()
 
-    init(state: EngineSlot, fallback: String, load: @escaping ModelWatcher.Loader) {
+    init(state: EngineSlot, fallback: String, clock: any ServiceClock = SystemServiceClock(),
+         load: @escaping ModelWatcher.Loader) {
         self.state = state
         self.fallback = fallback
+        self.clock = clock
         self.loadModel = load
     }
 
@@ -35,11 +37,11 @@ final class RegistryFollower: Service {
     }
 
     func run() throws {
-        stopped.wait()
+        _ = clock.wait(for: nil, or: stop)
         state.watcher?.shutdown()
     }
 
     func shutdown() {
-        stopped.signal()
+        stop.signal()
     }
 }

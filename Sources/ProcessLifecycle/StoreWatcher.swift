@@ -1,7 +1,5 @@
 // Following the store's changes as a service: reloads when another process or replica changed the list.
-import Dispatch
 import KeywordHTTP
-import Locking
 import StoreInterface
 
 /// Watches the store once the model serves (`begin`), reloading the keyword list on every change it reports;
@@ -9,10 +7,12 @@ import StoreInterface
 final class StoreWatcher: Service {
     private let state: EngineSlot
     private let reload: @Sendable (String) -> Void
-    private let stopped = DispatchSemaphore(value: 0)
+    private let clock: any ServiceClock
+    private let stop = StopSignal()
 
-    init(state: EngineSlot, reload: @escaping @Sendable (String) -> Void) {
+    init(state: EngineSlot, clock: any ServiceClock = SystemServiceClock(), reload: @escaping @Sendable (String) -> Void) {
         self.state = state
+        self.clock = clock
         self.reload = reload
     }
 
@@ -23,11 +23,11 @@ final class StoreWatcher: Service {
     }
 
     func run() throws {
-        stopped.wait()
+        _ = clock.wait(for: nil, or: stop)
         state.store?.close()
     }
 
     func shutdown() {
-        stopped.signal()
+        stop.signal()
     }
 }

@@ -3,6 +3,7 @@
 import APICore
 import Foundation
 import KeywordHTTP
+import Platform
 
 /// The admin token and the open-writes rule `serve` applies before it listens.
 public enum WritePolicy {
@@ -15,7 +16,7 @@ public enum WritePolicy {
         guard !trimmed.isEmpty else {
             throw ServiceError(message: "KWSUGGEST_ADMIN_TOKEN is blank; unset it or give a token")
         }
-        guard !trimmed.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.properties.generalCategory == .control }) else {
+        guard !trimmed.unicodeScalars.contains(where: { $0.properties.isWhitespace || $0.isControlCharacter }) else {
             throw ServiceError(message: "KWSUGGEST_ADMIN_TOKEN holds white space or control characters inside it")
         }
         return trimmed

@@ -2,6 +2,7 @@
 import APICore
 import EventLog
 import HTTPCore
+import Platform
 import StoreInterface
 import StrictJSON
 import TeamQueue
@@ -140,7 +141,7 @@ package enum QueueDecoding {
     /// The `since` of the labels export: a UTC time as `2026-01-31T12:00:00Z` (milliseconds optional).
     static func since(_ query: [String: String]) throws(APIError) -> QueueTime? {
         guard let text = query["since"] else { return nil }
-        guard let time = QueueTimestamp.parse(text) else {
+        guard let time = UTCTime.parse(text) else {
             throw .badRequest(.invalidSince, "'since' must be a UTC time such as 2026-01-31T12:00:00Z")
         }
         return time

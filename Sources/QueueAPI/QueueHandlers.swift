@@ -2,6 +2,7 @@
 import APICore
 import HTTPCore
 import Locking
+import Platform
 import SuggestionRuntime
 import StoreInterface
 import StrictJSON
@@ -101,7 +102,7 @@ package final class QueueHandlers: Sendable {
         var json = JSONWriter()
         json.object { json in
             json.field("lease", string: granted.id)
-            json.field("expires_at", string: QueueTimestamp.format(granted.expiresAt))
+            json.field("expires_at", string: UTCTime.format(milliseconds: granted.expiresAt))
             json.field("items") { json in
                 json.array { json in
                     for item in granted.items {

@@ -90,14 +90,14 @@ public enum FeedbackRules {
         return item
     }
 
-    /// A record as an import gives it: its id (1…`maxImportedRecordID`) and time (`UTCTimestamp.isValid`), then the item
+    /// A record as an import gives it: its id (1…`maxImportedRecordID`) and time (`UTCTime.isStoredForm`), then the item
     /// by `checked`.
     public static func checked(_ record: FeedbackRecord, limits: Limits = Limits()) throws(FeedbackProblem) -> FeedbackRecord {
         guard record.id >= 1, record.id <= maxImportedRecordID else {
             throw FeedbackProblem(field: "id", kind: .recordID,
                                   message: "'id' \(record.id) is not a record id an import may give (an integer from 1 to \(maxImportedRecordID), so ids always remain for new records)")
         }
-        guard UTCTimestamp.isValid(record.receivedAt) else {
+        guard UTCTime.isStoredForm(record.receivedAt) else {
             throw FeedbackProblem(field: "received_at", kind: .receivedAt,
                                   message: "'received_at' is not a UTC time as stores write it (2026-01-31T12:00:00.000Z)")
         }
@@ -112,7 +112,7 @@ public enum FeedbackRules {
         guard !text.isEmpty, KeywordRules.fitsCodePoints(text, maxLabelCodePoints) else {
             throw FeedbackProblem(field: field, kind: kind, message: "'\(field)' must be 1 to \(maxLabelCodePoints) characters")
         }
-        guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+        guard !text.containsControlCharacter else {
             throw FeedbackProblem(field: field, kind: kind, message: "'\(field)' contains a control character")
         }
         return text
@@ -159,32 +159,5 @@ extension FeedbackItem {
     public func sameDecision(as other: FeedbackItem) -> Bool {
         name == other.name && keyword == other.keyword && action == other.action && shown == other.shown
             && model == other.model && annotator == other.annotator
-    }
-}
-
-extension UTCTimestamp {
-    /// Whether `text` is a time as stores write it: `YYYY-MM-DDTHH:MM:SS.mmmZ`, a real calendar date (year
-    /// 0001-9999), hours below 24, minutes and seconds below 60.
-    package static func isValid(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 24 else { return false }
-        func number(_ range: Range<Int>) -> Int? {
-            var value = 0
-            for index in range {
-                guard bytes[index] >= 0x30, bytes[index] <= 0x39 else { return nil }
-                value = value * 10 + Int(bytes[index] - 0x30)
-            }
-            return value
-        }
-        let separators: [(Int, Unicode.Scalar)] = [(4, "-"), (7, "-"), (10, "T"), (13, ":"), (16, ":"), (19, "."), (23, "Z")]
-        for (index, separator) in separators where bytes[index] != UInt8(ascii: separator) {
-            return false
-        }
-        guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), let hour = number(11..<13),
-              let minute = number(14..<16), let second = number(17..<19), number(20..<23) != nil else { return false }
-        guard year >= 1, (1...12).contains(month), hour < 24, minute < 60, second < 60 else { return false }
-        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
-        let days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
-        return (1...days).contains(day)
     }
 }

@@ -1,5 +1,6 @@
 // What makes a keyword acceptable: one rule set for the API and for every file the service reads keywords from.
 import Foundation
+import Platform
 
 /// The rules every served keyword follows, wherever it comes from (a request, feedback, or an overlay file edited
 /// by hand): a keyword sent goes through `cleaned(_:field:)` (length as sent, then `canonical(_:)`, then
@@ -48,7 +49,7 @@ public enum KeywordRules {
         var visible = false
         for scalar in keyword.unicodeScalars {
             if scalar.isASCII {
-                if isASCIIControl(scalar) { return "contains a control character" }
+                if scalar.isControlCharacter { return "contains a control character" }
                 if scalar.value != 0x20 { visible = true }
                 continue
             }
@@ -73,11 +74,6 @@ public enum KeywordRules {
         }
     }
 
-    /// C0 controls and DEL (the non-ASCII controls are refused by `refuses`).
-    private static func isASCIIControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || scalar.value == 0x7F
-    }
-
     /// Whether a non-ASCII code point can never appear in a keyword.
     public static func refuses(_ scalar: Unicode.Scalar) -> Bool {
         !scalar.isASCII && problem(with: scalar) != nil
@@ -99,13 +95,13 @@ public enum KeywordRules {
     /// The role of `scalar` in a keyword (see `CodePointRole`).
     public static func role(of scalar: Unicode.Scalar) -> CodePointRole {
         if scalar.isASCII {
-            if isASCIIControl(scalar) { return .refused }
+            if scalar.isControlCharacter { return .refused }
             return scalar.value == 0x20 ? .invisible : .visible
         }
         if refuses(scalar) { return .refused }
         var role = CodePointRole.invisible
         for folded in String(scalar).precomposedStringWithCompatibilityMapping.unicodeScalars {
-            if isASCIIControl(folded) || refuses(folded) { return .refused }
+            if folded.isControlCharacter || refuses(folded) { return .refused }
             if shows(folded) { role = .visible }
         }
         return role

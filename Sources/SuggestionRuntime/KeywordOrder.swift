@@ -1,5 +1,6 @@
 // The served list's order as sort keys, so a change can say where its keywords go without scanning the list.
 import KeywordModel
+import Platform
 import StoreInterface
 
 /// How a keyword change moves the list: indices of the old list that leave it, and keywords that enter it

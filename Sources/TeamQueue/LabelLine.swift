@@ -1,5 +1,6 @@
 // The lines of the queue's two exports, shared by the HTTP routes and `kwsuggest store export`: the labels
 // (`GET /v1/labels/export`, `--format labels`) and the flagged items (`GET /v1/queue/flagged`, `--format flagged`).
+import Platform
 import StrictJSON
 
 /// An entry of one of the queue's time-ordered lists: where it stands in the list, and its export line.
@@ -22,7 +23,7 @@ extension QueueLabel: ExportedQueueEntry {
             json.field("decided_by", string: decidedBy.rawValue)
             json.field("annotator") { json in if let annotator { json.string(annotator) } else { json.null() } }
             json.field("model") { json in if let model { json.string(model) } else { json.null() } }
-            json.field("at", string: QueueTimestamp.format(at))
+            json.field("at", string: UTCTime.format(milliseconds: at))
             if decidedBy == .memory {
                 json.field("annotators") { json in json.array { json in for name in annotators { json.string(name) } } }
             }
@@ -40,7 +41,7 @@ extension QueueFlag: ExportedQueueEntry {
             json.field("id", string: id)
             json.field("name", string: name)
             json.field("flagged_by", string: annotator)
-            json.field("at", string: QueueTimestamp.format(at))
+            json.field("at", string: UTCTime.format(milliseconds: at))
             json.field("suggestions") { json in json.suggestions(suggestions) }
         }
         return json.bytes + [0x0A]

@@ -1,4 +1,5 @@
 // Paging the queue's time-ordered lists (labels, flags) the same way in every store.
+import Platform
 
 extension LabelCursor {
     /// The first `limit` of `entries` after `cursor` (from the start when nil) in (time, id) order, found in one
@@ -33,17 +34,5 @@ public struct SortedQueueList<Entry: ExportedQueueEntry>: Sendable {
         guard limit > 0 else { return [] }
         let start = cursor.map { cursor in entries.partitioningIndex { cursor.precedes(at: $0.at, id: $0.id) } } ?? 0
         return Array(entries[start..<Swift.min(entries.count, start + limit)])
-    }
-}
-
-extension Array {
-    /// The first index whose element satisfies `belongsAfter`, for an array partitioned by it (binary search).
-    package func partitioningIndex(where belongsAfter: (Element) -> Bool) -> Int {
-        var low = 0, high = count
-        while low < high {
-            let middle = (low + high) / 2
-            if belongsAfter(self[middle]) { high = middle } else { low = middle + 1 }
-        }
-        return low
     }
 }

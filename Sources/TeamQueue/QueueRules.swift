@@ -1,5 +1,6 @@
 // What makes a queue record acceptable, wherever it comes from: the API's requests, and what a store reads
 // back (a queue log edited by hand, a database row). Validity only, as the feedback rules.
+import Platform
 import StoreInterface
 
 /// The rules of the annotation queue's ids, annotator names and records.
@@ -113,7 +114,7 @@ public enum QueueRules {
 
     /// The version of the model that suggested the item, as the serving model names itself: no control characters.
     private static func modelVersion(_ text: String) throws(QueueRuleProblem) {
-        guard !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+        guard !text.containsControlCharacter else {
             throw QueueRuleProblem(field: "model", message: "'model' contains a control character")
         }
     }
@@ -138,7 +139,7 @@ public enum QueueRules {
 
     /// A keyword of the model's list, as a suggestion names it: not empty, no control characters.
     private static func modelKeyword(_ keyword: String, _ field: String) throws(QueueRuleProblem) {
-        guard !keyword.isEmpty, !keyword.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+        guard !keyword.isEmpty, !keyword.containsControlCharacter else {
             throw QueueRuleProblem(field: field, message: "'\(field)' must be a keyword without control characters")
         }
     }

@@ -74,7 +74,7 @@ public enum ModelPush {
         let checked = try check(directory: directory, loads: loads)
         let manifest = checked.manifest
         let model = RegisteredModel(version: manifest.modelVersion, parent: manifest.lineage?.parent,
-                                    created: UTCTimestamp.now(), size: checked.size, files: checked.files,
+                                    created: UTCTime.now(), size: checked.size, files: checked.files,
                                     trainedThrough: manifest.lineage?.feedback?.lastID, gate: nil)
         var outcome = Outcome(version: model.version, alreadyStored: false, removed: [])
         outcome.repaired = try registry.store(files: checked.files, from: directory) { (catalog: inout RegistryCatalog) throws(KeywordStoreError) in

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Platform
 import StrictJSON
 
 // Standard input and output for the commands: raw reads of fd 0, buffered writes to fd 1, and
@@ -88,7 +89,7 @@ func terminalSafe(_ text: String) -> String {
 }
 
 private func isTerminalControl(_ scalar: Unicode.Scalar) -> Bool {
-    (scalar.value < 0x20 && scalar != "\t") || (0x7F...0x9F).contains(scalar.value)
+    scalar != "\t" && scalar.isControlCharacter
 }
 
 /// Calls `body` with every word of standard input, splitting at ASCII white space as fastText's

@@ -34,6 +34,25 @@ final class HostPolicyTests: XCTestCase {
         XCTAssertEqual(errorCode(api.respond(to: bare)), "host_not_allowed")
     }
 
+    /// The token and `Host` guards run once, on the head: the plan carries their refusal, `respond(to:)` (like the
+    /// server) sends it instead of the handler, and the handler behind the plan does not check them again.
+    func testTheGuardsAreDecidedOnceOnTheHead() throws {
+        let foreign = makeRequest(.post, "/v1/keywords", headers: [("Host", "attacker.example")], body: write)
+        let open = try api()
+        XCTAssertEqual(open.plan(for: foreign).refusal.flatMap(errorCode), "host_not_allowed")
+        XCTAssertEqual(open.plan(for: foreign).handler(foreign).status, .ok)
+
+        let guarded = try api(token: "s3cret")
+        let anonymous = makeRequest(.post, "/v1/keywords", body: write)
+        let plan = guarded.plan(for: anonymous)
+        XCTAssertEqual(plan.refusal?.status.code, 401)
+        XCTAssertEqual(guarded.respond(to: anonymous).status.code, 401)
+        XCTAssertEqual(plan.handler(anonymous).status, .ok)
+        let signed = makeRequest(.post, "/v1/keywords", headers: [("Authorization", "Bearer s3cret")], body: write)
+        XCTAssertNil(guarded.plan(for: signed).refusal)
+        XCTAssertEqual(guarded.respond(to: signed).status, .ok)
+    }
+
     func testLoopbackNamesWithAnyPortMayWrite() throws {
         let api = try api()
         for host in ["localhost", "LOCALHOST:8080", "127.0.0.1", "127.0.0.1:1", "[::1]", "[::1]:65535"] {

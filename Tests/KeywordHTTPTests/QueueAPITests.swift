@@ -4,6 +4,7 @@ import Foundation
 @testable import HTTPCore
 @testable import KeywordHTTP
 import Locking
+import Platform
 import QueueAPI
 import SuggestionRuntime
 import StoreInterface
@@ -79,7 +80,7 @@ final class QueueAPITests: XCTestCase {
         XCTAssertEqual(lease.status.code, 200, lease.bodyText)
         let object = jsonObject(lease)
         XCTAssertEqual(ids(lease), ["SKU-1", "SKU-3"], "uncertain first")
-        XCTAssertEqual(object["expires_at"] as? String, QueueTimestamp.format(clock.now() + 600_000))
+        XCTAssertEqual(object["expires_at"] as? String, UTCTime.format(milliseconds: clock.now() + 600_000))
         let items = object["items"] as? [[String: Any]] ?? []
         XCTAssertEqual(items.first?["name"] as? String, "にんじん 3本")
         let suggestions = items.first?["suggestions"] as? [[String: Any]] ?? []
@@ -155,7 +156,7 @@ final class QueueAPITests: XCTestCase {
         XCTAssertTrue(lines.first??["annotator"] is NSNull)
         XCTAssertEqual(lines.last??["keywords"] as? [String], ["にんじん", "人参ジュース"])
         XCTAssertEqual(lines.last??["annotator"] as? String, "aiko")
-        let since = QueueTimestamp.format(clock.now() - 2000)
+        let since = UTCTime.format(milliseconds: clock.now() - 2000)
         XCTAssertEqual(api.respond(to: makeRequest(.get, "/v1/labels/export?since=\(since)")).bodyText.split(separator: "\n").count, 1)
         XCTAssertEqual(errorCode(api.respond(to: makeRequest(.get, "/v1/labels/export?since=yesterday"))), "invalid_since")
 

@@ -354,12 +354,13 @@ final class RouterTests: XCTestCase {
         XCTAssertEqual(response.headers["Content-Type"], "text/html; charset=utf-8")
         XCTAssertTrue(response.bodyText.contains(#"id="name""#))
         XCTAssertTrue(response.bodyText.contains(#"id="keyword""#))
-        XCTAssertTrue(response.bodyText.contains(#"<script src="/workbench.js"></script>"#))
+        XCTAssertTrue(response.bodyText.contains(#"<script type="module" src="/workbench.js"></script>"#))
     }
 
     func testWorkbenchFilesRunOnlyTheirOwnCodeAndCannotBeFramed() {
         let api = makeAPI()
-        for (path, type) in [("/", "text/html"), ("/workbench.js", "text/javascript"), ("/queue.js", "text/javascript"), ("/workbench.css", "text/css")] {
+        for (path, type) in [("/", "text/html"), ("/workbench.js", "text/javascript"), ("/queue.js", "text/javascript"),
+                                  ("/common.js", "text/javascript"), ("/workbench.css", "text/css")] {
             let response = api.respond(to: makeRequest(.get, path))
             XCTAssertEqual(response.status, .ok, path)
             XCTAssertEqual(response.headers["Content-Type"], "\(type); charset=utf-8", path)
@@ -371,7 +372,9 @@ final class RouterTests: XCTestCase {
             XCTAssertEqual(response.headers["X-Content-Type-Options"], "nosniff", path)
         }
         let script = api.respond(to: makeRequest(.get, "/workbench.js")).bodyText
-        XCTAssertTrue(script.contains("fetch(\"/v1/suggest\""))
+        XCTAssertTrue(script.contains("post(\"/v1/suggest\""))
+        XCTAssertTrue(script.contains("from \"/common.js\""))
+        XCTAssertTrue(api.respond(to: makeRequest(.get, "/common.js")).bodyText.contains("await fetch(path, options)"))
     }
 
     func testErrorsAreAlwaysTheOneJSONShape() throws {

@@ -47,7 +47,7 @@ final class PageAssetTests: XCTestCase {
         let folder = sources("KeywordHTTP/Workbench")
         let page = try String(contentsOf: folder.appendingPathComponent("workbench.html"), encoding: .utf8)
         let script = try String(contentsOf: folder.appendingPathComponent("workbench.js"), encoding: .utf8)
-        XCTAssertTrue(page.contains(#"<script src="/workbench.js"></script>"#))
+        XCTAssertTrue(page.contains(#"<script type="module" src="/workbench.js"></script>"#))
         XCTAssertTrue(script.contains("addEventListener("))
     }
 

@@ -6,24 +6,6 @@ import Foundation
 import XCTest
 
 final class QueueTextTests: XCTestCase {
-    func testTimestampsRoundTripAndRefuseOtherForms() {
-        XCTAssertEqual(QueueTimestamp.format(0), "1970-01-01T00:00:00.000Z")
-        XCTAssertEqual(QueueTimestamp.format(1_790_000_000_123), "2026-09-21T14:13:20.123Z")
-        XCTAssertEqual(QueueTimestamp.format(-1), "1969-12-31T23:59:59.999Z")
-        for time: QueueTime in [0, 951_782_400_000, 1_790_000_000_123, 4_102_444_799_999] {
-            XCTAssertEqual(QueueTimestamp.parse(QueueTimestamp.format(time)), time)
-        }
-        XCTAssertEqual(QueueTimestamp.parse("2026-09-21T14:13:20Z"), 1_790_000_000_000)
-        XCTAssertEqual(QueueTimestamp.parse("2026-09-21T14:13:20.1Z"), 1_790_000_000_100)
-        XCTAssertEqual(QueueTimestamp.parse("2000-02-29T00:00:00Z"), 951_782_400_000)
-        XCTAssertEqual(QueueTimestamp.parse("0000-02-29T00:00:00Z").map(QueueTimestamp.format), "0000-02-29T00:00:00.000Z")
-        XCTAssertEqual(QueueTimestamp.parse("0000-01-01T00:00:00Z"), -62_167_219_200_000)
-        for bad in ["", "2026-09-21", "2026-09-21T14:13:20+09:00", "2026-02-30T00:00:00Z", "2026-09-21T24:00:00Z",
-                    "2026-09-21T14:13:20.1234Z", "2026-09-21 14:13:20Z", "1900-02-29T00:00:00Z", "２０２６-09-21T14:13:20Z"] {
-            XCTAssertNil(QueueTimestamp.parse(bad), bad)
-        }
-    }
-
     func testLabelLine() {
         let label = QueueLabel(id: "SKU-1", name: "カラーにんじん \"3本\"", keywords: ["にんじん"], decidedBy: .model, annotator: nil,
                                model: "m1", at: 1_790_000_000_123)

@@ -76,17 +76,12 @@ private extension Character {
 
 /// While writes are open (no token), the routes that need the token when one is set are served only for `Host`
 /// names the policy allows (see `HostPolicy`).
-struct HostMiddleware: APIMiddleware {
+struct HostGuard: Sendable {
     var policy: HostPolicy
     /// True when no admin token is set.
     var writesAreOpen: Bool
 
-    func handle(_ request: HTTPRequest, route: APIRoute, next: APIRoute.Handler) throws(APIError) -> HTTPResponse {
-        try check(request, route: route)
-        return try next(request, route)
-    }
-
-    /// The rule, also run on a request's head (see `KeywordAPI.admit`) so a refused body is never read.
+    /// The rule, run once on a request's head (see `KeywordAPI.admit`) so a refused body is never read.
     func check(_ request: HTTPRequest, route: APIRoute) throws(APIError) {
         guard writesAreOpen, route.needsToken else { return }
         let host = request.headers["Host"]

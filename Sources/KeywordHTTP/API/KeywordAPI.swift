@@ -33,9 +33,10 @@ public final class KeywordAPI: HTTPResponder {
     public let bodyCaps: BodyCaps
     /// The largest of the routes' byte caps: the HTTP layer's `maxBodyBytes` must be at least this.
     public let largestBodyCap: Int
-    /// Around every route's handler: the body cap, the token, then the `Host` of open writes.
+    /// Around every route's handler: the cap on the body as it arrived. The token and the `Host` of open writes
+    /// are the plan's guards, decided once on the head (see `admit`).
     private let guards: [any APIMiddleware]
-    private let hostCheck: HostMiddleware
+    private let hostCheck: HostGuard
     /// Around every answer, errors and the server's own included (see `decorate`): cache rules, then CORS.
     private let headers: [any APIMiddleware]
 
@@ -46,8 +47,8 @@ public final class KeywordAPI: HTTPResponder {
         let handlers = KeywordAPIHandlers(configuration: configuration, state: state, metrics: metrics)
         self.handlers = handlers
         bodyCaps = BodyCaps(configuration.limits)
-        hostCheck = HostMiddleware(policy: configuration.hosts, writesAreOpen: configuration.adminToken == nil)
-        guards = [BodyCapMiddleware(), TokenMiddleware(access: configuration.queueAccess), hostCheck]
+        hostCheck = HostGuard(policy: configuration.hosts, writesAreOpen: configuration.adminToken == nil)
+        guards = [BodyCapMiddleware()]
         headers = [CORSMiddleware(policy: configuration.cors), NoStoreMiddleware()]
         var table: [String: [HTTPMethod: APIRoute]] = [:]
         for route in Self.routes(handlers, bodyCaps: bodyCaps, valueCaps: ValueCaps(configuration.limits)) {
@@ -139,7 +140,8 @@ public final class KeywordAPI: HTTPResponder {
         return response
     }
 
-    /// The route's label, lane and handler for a request (its guards not applied: see `plan(for:)`).
+    /// The route's label, lane and handler for a request. The token and `Host` guards are not in it: they are the
+    /// plan's refusal (see `plan(for:)`), which the server and `respond(to:)` send instead of running the handler.
     /// - Complexity: O(1): one dictionary lookup by path, one by method.
     public func match(_ request: HTTPRequest) -> RoutePlan {
         guard let methods = routes[request.path] else {
@@ -187,7 +189,7 @@ public final class KeywordAPI: HTTPResponder {
 
     private func admit(_ head: HTTPRequest, route: APIRoute) -> HTTPResponse? {
         do throws(APIError) {
-            try TokenMiddleware.authorize(head, route: route, access: configuration.queueAccess)
+            try configuration.queueAccess.authorize(head, route: route)
             try hostCheck.check(head, route: route)
             if let declared = head.headers["Content-Length"].flatMap({ Int(Substring($0).trimmingSpaces()) }),
                declared > route.bodyCap {
@@ -256,11 +258,12 @@ public final class KeywordAPI: HTTPResponder {
         { (_: HTTPRequest, _: APIRoute) throws(APIError) -> HTTPResponse in response }
     }
 
-    /// Routes and answers a request in-process, without sockets (for tests and tools).
+    /// Routes and answers a request in-process, without sockets (for tests and tools), by the same plan the
+    /// server runs: its refusal when the head is refused, else its handler.
     /// A streamed body is collected whole (a failed one leaves the body empty and is answered 500).
     public func respond(to request: HTTPRequest) -> HTTPResponse {
         let plan = plan(for: request)
-        var response = EventLog.$requestID.withValue(request.requestID) { plan.handler(request) }
+        var response = plan.refusal ?? EventLog.$requestID.withValue(request.requestID) { plan.handler(request) }
         if let stream = response.stream {
             response.stream = nil
             if let body = stream.collect() {

@@ -190,6 +190,7 @@ enum OpenAPIDocument {
     "/": {"get": {"summary": "The annotation workbench (HTML)", "responses": {"200": {"description": "HTML", "content": {"text/html": {"schema": {"type": "string"}}}}}}},
     "/workbench.js": {"get": {"summary": "The workbench's script", "responses": {"200": {"description": "JavaScript", "content": {"text/javascript": {"schema": {"type": "string"}}}}}}},
     "/queue.js": {"get": {"summary": "The workbench's views and team-queue script", "responses": {"200": {"description": "JavaScript", "content": {"text/javascript": {"schema": {"type": "string"}}}}}}},
+    "/common.js": {"get": {"summary": "The module of helpers both workbench scripts import", "responses": {"200": {"description": "JavaScript", "content": {"text/javascript": {"schema": {"type": "string"}}}}}}},
     "/workbench.css": {"get": {"summary": "The workbench's styles", "responses": {"200": {"description": "CSS", "content": {"text/css": {"schema": {"type": "string"}}}}}}}
   },
   "components": {

@@ -1,4 +1,4 @@
-// The annotation workbench: a page, its script and its styles, each a file under Workbench/ compiled into the
+// The annotation workbench: a page, its script modules and its styles, each a file under Workbench/ compiled into the
 // binary (SwiftPM's embedInCode), so the static binary and the image stay one file with no external assets.
 import HTTPCore
 
@@ -17,9 +17,12 @@ enum WorkbenchAssets {
     /// The views and the team queue (annotate, review by keyword, stats).
     static let queueScript = Asset(path: "/queue.js", contentType: "text/javascript; charset=utf-8",
                                    body: PackageResources.queue_js)
+    /// What both scripts import: the helpers, the one way a request is made, and the view shown.
+    static let commonScript = Asset(path: "/common.js", contentType: "text/javascript; charset=utf-8",
+                                    body: PackageResources.common_js)
     static let styles = Asset(path: "/workbench.css", contentType: "text/css; charset=utf-8",
                               body: PackageResources.workbench_css)
-    static let all = [page, script, queueScript, styles]
+    static let all = [page, script, queueScript, commonScript, styles]
 
     /// The page runs only its own script and styles (no inline code), may not be framed by another site, and
     /// its files are never sniffed as another type.

@@ -1,4 +1,4 @@
-// The annotation workbench (served at /workbench.js, loaded by the page at /).
+// The annotation workbench (served at /workbench.js, a module the page at / loads; shared helpers in /common.js).
 //
 // Keyboard first. Suggestions follow the name as it is typed (debounced); Enter in the name field accepts the top
 // suggestion for the text as it is now (waiting for fresh suggestions when the shown ones are for an older text);
@@ -7,8 +7,8 @@
 // decision is posted to /v1/feedback with a client id, so a retried post stores one record; unsent decisions are
 // retried. The decisions table (CSV and JSON-lines export) survives a reload (localStorage). Keyword management
 // lists, adds and removes keywords with the admin token; a removal asks first.
-"use strict";
-const $ = function (id) { return document.getElementById(id); };
+import { $, currentView, errorMessage, inTextField, post, request, setStatus } from "/common.js";
+
 const nameField = $("name"), keywordField = $("keyword"), box = $("suggestions"), tokensBox = $("tokens");
 const STORE = "kwsuggest.workbench.v1";
 const state = {
@@ -24,23 +24,6 @@ const state = {
 };
 let debounce = null;
 
-function setStatus(element, text, isError) {
-  element.textContent = text;
-  element.classList.toggle("error", !!isError);
-}
-
-function errorText(response, body) {
-  return (body && body.error && body.error.message) || ("HTTP " + response.status);
-}
-
-function headers(json) {
-  const result = {};
-  if (json) result["Content-Type"] = "application/json";
-  const token = $("token").value.trim();
-  if (token) result["Authorization"] = "Bearer " + token;
-  return result;
-}
-
 // A random RFC 4122 version-4 id (crypto.randomUUID needs a secure context; getRandomValues does not).
 function newId() {
   const b = crypto.getRandomValues(new Uint8Array(16));
@@ -50,13 +33,6 @@ function newId() {
   return h.slice(0, 8) + "-" + h.slice(8, 12) + "-" + h.slice(12, 16) + "-" + h.slice(16, 20) + "-" + h.slice(20);
 }
 
-function inTextField(element) {
-  if (!element) return false;
-  const tag = element.tagName;
-  return tag === "TEXTAREA" || tag === "SELECT" || element.isContentEditable ||
-    (tag === "INPUT" && !["button", "checkbox", "radio", "file", "submit", "reset"].includes(element.type));
-}
-
 // MARK: suggestions
 
 async function fetchSuggestions(text) {
@@ -64,26 +40,19 @@ async function fetchSuggestions(text) {
   const name = text.trim();
   if (name === "") { show(null, text); setStatus($("status"), ""); return; }
   setStatus($("status"), "…");
-  try {
-    const response = await fetch("/v1/suggest", {
-      method: "POST", headers: headers(true), body: JSON.stringify({ name: name, k: 5, explain: true })
-    });
-    const body = await response.json();
-    if (mine !== state.generation) return;  // a newer text was asked for meanwhile
-    if (!response.ok) {
-      show(null, text);
-      if (state.pendingAccept === text) state.pendingAccept = null;
-      setStatus($("status"), errorText(response, body), true);
-      return;
-    }
-    show(body, text);
-    setStatus($("status"), "");
-    if (state.pendingAccept !== null && state.pendingAccept === nameField.value) {
-      state.pendingAccept = null;
-      choose(0);
-    }
-  } catch (error) {
-    if (mine === state.generation) setStatus($("status"), "request failed: " + error, true);
+  const result = await post("/v1/suggest", { name: name, k: 5, explain: true });
+  if (mine !== state.generation) return;  // a newer text was asked for meanwhile
+  if (!result.ok || !result.body) {
+    show(null, text);
+    if (state.pendingAccept === text) state.pendingAccept = null;
+    setStatus($("status"), errorMessage(result), true);
+    return;
+  }
+  show(result.body, text);
+  setStatus($("status"), "");
+  if (state.pendingAccept !== null && state.pendingAccept === nameField.value) {
+    state.pendingAccept = null;
+    choose(0);
   }
 }
 
@@ -228,18 +197,13 @@ async function send(decision) {
   const item = { id: decision.id, name: decision.name, keyword: decision.keyword, action: decision.action,
                  shown: decision.shown, model: decision.model };
   if (decision.annotator) item.annotator = decision.annotator;
-  try {
-    const response = await fetch("/v1/feedback", { method: "POST", headers: headers(true), body: JSON.stringify(item) });
-    const body = await response.json().catch(function () { return null; });
-    if (response.ok) {
-      decision.saved = true;
-      decision.serverId = body && body.id !== undefined ? body.id : null;
-      decision.problem = "";
-    } else {
-      decision.problem = errorText(response, body);
-    }
-  } catch (error) {
-    decision.problem = "not sent: " + error;
+  const result = await post("/v1/feedback", item);
+  if (result.ok) {
+    decision.saved = true;
+    decision.serverId = result.body && result.body.id !== undefined ? result.body.id : null;
+    decision.problem = "";
+  } else {
+    decision.problem = errorMessage(result);
   }
   save();
   renderDecisions();
@@ -316,21 +280,17 @@ async function loadKeywords() {
   const query = new URLSearchParams({ offset: String(state.keywordOffset), limit: String(KEYWORD_PAGE) });
   if (filter) query.set("prefix", filter);
   const generation = ++state.keywordGeneration;
-  try {
-    const response = await fetch("/v1/keywords?" + query.toString());
-    const body = await response.json();
-    if (generation !== state.keywordGeneration) return;  // a newer filter or page was asked for meanwhile
-    if (!response.ok) { setStatus($("kw-status"), errorText(response, body), true); return; }
-    if (body.keywords.length === 0 && state.keywordOffset > 0 && body.matched > 0) {
-      state.keywordOffset = Math.max(0, body.matched - KEYWORD_PAGE);
-      loadKeywords();
-      return;
-    }
-    state.keywords = body.keywords;
-    renderKeywords(filter, body);
-  } catch (error) {
-    setStatus($("kw-status"), "request failed: " + error, true);
+  const result = await request("/v1/keywords?" + query.toString());
+  if (generation !== state.keywordGeneration) return;  // a newer filter or page was asked for meanwhile
+  if (!result.ok || !result.body) { setStatus($("kw-status"), errorMessage(result), true); return; }
+  const body = result.body;
+  if (body.keywords.length === 0 && state.keywordOffset > 0 && body.matched > 0) {
+    state.keywordOffset = Math.max(0, body.matched - KEYWORD_PAGE);
+    loadKeywords();
+    return;
   }
+  state.keywords = body.keywords;
+  renderKeywords(filter, body);
 }
 
 function renderKeywords(filter, page) {
@@ -376,20 +336,14 @@ function confirmRemoval(keyword) {
 async function changeKeywords(change, done) {
   const actor = $("annotator").value.trim();
   if (actor) change.actor = actor;
-  try {
-    const response = await fetch("/v1/keywords", { method: "POST", headers: headers(true), body: JSON.stringify(change) });
-    const body = await response.json();
-    if (!response.ok) {
-      setStatus($("kw-status"), errorText(response, body) + (response.status === 401 ? " (enter the admin token under Settings)" : ""), true);
-      return false;
-    }
-    await loadKeywords();
-    setStatus($("kw-status"), done + "; " + body.count + " keywords");
-    return true;
-  } catch (error) {
-    setStatus($("kw-status"), "request failed: " + error, true);
+  const result = await post("/v1/keywords", change);
+  if (!result.ok || !result.body) {
+    setStatus($("kw-status"), errorMessage(result) + (result.status === 401 ? " (enter the admin token under Settings)" : ""), true);
     return false;
   }
+  await loadKeywords();
+  setStatus($("kw-status"), done + "; " + result.body.count + " keywords");
+  return true;
 }
 
 // MARK: persistence
@@ -444,7 +398,7 @@ keywordField.addEventListener("keydown", function (event) {
 });
 
 document.addEventListener("keydown", function (event) {
-  if (document.body.dataset.view !== "try") return;
+  if (currentView() !== "try") return;
   if (inTextField(document.activeElement) || event.altKey || event.ctrlKey || event.metaKey) return;
   if (/^[1-5]$/.test(event.key)) {
     event.preventDefault();
@@ -495,16 +449,15 @@ $("token").addEventListener("change", function () { sessionStorage.setItem("kwsu
 // The live model (and where it comes from) and any candidate in shadow, from /readyz; refreshed every 10 s, so
 // a promotion or a rollback shows up while the page is open.
 async function loadVersions() {
-  try {
-    const response = await fetch("/readyz");
-    const body = await response.json();
-    if (!response.ok) { $("versions").textContent = "model: not ready"; return; }
+  const result = await request("/readyz");
+  if (result.status === 0) { $("versions").textContent = "model: server unreachable"; return; }
+  if (!result.ok || !result.body) { $("versions").textContent = "model: not ready"; return; }
+  const body = result.body;
+  {
     let text = "live model " + body.model + (body.model_source === "fallback" ? " (--model)" : "");
     if (body.shadow) text += " · shadow " + body.shadow.model + " (" + Math.round(body.shadow.fraction * 100) + " % of requests)";
     if (body.model_load_error) text += " · " + body.model_load_error.version + " failed to load";
     $("versions").textContent = text;
-  } catch (error) {
-    $("versions").textContent = "model: server unreachable";
   }
 }
 

@@ -1,6 +1,7 @@
 import EventLog
 import Foundation
 import ModelStorage
+import Platform
 import StoreInterface
 import StoreOpening
 import TeamQueue
@@ -83,7 +84,7 @@ struct StoreCommand: Command {
             guard format == .labels || format == .flagged else {
                 throw CommandError.usage("--since applies to export --format labels or flagged only")
             }
-            guard let time = QueueTimestamp.parse(text) else {
+            guard let time = UTCTime.parse(text) else {
                 throw CommandError.usage("The value '\(text)' is invalid for '--since <time>': a UTC time such as 2026-01-31T12:00:00Z")
             }
             since = time

@@ -1,13 +1,27 @@
-// Queue times as text: UTC ISO 8601 with milliseconds, the form every time in the API and the exports takes.
+// Times as text: UTC ISO 8601 with milliseconds (`2026-01-31T12:00:00.000Z`), the form every stored time, export
+// and API answer takes, written and read by one formatter and one parser.
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
-public enum QueueTimestamp {
-    /// `2026-01-31T12:00:00.000Z`.
-    public static func format(_ time: QueueTime) -> String {
-        var seconds = time_t(time.floorDivided(by: 1000))
-        let millis = Int32(time - Int64(seconds) * 1000)
+public enum UTCTime {
+    /// Milliseconds since the Unix epoch on the wall clock.
+    public static func nowMilliseconds() -> Int64 {
+        var spec = timespec()
+        clock_gettime(CLOCK_REALTIME, &spec)
+        return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec / 1_000_000)
+    }
+
+    /// The current time as `2026-01-31T12:00:00.000Z`.
+    public static func now() -> String { format(milliseconds: nowMilliseconds()) }
+
+    /// `milliseconds` since the Unix epoch as `2026-01-31T12:00:00.000Z`.
+    public static func format(milliseconds: Int64) -> String {
+        let wholeSeconds = milliseconds / 1000 - (milliseconds % 1000 < 0 ? 1 : 0)
+        var seconds = time_t(wholeSeconds)
+        let millis = Int32(milliseconds - wholeSeconds * 1000)
         var parts = tm()
         gmtime_r(&seconds, &parts)
         func pad(_ value: Int32, _ width: Int) -> String {
@@ -18,9 +32,9 @@ public enum QueueTimestamp {
             + "\(pad(parts.tm_hour, 2)):\(pad(parts.tm_min, 2)):\(pad(parts.tm_sec, 2)).\(pad(millis, 3))Z"
     }
 
-    /// Reads `YYYY-MM-DDTHH:MM:SSZ` or with `.s` to `.sss` fractions; nil for anything else (other zones,
-    /// impossible dates).
-    public static func parse(_ text: String) -> QueueTime? {
+    /// Milliseconds since the Unix epoch of `YYYY-MM-DDTHH:MM:SSZ`, or with `.s` to `.sss` fractions; nil for
+    /// anything else (other zones, impossible dates).
+    public static func parse(_ text: String) -> Int64? {
         let bytes = Array(text.utf8)
         guard bytes.count >= 20, bytes.last == UInt8(ascii: "Z") else { return nil }
         func number(_ range: Range<Int>) -> Int? {
@@ -31,8 +45,8 @@ public enum QueueTimestamp {
             }
             return value
         }
-        let separators: [(Int, Character)] = [(4, "-"), (7, "-"), (10, "T"), (13, ":"), (16, ":")]
-        guard separators.allSatisfy({ bytes[$0.0] == UInt8(ascii: $0.1.unicodeScalars.first ?? " ") }) else { return nil }
+        let separators: [(Int, Unicode.Scalar)] = [(4, "-"), (7, "-"), (10, "T"), (13, ":"), (16, ":")]
+        guard separators.allSatisfy({ bytes[$0.0] == UInt8(ascii: $0.1) }) else { return nil }
         guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10), let hour = number(11..<13),
               let minute = number(14..<16), let second = number(17..<19) else { return nil }
         var millis = 0
@@ -54,13 +68,14 @@ public enum QueueTimestamp {
         let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
         let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
         let days = era * 146_097 + dayOfEra - 719_468
-        return QueueTime(((days * 24 + hour) * 60 + minute) * 60 + second) * 1000 + QueueTime(millis)
+        return Int64(((days * 24 + hour) * 60 + minute) * 60 + second) * 1000 + Int64(millis)
     }
-}
 
-extension Int64 {
-    fileprivate func floorDivided(by divisor: Int64) -> Int64 {
-        let quotient = self / divisor
-        return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
+    /// Whether `text` is a time exactly as stores write it: `YYYY-MM-DDTHH:MM:SS.mmmZ` (three fraction digits), a
+    /// real calendar date in the years 0001-9999.
+    public static func isStoredForm(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        return bytes.count == 24 && bytes[19] == UInt8(ascii: ".") && !bytes.starts(with: Array("0000".utf8))
+            && parse(text) != nil
     }
 }
