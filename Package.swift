@@ -21,8 +21,8 @@ let package = Package(
         // The strict JSON reader and writer every file and request format goes through: a leaf.
         .target(name: "StrictJSON", swiftSettings: settings),
         // What the package needs from the platform, written once: clocks, UTC times as text, the control-character
-        // rule, binary search and the FNV-1a hash.
-        .target(name: "Platform", swiftSettings: settings),
+        // rule, binary search, the FNV-1a hash, SHA-256 and giving freed memory back to the system.
+        .target(name: "Platform", dependencies: ["CDigest", "CSystem"], swiftSettings: settings),
         // The process's one event log on standard error: events as JSON lines with a level, and the CLI's
         // messages to a person.
         .target(name: "EventLog", dependencies: ["StrictJSON"], swiftSettings: settings),
@@ -54,11 +54,11 @@ let package = Package(
         // Model files: the directory (manifest, checksums, calibration) loaded, checked and written.
         .target(
             name: "ModelStorage",
-            dependencies: ["CDigest", "EventLog", "KeywordIndex", "KeywordModel", "KeywordText", "KeywordVectors", "Platform", "StrictJSON"],
+            dependencies: ["EventLog", "KeywordIndex", "KeywordModel", "KeywordText", "KeywordVectors", "Platform", "StrictJSON"],
             swiftSettings: settings),
         // Opening the store a location names (and its queue and model registry): the one place that knows every
         // store implementation.
-        .target(name: "StoreOpening", dependencies: ["FileStore", "ModelStorage", "ModelVersions", "PostgresStore", "StoreInterface", "TeamQueue"],
+        .target(name: "StoreOpening", dependencies: ["FileStore", "ModelStorage", "ModelVersions", "Platform", "PostgresStore", "StoreInterface", "TeamQueue"],
                 swiftSettings: settings),
         // Training data: labelled names read and written (JSON lines), and the ones feedback records teach.
         // The memory of decided names: the store's decisions by name key, with the one rule that resolves them
@@ -86,7 +86,8 @@ let package = Package(
         // The API's building blocks, below its endpoints: the route value and the middlewares around handlers
         // (token, body cap, CORS, no-store), request decoding and the limits it applies, and errors as answers
         // with every code a client can see.
-        .target(name: "APICore", dependencies: ["HTTPCore", "StoreInterface", "StrictJSON"], swiftSettings: settings),
+        .target(name: "APICore", dependencies: ["HTTPCore", "Locking", "Platform", "StoreInterface", "StrictJSON", "TeamQueue"],
+                swiftSettings: settings),
         // The team annotation queue over HTTP: the queue as the API uses it (each product suggested first), its
         // routes with their caps, handlers, metrics and its part of the OpenAPI document.
         .target(name: "QueueAPI", dependencies: ["APICore", "EventLog", "HTTPCore", "Locking", "Platform", "SuggestionRuntime", "StoreInterface", "StrictJSON", "TeamQueue"],
@@ -133,7 +134,7 @@ let package = Package(
         .testTarget(name: "KeywordModelTests", dependencies: ["KeywordModel", "KeywordIndex"], swiftSettings: settings),
         .testTarget(
             name: "SuggestionRuntimeTests",
-            dependencies: ["CDigest", "FileStore", "KeywordIndex", "KeywordModel", "Locking", "ModelStorage", "ModelVersions", "PostgresStore", "SuggestionRuntime", "StoreInterface", "TeamQueue", "Training", "TrainingData"],
+            dependencies: ["CDigest", "FileStore", "KeywordIndex", "KeywordModel", "Locking", "ModelStorage", "ModelVersions", "Platform", "PostgresStore", "StoreInterface", "StrictJSON", "SuggestionRuntime", "TeamQueue", "Training", "TrainingData"],
             swiftSettings: settings),
         // Test-only: a seeded generator for the mutation tests of the JSON reader, the parser and the API.
         .target(name: "MutationTesting", path: "Tests/MutationTesting", swiftSettings: settings),

@@ -42,4 +42,15 @@ run_counted_suite "contract" tools/contract/schemathesis.sh .build/debug/kwsugge
 # seeds and the regression corpus must find no crash (long runs: fuzz/run.sh).
 run_counted_suite "fuzz" fuzz/check.sh 20000
 
+# The Dockerfile built with Debian's podman (runc, debootstrap for the stand-in base images) and the running
+# image checked: tokens, readiness, HEALTHCHECK, non-root, a read-only root with a volume, the drain on SIGTERM,
+# two replicas on a throwaway PostgreSQL through an outage. The base images and the debootstrap root stay cached
+# in /var/cache/kwsuggest-container, so only the first run pays for them (about 6 min); a run after a Sources
+# change takes 2-4 min, the release build inside the image.
+if need_packages podman runc debootstrap curl; then
+  run_counted_suite "container" tools/container/build_and_check.sh
+else
+  add_results 0 1
+fi
+
 finish_tests

@@ -67,6 +67,8 @@ extension ErrorCode {
     public static let nothingToUndo = ErrorCode("nothing_to_undo")
     public static let cannotUndo = ErrorCode("cannot_undo")
     public static let queueFailed = ErrorCode("queue_failed")
+    public static let wrongAnnotator = ErrorCode("wrong_annotator")
+    public static let tooManyDecisions = ErrorCode("too_many_decisions")
 
     /// Every code the API answers with, beyond the HTTP core's.
     public static let apiCodes: [ErrorCode] = [
@@ -126,7 +128,8 @@ extension ErrorCode {
     /// The queue routes' codes (part of `all`).
     public static let queueCodes: [ErrorCode] = [
         .invalidN, .invalidOrder, .invalidLease, .invalidIds, .invalidKeywords, .unknownItem, .notLeased, .itemClosed,
-        .nothingToUndo, .cannotUndo, .queueFailed,
+        .nothingToUndo, .cannotUndo, .queueFailed, .wrongAnnotator,
+        .tooManyDecisions,
     ]
 
     /// Every code a client of this service can see.

@@ -13,18 +13,21 @@ public struct APIRoute: Sendable {
     public var lane: WorkLane?
     /// True when `Authorization: Bearer <token>` is needed once a token is configured.
     public var needsToken: Bool
+    /// True when an annotator's token is as good as the admin token here (the queue's routes, see `QueueAccess`).
+    public var takesAnnotatorTokens: Bool
     /// The most bytes a body may have (see `BodyCaps`).
     public var bodyCap: Int
     /// The most JSON values a body may hold (see `ValueCaps`); bodyless routes have the suggest cap.
     public var valueCap: Int
     public var handler: Handler
 
-    package init(method: HTTPMethod, path: String, lane: WorkLane?, needsToken: Bool, bodyCap: Int, valueCap: Int,
-                 handler: @escaping Handler) {
+    package init(method: HTTPMethod, path: String, lane: WorkLane?, needsToken: Bool, takesAnnotatorTokens: Bool = false,
+                 bodyCap: Int, valueCap: Int, handler: @escaping Handler) {
         self.method = method
         self.path = path
         self.lane = lane
         self.needsToken = needsToken
+        self.takesAnnotatorTokens = takesAnnotatorTokens
         self.bodyCap = bodyCap
         self.valueCap = valueCap
         self.handler = handler

@@ -313,11 +313,16 @@ package enum RequestDecoding {
         guard let token, !token.isEmpty else { return }
         let unauthorized = APIError(.unauthorized, .unauthorized, "this change needs 'Authorization: Bearer <token>'",
                                     headers: [("WWW-Authenticate", "Bearer")])
-        guard let header = request.headers["Authorization"] else { throw unauthorized }
-        let prefix = "bearer "
-        guard header.utf8.count > prefix.count, header.prefix(prefix.count).lowercased() == prefix else { throw unauthorized }
-        let given = header.dropFirst(prefix.count).trimmingSpaces()
+        guard let given = bearer(request) else { throw unauthorized }
         guard constantTimeEqual(Array(given.utf8), Array(token.utf8)) else { throw unauthorized }
+    }
+
+    /// The token of `Authorization: Bearer <token>` (the scheme in any case), or nil without one.
+    package static func bearer(_ request: HTTPRequest) -> String? {
+        guard let header = request.headers["Authorization"] else { return nil }
+        let prefix = "bearer "
+        guard header.utf8.count > prefix.count, header.prefix(prefix.count).lowercased() == prefix else { return nil }
+        return String(header.dropFirst(prefix.count).trimmingSpaces())
     }
 
     /// Compares every byte of the longer input, so the time depends only on the lengths.

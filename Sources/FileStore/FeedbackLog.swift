@@ -81,7 +81,8 @@ final class FeedbackLog: Sendable {
     /// Appends the records whose id and client id the log does not hold yet, as one batch; the caller has checked
     /// them (`FeedbackRules`).
     func importFeedback(_ records: [FeedbackRecord]) throws(KeywordStoreError) -> Int {
-        try withFeedbackFile { (fd, index) throws(KeywordStoreError) -> Int in
+        try FeedbackRules.checkImportable(records)
+        return try withFeedbackFile { (fd, index) throws(KeywordStoreError) -> Int in
             var present = Set<Int64>()
             var number = 0
             try LineReader(fd: fd, path: feedbackPath).forEachLine(from: 0, until: index.scanned) { (line, _) throws(KeywordStoreError) -> Bool in

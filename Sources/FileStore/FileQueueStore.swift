@@ -71,14 +71,22 @@ public final class FileQueueStore: QueueStore {
         try read { $0.stats(at: now) }
     }
 
+    /// Pages of the labels from a sorted list the book keeps until the next change, so an export's pages cost
+    /// one sort in all.
     public func labels(after cursor: LabelCursor?, limit: Int) throws(QueueError) -> [QueueLabel] {
         try read { book in
-            LabelCursor.firstPage(of: book.items.values.lazy.compactMap(\.label), after: cursor, limit: limit)
+            let sorted = book.sortedLabels ?? SortedQueueList(book.items.values.lazy.compactMap(\.label))
+            book.sortedLabels = sorted
+            return sorted.page(after: cursor, limit: limit)
         }
     }
 
     public func flagged(after cursor: LabelCursor?, limit: Int) throws(QueueError) -> [QueueFlag] {
-        try read { QueueFlag.page(of: $0.items.values, after: cursor, limit: limit) }
+        try read { book in
+            let sorted = book.sortedFlags ?? SortedQueueList(book.items.values.lazy.compactMap(QueueFlag.init))
+            book.sortedFlags = sorted
+            return sorted.page(after: cursor, limit: limit)
+        }
     }
 
     public func withdrawnFeedback() throws(QueueError) -> Set<Int64> {
@@ -101,12 +109,12 @@ public final class FileQueueStore: QueueStore {
     // MARK: Locking and the log
 
     /// Runs `body` on the up-to-date book under the lock.
-    private func read<T>(_ body: (QueueBook) -> T) throws(QueueError) -> T {
+    private func read<T>(_ body: (inout QueueBook) -> T) throws(QueueError) -> T {
         try catchUp()
         return try QueueLogFile.withLock(lockPath) { () throws(QueueError) -> T in
             try book.withLock { (book: inout QueueBook) throws(QueueError) -> T in
                 try refresh(&book)
-                return body(book)
+                return body(&book)
             }
         }
     }
@@ -214,6 +222,16 @@ struct BookWorkspace: QueueWorkspace {
     mutating func save(_ item: QueueItem) {
         changedItems[item.id] = item
         lines.append(.item(item))
+    }
+
+    mutating func heldCount(by annotator: String, at now: QueueTime) -> Int {
+        // Only open items are held; the index says which of them have a hold that has not expired.
+        var count = 0
+        for entry in book.openEntries.values where entry.heldUntil > now {
+            let item = changedItems[entry.key.id] ?? book.items[entry.key.id]
+            if item?.holds.contains(where: { $0.annotator == annotator && $0.until > now }) == true { count += 1 }
+        }
+        return count
     }
 
     mutating func latestDecisions(of annotator: String, limit: Int) -> [QueueDecision] {

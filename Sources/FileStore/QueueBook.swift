@@ -66,8 +66,14 @@ struct QueueBook: Sendable {
     /// Bytes read and applied so far: always the end of a commit line.
     var scanned = 0
     var lines = 0
+    /// The labels and the flags sorted for the exports' pages, made by the first page read after a change and
+    /// dropped by the next change.
+    var sortedLabels: SortedQueueList<QueueLabel>?
+    var sortedFlags: SortedQueueList<QueueFlag>?
 
     mutating func apply(_ line: QueueLine) {
+        sortedLabels = nil
+        sortedFlags = nil
         switch line {
         case .commit:
             break

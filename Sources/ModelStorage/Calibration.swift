@@ -2,6 +2,7 @@
 // file (`calibration.json`) that holds the calibrator next to the encoder it was fitted for.
 import Foundation
 import KeywordModel
+import Platform
 
 /// What the calibrator sees of one ranked suggestion: its score, the margins to its neighbours, its rank and
 /// the exact-match evidence that went into its score.

@@ -1,5 +1,6 @@
 // The recipe and lineage in manifest.json: how to train a model again, and which data and parent made it.
 import Foundation
+import Platform
 
 extension ModelManifest {
     /// One data file as a recipe or a lineage names it: its path, resolved against the working directory (the

@@ -4,6 +4,7 @@ import Foundation
 import KeywordModel
 import KeywordText
 import KeywordVectors
+import Platform
 
 /// The files of a model directory (`models/default` is the shipped one):
 /// `vectors.kwv`, `lexicon.kwlex`, `stop-phrases.txt`, `keywords.txt`, `varieties.tsv` (optional),

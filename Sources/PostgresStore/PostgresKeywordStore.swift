@@ -172,7 +172,8 @@ public final class PostgresKeywordStore: KeywordStore, @unchecked Sendable {
     }
 
     public func importFeedback(_ records: [FeedbackRecord]) throws(KeywordStoreError) -> Int {
-        try transaction(.bulk) { connection in
+        try FeedbackRules.checkImportable(records)
+        return try transaction(.bulk) { connection in
             try connection.exec("LOCK TABLE kwsuggest_feedback IN SHARE ROW EXCLUSIVE MODE")
             var stored = 0
             for record in records.sorted(by: { $0.id < $1.id }) {

@@ -185,12 +185,15 @@ struct RowWorkspace: QueueWorkspace {
     let connection: PostgresConnection
     let displayName: String
 
-    /// Runs a statement; a lost connection is `unavailable`, anything else `failed`, both naming the store.
+    /// Runs a statement; a lost connection or a statement or lock timeout that fired is `unavailable` (503 with
+    /// `Retry-After`, as the keyword store answers), anything else `failed`, both naming the store.
     @discardableResult
     func run(_ sql: String, _ parameters: [String?] = []) throws(QueueError) -> [[String?]] {
         do {
             return try connection.exec(sql, parameters)
         } catch .connection(let message) {
+            throw .store(.unavailable("\(displayName): \(message)"))
+        } catch .query(let state, let message) where PostgresTimeouts.fired(state) {
             throw .store(.unavailable("\(displayName): \(message)"))
         } catch {
             throw .store(.failed("\(displayName): \(error)"))
@@ -271,6 +274,18 @@ struct RowWorkspace: QueueWorkspace {
                   String(item.enqueuedAt), item.leasableFrom.map { String($0) }, held.map { String($0) },
                   String(item.modelKeyword != nil), item.auditOutcome.map { String($0) },
                   item.overlapOutcome.map { String($0) }, item.label.map { String($0.at) }])
+    }
+
+    mutating func heldCount(by annotator: String, at now: QueueTime) throws(QueueError) -> Int {
+        // One lease per annotator at a time past this point (until the transaction ends), so two cannot both
+        // count the same room under the cap.
+        try run("SELECT pg_advisory_xact_lock(hashtext('kwsuggest_queue_lease'), hashtext($1))", [annotator])
+        let rows = try run("""
+            SELECT count(*) FROM kwsuggest_queue_items i, jsonb_array_elements(i.doc->'holds') h
+            WHERE i.state = 'open' AND i.held_until > $2::bigint
+              AND h->>'annotator' = $1 AND (h->>'until')::bigint > $2::bigint
+            """, [annotator, String(now)])
+        return Int(rows.first?.first.flatMap { $0 } ?? "0") ?? 0
     }
 
     mutating func latestDecisions(of annotator: String, limit: Int) throws(QueueError) -> [QueueDecision] {

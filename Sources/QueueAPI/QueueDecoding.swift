@@ -157,7 +157,14 @@ package enum QueueDecoding {
         case .nothingToUndo: return APIError(.conflict, .nothingToUndo, "this annotator has no decision to undo (at most 10 back)")
         case .cannotUndo(let id, let why):
             return APIError(.conflict, .cannotUndo, "the latest decision, on item '\(id.prefix(200))', cannot be undone: \(why); it stands")
+        case .tooManyDecisions(let id, let most):
+            return APIError(.conflict, .tooManyDecisions,
+                            "this annotator has made \(most) decisions on item '\(id.prefix(200))', undone ones included: the most one annotator makes on one item; nothing was changed")
         case .store(.unavailable): return .storeUnavailable
+        case .store(.clientIDConflict(_, let earlierID)):
+            // Only an import can put a record in the queue's id namespace: one with another decision than the label's.
+            return APIError(.conflict, .idConflict,
+                            "feedback record \(earlierID), imported from an archive, holds this label's id with another decision; nothing was changed")
         case .store(let failure):
             EventLog.record(.error, "queue_failed", ["error": "\(failure)"])
             return APIError(.internalServerError, .queueFailed, "the queue could not be read or written")

@@ -12,17 +12,27 @@ import TeamQueue
 /// answers, or throws an APIError.
 package final class QueueHandlers: Sendable {
     private let limits: APILimits
+    /// Whom each request acts for: a body naming another annotator than the token's is 403.
+    private let access: QueueAccess
     private let currentQueue: @Sendable () -> AnnotationQueue?
     let currentEngine: @Sendable () -> (any SuggestionEngine)?
     /// What this process did with the queue, rendered on /metrics.
     let counters = QueueCounters()
+    /// The queue's figures for /metrics, read off the event loop.
+    package let figures: QueueFigures
+    /// The labels and flagged exports streaming at once, capped as the feedback export is.
+    private let exportSlots: ExportSlots
 
     /// - Parameters:
     ///   - queue: the queue once the store is open, nil while the service is still starting.
     ///   - engine: the engine once the model is loaded.
-    package init(limits: APILimits, queue: @escaping @Sendable () -> AnnotationQueue?,
-                 engine: @escaping @Sendable () -> (any SuggestionEngine)?) {
+    package init(limits: APILimits, access: QueueAccess = QueueAccess(adminToken: nil, annotators: AnnotatorTokens()),
+                 queue: @escaping @Sendable () -> AnnotationQueue?,
+                 engine: @escaping @Sendable () -> (any SuggestionEngine)?, figuresMaxAge: Double = 5) {
         self.limits = limits
+        figures = QueueFigures(maxAge: figuresMaxAge)
+        exportSlots = ExportSlots(limit: limits.maxConcurrentExports)
+        self.access = access
         currentQueue = queue
         currentEngine = engine
     }
@@ -33,13 +43,19 @@ package final class QueueHandlers: Sendable {
         return queue
     }
 
-    // Every queue route needs the token when one is set (see `routes`): the middleware checks it.
+    // Every queue route needs the token when one is set (see `routes`): the middleware checks it. The routes that
+    // name an annotator check here that the token may act as that annotator.
 
-    /// This process's queue counters and the queue's figures, for /metrics.
+    /// Refuses `request` when its token is another annotator's than `annotator`.
+    private func checkActor(_ request: HTTPRequest, _ annotator: String) throws(APIError) {
+        try access.caller(of: request).check(acting: annotator)
+    }
+
+    /// This process's queue counters and the queue's figures (as last read off the event loop), for /metrics.
     package func renderMetrics(into text: inout PrometheusText) {
-        let queue = currentQueue()
-        counters.render(try? queue?.stats(), into: &text)
-        guard let queue else { return }
+        guard let queue = currentQueue() else { return counters.render(nil, into: &text) }
+        let (stats, age) = figures.current { try? queue.stats() }
+        counters.render(stats, age: age, into: &text)
         // From the rule's last refresh (off the event loop): no store read here.
         let states = queue.trust.keywordStates
         text.family("kwsuggest_queue_keywords", .gauge,
@@ -80,6 +96,7 @@ package final class QueueHandlers: Sendable {
     /// `POST /v1/queue/lease` → 200 `{"lease", "expires_at", "items": [{"id", "name", "suggestions"}]}`.
     func lease(_ request: HTTPRequest, valueCap: Int) throws(APIError) -> HTTPResponse {
         let lease = try QueueDecoding.lease(try RequestDecoding.object(request, maxValues: valueCap), limits: limits)
+        try checkActor(request, lease.annotator)
         let granted = try run { (queue: AnnotationQueue) throws(QueueError) in try queue.lease(lease) }
         counters.countLease(granted.items.count)
         var json = JSONWriter()
@@ -105,6 +122,7 @@ package final class QueueHandlers: Sendable {
     func decide(_ request: HTTPRequest, valueCap: Int) throws(APIError) -> HTTPResponse {
         let decision = try QueueDecoding.decision(try RequestDecoding.object(request, maxValues: valueCap),
                                                   limits: limits)
+        try checkActor(request, decision.annotator)
         let decisions = try run { (queue: AnnotationQueue) throws(QueueError) in try queue.decide(decision) }
         counters.countDecisions(decision.kind, decisions.count)
         var json = JSONWriter()
@@ -120,6 +138,7 @@ package final class QueueHandlers: Sendable {
     /// `POST /v1/queue/undo` → 200 `{"id", "lease"}`: the item is back in that lease.
     func undo(_ request: HTTPRequest, valueCap: Int) throws(APIError) -> HTTPResponse {
         let annotator = try QueueDecoding.undo(try RequestDecoding.object(request, maxValues: valueCap))
+        try checkActor(request, annotator)
         let decision = try run { (queue: AnnotationQueue) throws(QueueError) in try queue.undo(annotator: annotator) }
         counters.countUndo()
         var json = JSONWriter()
@@ -184,6 +203,12 @@ package final class QueueHandlers: Sendable {
         let query = try RequestDecoding.query(request.query, allowed: ["since"])
         let since = try QueueDecoding.since(query)
         let pages = LabelPages(store: try queue().store, list: list)
+        // Held until the body has streamed (or the client has gone): the slot goes with the export.
+        guard let slot = exportSlots.take() else {
+            throw APIError(.serviceUnavailable, .serverBusy,
+                           "\(exportSlots.limit) label and flagged exports are streaming, the most served at once; retry shortly",
+                           headers: [("Retry-After", "1")])
+        }
         let first: (lines: [UInt8], count: Int, end: LabelCursor)?
         do {
             first = try pages.page(after: LabelPages.start(since: since))
@@ -196,6 +221,7 @@ package final class QueueHandlers: Sendable {
         let pending = Locked<[UInt8]?>(first?.lines)
         let cursor = Locked<LabelCursor??>(first.map { .some($0.end) } ?? .none)
         response.stream = ResponseStream {
+            withExtendedLifetime(slot) {}
             if let lines = pending.withLock({ lines -> [UInt8]? in defer { lines = nil }; return lines }) {
                 return .bytes(lines)
             }

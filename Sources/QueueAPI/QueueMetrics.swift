@@ -1,9 +1,56 @@
 // The queue's figures as Prometheus metrics. Labels are bounded: states, decision kinds and outcomes, never
 // annotator names or item ids.
+import Dispatch
 import HTTPCore
 import Locking
 import StoreInterface
 import TeamQueue
+
+/// The queue's figures for /metrics, read off the event loop. A scrape renders the figures read last and, when
+/// they are older than `maxAge`, starts one read on a queue of its own: it never waits on the file store's lock
+/// or on the database, so a slow or locked store cannot stall the loop that also answers /healthz. The figures a
+/// scrape shows are at most `maxAge` plus one read old (their age is a metric of its own).
+package final class QueueFigures: Sendable {
+    private struct State: Sendable {
+        var stats: QueueStats?
+        var readAt: UInt64?
+        var reading = false
+    }
+    private let state = Locked(State())
+    private let maxAgeNanos: UInt64
+    private let reads = DispatchQueue(label: "kwsuggest-queue-figures")
+
+    init(maxAge: Double = 5) {
+        maxAgeNanos = UInt64(max(0, maxAge) * 1e9)
+    }
+
+    /// The figures read last (nil before the first read ends) and their age in seconds; starts a read with `read`
+    /// when they are stale and none is under way.
+    func current(read: @escaping @Sendable () -> QueueStats?) -> (stats: QueueStats?, age: Double?) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        let (stats, readAt, start) = state.withLock { state -> (QueueStats?, UInt64?, Bool) in
+            let stale = state.readAt.map { now &- $0 >= maxAgeNanos } ?? true
+            let start = stale && !state.reading
+            if start { state.reading = true }
+            return (state.stats, state.readAt, start)
+        }
+        if start {
+            reads.async { [state] in
+                let stats = read()
+                let at = DispatchTime.now().uptimeNanoseconds
+                state.withLock { state in
+                    if let stats { state.stats = stats }
+                    state.readAt = at
+                    state.reading = false
+                }
+            }
+        }
+        return (stats, readAt.map { Double(now &- min(now, $0)) / 1e9 })
+    }
+
+    /// Waits for the read under way, if any (tests).
+    package func settle() { reads.sync {} }
+}
 
 /// What this process did with the queue, counted as it happens.
 final class QueueCounters: Sendable {
@@ -27,8 +74,9 @@ final class QueueCounters: Sendable {
     func countDecisions(_ kind: QueueDecisionKind, _ items: Int) { counts.withLock { $0.decisions[kind.rawValue, default: 0] += items } }
     func countUndo() { counts.withLock { $0.undos += 1 } }
 
-    /// This process's counters, then the queue's figures as the store holds them (shared by every replica).
-    func render(_ stats: QueueStats?, into text: inout PrometheusText) {
+    /// This process's counters, then the queue's figures as the store holds them (shared by every replica), read
+    /// `age` seconds ago.
+    func render(_ stats: QueueStats?, age: Double? = nil, into text: inout PrometheusText) {
         let counts = self.counts.withLock { $0 }
         text.family("kwsuggest_queue_enqueued_total", .counter, help: "Items posted to the queue by this process, by outcome.")
         for outcome in ["queued", "auto_accepted", "duplicate"] {
@@ -42,6 +90,11 @@ final class QueueCounters: Sendable {
         }
         text.single("kwsuggest_queue_undo_total", .counter, help: "Decisions undone through this process.", counts.undos)
         guard let stats else { return }
+        if let age {
+            text.family("kwsuggest_queue_figures_age_seconds", .gauge,
+                        help: "How long ago the queue figures below were read from the store (read off the event loop).")
+            text.sample("kwsuggest_queue_figures_age_seconds", age)
+        }
         text.family("kwsuggest_queue_items", .gauge, help: "Items in the queue's store, by state.")
         for (state, count) in [("queued", stats.items.queued), ("leased", stats.items.leased),
                                ("labelled", stats.items.labelled), ("flagged", stats.items.flagged)] {

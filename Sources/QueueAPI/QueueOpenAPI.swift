@@ -17,6 +17,7 @@ package enum QueueOpenAPI {
 """#
 
     private static let conflict = ##""409": {"description": "The item is not in this annotator's lease (not_leased), is already labelled or flagged (item_closed), there is nothing to undo (nothing_to_undo), or the latest decision cannot be undone because its item was renamed since, is labelled or flagged by others even without it, or is held by another annotator (cannot_undo); nothing was changed", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}"##
+    private static let decisionConflict = ##""409": {"description": "The item is not in this annotator's lease (not_leased) or is already labelled or flagged (item_closed), a feedback record imported from an archive holds one of the label's feedback ids with another decision (id_conflict), or the annotator has made \##(QueuePolicy().maxDecisionsPerItem) decisions on one of the items already, undone ones included (too_many_decisions: a bound on what a decide-and-undo loop can add to the logs); nothing was changed", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}"##
 
     /// Members of `paths`, each followed by a comma.
     package static let paths = #"""
@@ -35,11 +36,12 @@ package enum QueueOpenAPI {
     "/v1/queue/lease": {
       "post": {
         "summary": "Take up to n items to work on; no other annotator gets them until they are decided or the lease expires (10 minutes)",
-        "description": "Overlap items are leased to two annotators at once, by design. With keyword, only items whose top suggestion is that keyword (review by keyword). An empty items list means nothing is left for this annotator. \#(body(caps.lease, values.lease))",
+        "description": "Overlap items are leased to two annotators at once, by design. With keyword, only items whose top suggestion is that keyword (review by keyword). An empty items list means nothing is left for this annotator, or the annotator already holds serve --lease-cap items (100 by default) over all their leases: a lease past the cap gets only what fits, and earlier leases are kept. \#(body(caps.lease, values.lease))",
         "security": [{}, {"bearer": []}],
         "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/QueueLeaseRequest"}}}},
         "responses": {
           "200": {"description": "The lease", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/QueueLease"}}}},
+          "403": {"description": "The token is an annotator's (serve --annotators) and the body names another annotator (wrong_annotator): an annotator acts only as themselves", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
 \#(errors)
         }
       }
@@ -52,8 +54,9 @@ package enum QueueOpenAPI {
         "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/QueueDecision"}}}},
         "responses": {
           "200": {"description": "Recorded", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/QueueDecided"}}}},
+          "403": {"description": "The token is an annotator's (serve --annotators) and the body names another annotator (wrong_annotator): an annotator acts only as themselves", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
           "404": {"description": "No queued item has that id (unknown_item)", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
-          \#(conflict),
+          \#(decisionConflict),
 \#(errors)
         }
       }
@@ -66,6 +69,7 @@ package enum QueueOpenAPI {
         "requestBody": {"required": true, "content": {"application/json": {"schema": {"$ref": "#/components/schemas/QueueUndo"}}}},
         "responses": {
           "200": {"description": "The item that was reverted, and the lease it is back in", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/QueueUndone"}}}},
+          "403": {"description": "The token is an annotator's (serve --annotators) and the body names another annotator (wrong_annotator): an annotator acts only as themselves", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}},
           \#(conflict),
 \#(errors)
         }
@@ -137,7 +141,7 @@ package enum QueueOpenAPI {
         "type": "object", "required": ["items"], "additionalProperties": false,
         "properties": {"items": {"type": "array", "minItems": 1, "maxItems": \#(QueueDecoding.maxItems), "items": {
           "type": "object", "required": ["id", "name"], "additionalProperties": false,
-          "properties": {"id": {"$ref": "#/components/schemas/Label"}, "name": {"$ref": "#/components/schemas/Name"}}
+          "properties": {"id": {"$ref": "#/components/schemas/QueueKey"}, "name": {"$ref": "#/components/schemas/Name"}}
         }}}
       },
       "QueueItemsResult": {
@@ -147,7 +151,7 @@ package enum QueueOpenAPI {
       "QueueLeaseRequest": {
         "type": "object", "required": ["annotator"], "additionalProperties": false,
         "properties": {
-          "annotator": {"$ref": "#/components/schemas/Label"},
+          "annotator": {"$ref": "#/components/schemas/QueueKey"},
           "n": {"type": ["integer", "null"], "minimum": 1, "maximum": \#(QueueDecoding.maxLease), "default": 10},
           "order": {"enum": ["uncertain", "confident", "oldest", null], "default": "uncertain", "description": "uncertain: lowest top confidence first; confident: highest first; oldest: in the order items arrived"},
           "keyword": {"oneOf": [{"$ref": "#/components/schemas/Keyword"}, {"type": "null"}], "description": "Only items whose top suggestion is this keyword"}
@@ -167,16 +171,16 @@ package enum QueueOpenAPI {
         "description": "A label for one item (id) or many (ids), or a skip or a flag of one item (id). A field a variant does not take may be absent or null.",
         "oneOf": [
           {"type": "object", "required": ["lease", "annotator", "id", "keywords"], "additionalProperties": false,
-           "properties": {"lease": {"$ref": "#/components/schemas/Label"}, "annotator": {"$ref": "#/components/schemas/Label"},
-                          "id": {"$ref": "#/components/schemas/Label"}, "ids": {"type": "null"},
+           "properties": {"lease": {"$ref": "#/components/schemas/Label"}, "annotator": {"$ref": "#/components/schemas/QueueKey"},
+                          "id": {"$ref": "#/components/schemas/QueueKey"}, "ids": {"type": "null"},
                           "keywords": {"$ref": "#/components/schemas/LabelKeywords"}, "action": {"type": "null"}}},
           {"type": "object", "required": ["lease", "annotator", "ids", "keywords"], "additionalProperties": false,
-           "properties": {"lease": {"$ref": "#/components/schemas/Label"}, "annotator": {"$ref": "#/components/schemas/Label"},
-                          "id": {"type": "null"}, "ids": {"type": "array", "minItems": 1, "maxItems": \#(QueueDecoding.maxItems), "items": {"$ref": "#/components/schemas/Label"}},
+           "properties": {"lease": {"$ref": "#/components/schemas/Label"}, "annotator": {"$ref": "#/components/schemas/QueueKey"},
+                          "id": {"type": "null"}, "ids": {"type": "array", "minItems": 1, "maxItems": \#(QueueDecoding.maxItems), "items": {"$ref": "#/components/schemas/QueueKey"}},
                           "keywords": {"$ref": "#/components/schemas/LabelKeywords"}, "action": {"type": "null"}}},
           {"type": "object", "required": ["lease", "annotator", "id", "action"], "additionalProperties": false,
-           "properties": {"lease": {"$ref": "#/components/schemas/Label"}, "annotator": {"$ref": "#/components/schemas/Label"},
-                          "id": {"$ref": "#/components/schemas/Label"}, "ids": {"type": "null"},
+           "properties": {"lease": {"$ref": "#/components/schemas/Label"}, "annotator": {"$ref": "#/components/schemas/QueueKey"},
+                          "id": {"$ref": "#/components/schemas/QueueKey"}, "ids": {"type": "null"},
                           "keywords": {"type": "null"}, "action": {"enum": ["skip", "flag"]}}}
         ]
       },
@@ -185,7 +189,7 @@ package enum QueueOpenAPI {
         "type": "object", "required": ["decided", "feedback"],
         "properties": {"decided": {"type": "integer", "minimum": 1, "description": "Items decided"}, "feedback": {"type": "array", "items": {"type": "integer", "minimum": 1}, "description": "Ids of the feedback records the labels wrote"}}
       },
-      "QueueUndo": {"type": "object", "required": ["annotator"], "additionalProperties": false, "properties": {"annotator": {"$ref": "#/components/schemas/Label"}}},
+      "QueueUndo": {"type": "object", "required": ["annotator"], "additionalProperties": false, "properties": {"annotator": {"$ref": "#/components/schemas/QueueKey"}}},
       "QueueUndone": {"type": "object", "required": ["id", "lease"], "properties": {"id": {"type": "string"}, "lease": {"type": "string"}}},
       "QueueStats": {
         "type": "object", "required": ["items", "annotators", "auto_accept", "agreement"],

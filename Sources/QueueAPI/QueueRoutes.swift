@@ -50,13 +50,14 @@ package struct QueueValueCaps: Sendable, Equatable {
 
 extension QueueHandlers {
     /// The queue's routes. Every one reads or writes the store, and all of them carry annotator names, so each
-    /// needs the token when one is set. Enqueueing suggests every item, as a batch does: it runs on the batches'
+    /// needs the token when one is set, or an annotator's token (which acts as that annotator only). Enqueueing suggests every item, as a batch does: it runs on the batches'
     /// lane, not the writes'. Routes without a body take `bodyless`'s caps.
     package func routes(limits: APILimits, bodyless: (bodyCap: Int, valueCap: Int)) -> [APIRoute] {
         let bodies = QueueBodyCaps(limits), values = QueueValueCaps(limits)
         func route(_ method: HTTPMethod, _ path: String, lane: WorkLane, bodyCap: Int? = nil, valueCap: Int? = nil,
                    _ handler: @escaping APIRoute.Handler) -> APIRoute {
-            APIRoute(method: method, path: path, lane: lane, needsToken: true, bodyCap: bodyCap ?? bodyless.bodyCap,
+            APIRoute(method: method, path: path, lane: lane, needsToken: true, takesAnnotatorTokens: true,
+                     bodyCap: bodyCap ?? bodyless.bodyCap,
                      valueCap: valueCap ?? bodyless.valueCap, handler: handler)
         }
         return [

@@ -127,11 +127,16 @@ public enum KeywordRules {
         default:
             break
         }
-        if properties.isDefaultIgnorableCodePoint {
+        if properties.isDefaultIgnorableCodePoint || drawsNothing.contains(scalar.value) {
             return "contains the invisible character \(code)"
         }
         return nil
     }
+
+    /// Code points that draw nothing yet are neither white space, format characters nor default-ignorable, so
+    /// Unicode's properties alone let them pass as symbols: U+2800 BRAILLE PATTERN BLANK (a symbol with no dots,
+    /// used as a blank that survives trimming).
+    private static let drawsNothing: Set<UInt32> = [0x2800]
 
     /// Whether `text` has at most `limit` Unicode code points. A code point is one to four UTF-8 bytes, so only
     /// long byte strings are counted, and counting stops at the limit: a huge input costs no more than the limit.

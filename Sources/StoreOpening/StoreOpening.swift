@@ -2,6 +2,7 @@
 import FileStore
 import ModelStorage
 import ModelVersions
+import Platform
 import PostgresStore
 import StoreInterface
 import TeamQueue

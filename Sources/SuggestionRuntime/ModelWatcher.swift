@@ -5,6 +5,7 @@ import EventLog
 import Foundation
 import Locking
 import ModelVersions
+import Platform
 import StoreInterface
 
 /// Which model a serve serves, and how the last attempt to change it went.
@@ -29,6 +30,15 @@ public struct ModelStatus: Sendable, Equatable {
     public var failures = 0
     public var shadow: String?
     public var shadowFraction: Double = 0
+    /// Why the registry could not be read at the last look (nil once it reads again): the model served may then
+    /// not be the live version, so replicas may serve two models until it is repaired.
+    public var registryFailure: String?
+    /// Reads of the registry that failed.
+    public var registryFailures = 0
+    /// The shadow version that failed to load, until a shadow loads or the shadow is ended.
+    public var shadowFailure: Failure?
+    /// Shadow versions that failed to load.
+    public var shadowFailures = 0
 }
 
 /// What the watcher may want served: a version of the registry, or the fallback directory.
@@ -92,7 +102,7 @@ public final class ModelWatcher: Sendable {
     /// Loads the first model: the live version, or the fallback when none is live or the live one fails
     /// (then it is tried again later). Throws only when the fallback fails too.
     public func start() throws {
-        let head = (try? registry.catalog().head) ?? RegistryHead()
+        let head = (try? readCatalog(reason: "start"))?.head ?? RegistryHead()
         let wanted: ModelTarget = head.live.map { .registry($0) } ?? .fallback
         do {
             try swap(to: wanted, revision: head.revision, reason: "start")
@@ -106,13 +116,7 @@ public final class ModelWatcher: Sendable {
 
     /// Compares the head with what is served and changes what differs (on the watcher's queue).
     public func check(reason: String) {
-        let catalog: RegistryCatalog
-        do {
-            catalog = try registry.catalog()
-        } catch {
-            log(LogEvent(.error, "model_registry_unreadable", ["reason": reason, "error": "\(error)"]))
-            return
-        }
+        guard let catalog = try? readCatalog(reason: reason) else { return }
         let head = catalog.head
         let wanted: ModelTarget = head.live.map { .registry($0) } ?? .fallback
         let skip = state.withLock { state -> Bool in
@@ -127,6 +131,23 @@ public final class ModelWatcher: Sendable {
         // The newest pushed version is the likely next promotion: have its files ready.
         if let newest = catalog.models.last?.version, newest != head.live, newest != head.shadow {
             try? registry.prefetch(newest)
+        }
+    }
+
+    /// The registry's catalog; a failure to read it is recorded for /readyz and /metrics (and logged), and cleared by
+    /// the next read that succeeds.
+    private func readCatalog(reason: String) throws -> RegistryCatalog {
+        do {
+            let catalog = try registry.catalog()
+            state.withLock { $0.status.registryFailure = nil }
+            return catalog
+        } catch {
+            state.withLock {
+                $0.status.registryFailure = "\(error)"
+                $0.status.registryFailures += 1
+            }
+            log(LogEvent(.error, "model_registry_unreadable", ["reason": reason, "error": "\(error)"]))
+            throw error
         }
     }
 
@@ -176,6 +197,7 @@ public final class ModelWatcher: Sendable {
         }
         // And one stored between that reload and the swap (a no-op when there was none).
         _ = try? engine.reloadKeywords()
+        if old != nil { releaseDroppedModel() }
         log(LogEvent(.info, old == nil ? "model_loaded" : "model_swapped", [
             "model": engine.modelVersion,
             "source": target == .fallback ? "fallback \(fallback)" : "registry \(registry.displayName)",
@@ -189,13 +211,27 @@ public final class ModelWatcher: Sendable {
         let (current, failed) = state.withLock { ($0.shadow, $0.shadowFailed) }
         if head.shadow == current {
             shadow.setFraction(head.shadowFraction)
-            state.withLock { $0.status.shadowFraction = head.shadow == nil ? 0 : head.shadowFraction }
+            state.withLock {
+                $0.status.shadowFraction = head.shadow == nil ? 0 : head.shadowFraction
+                // No shadow wanted any more: a failure to load one is over too.
+                if head.shadow == nil {
+                    $0.shadowFailed = nil
+                    $0.status.shadowFailure = nil
+                }
+            }
             return
         }
         guard let version = head.shadow else {
             shadow.set(nil, fraction: 0)
-            state.withLock { $0.shadow = nil; $0.status.shadow = nil; $0.status.shadowFraction = 0 }
+            state.withLock {
+                $0.shadow = nil
+                $0.shadowFailed = nil
+                $0.status.shadow = nil
+                $0.status.shadowFraction = 0
+                $0.status.shadowFailure = nil
+            }
             log(LogEvent(.info, "shadow_off"))
+            releaseDroppedModel()
             return
         }
         if let failed, failed.version == version, failed.revision == head.revision { return }
@@ -206,12 +242,24 @@ public final class ModelWatcher: Sendable {
                 $0.shadow = version
                 $0.status.shadow = version
                 $0.status.shadowFraction = head.shadowFraction
+                $0.status.shadowFailure = nil
             }
             log(LogEvent(.info, "shadow_started", ["model": version, "fraction": "\(head.shadowFraction)"]))
         } catch {
-            state.withLock { $0.shadowFailed = (version, head.revision) }
+            state.withLock {
+                $0.shadowFailed = (version, head.revision)
+                $0.status.shadowFailure = ModelStatus.Failure(version: version, message: "\(error)")
+                $0.status.shadowFailures += 1
+            }
             log(LogEvent(.error, "shadow_load_failed", ["version": version, "error": "\(error)"]))
         }
+    }
+
+    /// Gives the memory of a model that was replaced back to the system: now, and again once the requests that
+    /// still held it (at most the drain time of a request) have let it go.
+    private func releaseDroppedModel() {
+        MemoryRelease.returnFreedMemory()
+        queue.asyncAfter(deadline: .now() + 10) { MemoryRelease.returnFreedMemory() }
     }
 
     private func directory(_ target: ModelTarget) throws -> String {

@@ -13,6 +13,9 @@ package protocol QueueWorkspace {
     /// each with `canLease`), but never skip one it could take, unless another lease is taking it right now.
     mutating func candidates(for request: LeaseRequest, at now: QueueTime, _ take: (QueueItem) -> Bool) throws(QueueError)
     mutating func save(_ item: QueueItem) throws(QueueError)
+    /// How many items `annotator` holds at `now` (holds not expired), counted so that two leases for one annotator
+    /// at once cannot both take the last places under the cap.
+    mutating func heldCount(by annotator: String, at now: QueueTime) throws(QueueError) -> Int
     /// The annotator's `limit` latest decisions, newest first.
     mutating func latestDecisions(of annotator: String, limit: Int) throws(QueueError) -> [QueueDecision]
     /// How many decisions the annotator made on the item, undone ones included.
@@ -78,12 +81,16 @@ package struct QueueOperations {
         return summary
     }
 
-    /// Holds up to `request.count` items for the annotator under a new lease.
+    /// Holds up to `request.count` items for the annotator under a new lease, and no more than the annotator's
+    /// room under `policy.leaseCap`: earlier leases are kept, a lease at the cap is empty.
     package func lease(_ request: LeaseRequest, id: String, at now: QueueTime,
                in workspace: inout some QueueWorkspace) throws(QueueError) -> QueueLease {
         var request = request
         request.annotator = QueueRules.canonicalKey(request.annotator)
         let until = now + policy.leaseMillis
+        let room = policy.leaseCap - (try workspace.heldCount(by: request.annotator, at: now))
+        guard room > 0 else { return QueueLease(id: id, expiresAt: until, items: []) }
+        request.count = min(request.count, room)
         var taken: [QueueItem] = []
         try workspace.candidates(for: request, at: now) { item in
             if item.canLease(to: request.annotator, at: now), request.keyword == nil || item.topKeyword == request.keyword {
@@ -97,7 +104,9 @@ package struct QueueOperations {
         return QueueLease(id: id, expiresAt: until, items: taken)
     }
 
-    /// Applies a label (to one item or many), a skip or a flag, all or none; writes a label's feedback first.
+    /// Applies a label (to one item or many), a skip or a flag, all or none; writes a label's feedback first, every
+    /// item's in one batch, which the store takes all or none: when one record is refused, no item's feedback is
+    /// stored and no item is decided.
     package func decide(_ request: DecisionRequest, at now: QueueTime,
                 in workspace: inout some QueueWorkspace) throws(QueueError) -> [QueueDecision] {
         var request = request
@@ -109,24 +118,32 @@ package struct QueueOperations {
             try item.check(request.annotator, lease: request.lease)
             items.append(item)
         }
+        var records: [FeedbackItem] = []
+        for item in items {
+            let attempt = try workspace.decisionCount(of: request.annotator, on: item.id)
+            guard attempt < policy.maxDecisionsPerItem else { throw .tooManyDecisions(item.id, policy.maxDecisionsPerItem) }
+            if request.kind == .label {
+                records += QueuePolicy.feedback(for: item, annotator: request.annotator, keywords: request.keywords,
+                                                attempt: attempt)
+            }
+        }
+        var feedbackIDs: [Int64] = []
+        if !records.isEmpty {
+            do {
+                feedbackIDs = try feedback(records).map(\.id)
+            } catch {
+                throw .store(error)
+            }
+        }
+        let perItem = request.kind == .label ? request.keywords.count : 0
         var previous = try workspace.latestDecisions(of: request.annotator, limit: 1).first?.at
         var decisions: [QueueDecision] = []
-        for var item in items {
-            let attempt = try workspace.decisionCount(of: request.annotator, on: item.id)
-            var feedbackIDs: [Int64] = []
-            if request.kind == .label {
-                let records = QueuePolicy.feedback(for: item, annotator: request.annotator, keywords: request.keywords,
-                                                   attempt: attempt)
-                do {
-                    feedbackIDs = try feedback(records).map(\.id)
-                } catch {
-                    throw .store(error)
-                }
-            }
+        for (index, var item) in items.enumerated() {
             let since = item.hold(of: request.annotator, lease: request.lease)?.since
+            let written = Array(feedbackIDs[min(feedbackIDs.count, index * perItem)..<min(feedbackIDs.count, (index + 1) * perItem)])
             let decision = QueueDecision(id: try workspace.nextDecisionID(), annotator: request.annotator, item: item.id,
                                          kind: request.kind, lease: request.lease, keywords: request.keywords,
-                                         feedback: feedbackIDs, at: now,
+                                         feedback: written, at: now,
                                          seconds: QueuePolicy.seconds(at: now, held: since, previous: previous),
                                          evidence: request.kind == .label ? QueueEvidence(item: item, keywords: request.keywords) : nil)
             previous = now

@@ -19,3 +19,20 @@ extension LabelCursor {
         return page
     }
 }
+
+/// A time-ordered list (labels, flags) held sorted in (time, id) order, so that a page after any cursor is a binary
+/// search and a slice: an export of n entries in pages costs one sort, not one pass over every entry per page.
+public struct SortedQueueList<Entry: ExportedQueueEntry>: Sendable {
+    public let entries: [Entry]
+
+    public init<Entries: Sequence>(_ unsorted: Entries) where Entries.Element == Entry {
+        entries = unsorted.sorted { ($0.at, $0.id) < ($1.at, $1.id) }
+    }
+
+    /// The first `limit` entries after `cursor` (from the start when nil), as `LabelCursor.firstPage` finds them.
+    public func page(after cursor: LabelCursor?, limit: Int) -> [Entry] {
+        guard limit > 0 else { return [] }
+        let start = cursor.map { cursor in entries.partitioningIndex { cursor.precedes(at: $0.at, id: $0.id) } } ?? 0
+        return Array(entries[start..<Swift.min(entries.count, start + limit)])
+    }
+}

@@ -15,17 +15,29 @@ public struct QueuePolicy: Sendable, Equatable {
     public var skipCooldownMillis: QueueTime
     /// How many of an annotator's latest decisions undo can reach.
     public var undoDepth: Int
+    /// The most items one annotator holds at once, over all their leases (`serve --lease-cap`): a lease past it
+    /// gets only what fits, so one name cannot take the whole queue.
+    public var leaseCap: Int
+
+    public static let defaultLeaseCap = 100
+    /// The most decisions one annotator makes on one item, undone ones included: a decide-and-undo loop writes
+    /// a feedback record and queue lines each time, and undone records stay in the logs, so without a bound the
+    /// logs would grow without one. Twenty leaves room for every honest change of mind.
+    public var maxDecisionsPerItem: Int
 
     public static let defaultOverlapShare = 0.05
     public static let defaultAuditShare = 0.05
 
     public init(overlapShare: Double = QueuePolicy.defaultOverlapShare, auditShare: Double = QueuePolicy.defaultAuditShare,
-                leaseMillis: QueueTime = 10 * 60_000, skipCooldownMillis: QueueTime = 60 * 60_000, undoDepth: Int = 10) {
+                leaseMillis: QueueTime = 10 * 60_000, skipCooldownMillis: QueueTime = 60 * 60_000, undoDepth: Int = 10,
+                leaseCap: Int = QueuePolicy.defaultLeaseCap, maxDecisionsPerItem: Int = 20) {
         self.overlapShare = overlapShare
         self.auditShare = auditShare
         self.leaseMillis = leaseMillis
         self.skipCooldownMillis = skipCooldownMillis
         self.undoDepth = undoDepth
+        self.leaseCap = leaseCap
+        self.maxDecisionsPerItem = maxDecisionsPerItem
     }
 
     /// Whether the item with `id` is one of the overlap share.
@@ -63,13 +75,15 @@ public struct QueuePolicy: Sendable, Equatable {
     /// The feedback records a label writes: one per keyword, `accept` when the keyword was among the shown
     /// suggestions and `correct` otherwise. The client id is fixed by the item, the annotator and how many
     /// decisions they made on it before, so a retry after a crash between the feedback and the decision
-    /// stores nothing twice.
+    /// stores nothing twice; it lies in the queue's namespace (`FeedbackRules.queueClientID`), which clients
+    /// cannot write.
     public static func feedback(for item: QueueItem, annotator: String, keywords: [String], attempt: Int) -> [FeedbackItem] {
         let shown = item.suggestions.map(\.keyword)
         return keywords.map { keyword in
             FeedbackItem(name: item.name, keyword: keyword, action: shown.contains(keyword) ? .accept : .correct,
                          shown: shown, model: item.model, annotator: annotator,
-                         clientID: "queue:\(item.id):\(annotator):\(attempt):\(keyword)")
+                         clientID: FeedbackRules.queueClientID(item: item.id, annotator: annotator, attempt: attempt,
+                                                                       keyword: keyword))
         }
     }
 }

@@ -5,20 +5,24 @@ import StoreInterface
 
 /// The rules of the annotation queue's ids, annotator names and records.
 public enum QueueRules {
-    /// An item id or annotator name as every store keeps and compares it: 1…200 characters, no control
-    /// characters, in Unicode NFC, so `é` and `e` + U+0301 are one id (or one annotator) in the file store, which
-    /// compares Swift strings, and in PostgreSQL, which compares bytes.
+    /// An item id or annotator name as every store keeps and compares it, by the keyword character rules: white
+    /// space trimmed, NFKC (so ｂｏｂ and " bob" are bob), then 1…200 code points with a visible character and no
+    /// control, format, line or paragraph separator, private-use or unassigned code point (spaces inside stay).
+    /// One person cannot pass for two, and a name cannot hide a character that changes how others display.
     public static func key(_ text: String, field: String) throws(QueueRuleProblem) -> String {
-        // The length is the stored form's: NFC can lengthen text (U+0958 is two code points in NFC).
-        do {
-            return try FeedbackRules.label(canonicalKey(text), field: field, kind: .clientID)
-        } catch {
-            throw QueueRuleProblem(field: field, message: error.message)
+        // The length is bounded as sent and in the stored form: NFKC can lengthen text.
+        guard KeywordRules.fitsCodePoints(text, FeedbackRules.maxLabelCodePoints) else {
+            throw QueueRuleProblem(field: field, message: "'\(field)' must be 1 to \(FeedbackRules.maxLabelCodePoints) characters")
         }
+        let key = canonicalKey(text)
+        if let problem = KeywordRules.problem(with: key, maxCodePoints: FeedbackRules.maxLabelCodePoints) {
+            throw QueueRuleProblem(field: field, message: "'\(field)' \(problem)")
+        }
+        return key
     }
 
-    /// The form an item id or annotator name is kept and compared in: Unicode NFC.
-    public static func canonicalKey(_ text: String) -> String { FeedbackRules.clientKey(text) }
+    /// The form an item id or annotator name is kept and compared in: trimmed and in NFKC, as keywords are.
+    public static func canonicalKey(_ text: String) -> String { KeywordRules.canonical(text) }
 
     /// Checks an item a store read: every field in the form the API stores it.
     public static func check(_ item: QueueItem) throws(QueueRuleProblem) {
@@ -94,10 +98,17 @@ public enum QueueRules {
         try time(vote.at, prefix + "at")
     }
 
-    /// An id or annotator as `key` leaves it.
+    /// An id or annotator in the form `key` leaves it: a record read back is in canonical form, with no control
+    /// characters. A key stored before the character rules held (an invisible character in an annotator's name)
+    /// still reads, so a queue written then stays readable; new requests cannot add one.
     private static func stored(_ text: String, _ field: String) throws(QueueRuleProblem) {
-        guard try key(text, field: field).utf8.elementsEqual(text.utf8) else {
-            throw QueueRuleProblem(field: field, message: "'\(field)' is not in Unicode NFC, the form stores keep")
+        do {
+            _ = try FeedbackRules.label(text, field: field, kind: .clientID)
+        } catch {
+            throw QueueRuleProblem(field: field, message: error.message)
+        }
+        guard canonicalKey(text).utf8.elementsEqual(text.utf8) else {
+            throw QueueRuleProblem(field: field, message: "'\(field)' is not in the form stores keep (trimmed, NFKC)")
         }
     }
 

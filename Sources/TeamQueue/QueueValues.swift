@@ -267,6 +267,8 @@ public enum QueueError: Error, Equatable, CustomStringConvertible {
     case nothingToUndo
     /// The latest decision cannot be undone: the item cannot go back to the annotator (why).
     case cannotUndo(String, String)
+    /// The annotator has made `QueuePolicy.maxDecisionsPerItem` decisions on the item (undone ones included).
+    case tooManyDecisions(String, Int)
     case store(KeywordStoreError)
 
     public var description: String {
@@ -276,6 +278,8 @@ public enum QueueError: Error, Equatable, CustomStringConvertible {
         case .notOpen(let id): return "item '\(id)' is already labelled or flagged"
         case .nothingToUndo: return "this annotator has no decision to undo"
         case .cannotUndo(let id, let why): return "the decision on item '\(id)' cannot be undone: \(why)"
+        case .tooManyDecisions(let id, let most):
+            return "this annotator has made \(most) decisions on item '\(id)', undone ones included: the most one annotator makes on one item"
         case .store(let error): return error.description
         }
     }

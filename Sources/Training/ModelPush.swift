@@ -61,7 +61,8 @@ public enum ModelPush {
         files[ModelDirectory.manifestName] = try SHA256.hex(file: manifestPath)
         var size: Int64 = 0
         for name in files.keys {
-            let attributes = try? FileManager.default.attributesOfItem(atPath: file(name))
+            // The size of what a symbolic link points at, as the registry stores the bytes, not the link.
+            let attributes = try? FileManager.default.attributesOfItem(atPath: (file(name) as NSString).resolvingSymlinksInPath)
             size += (attributes?[.size] as? NSNumber)?.int64Value ?? 0
         }
         return Checked(manifest: manifest, files: files, size: size)

@@ -29,7 +29,9 @@ final class CLIStoreImportRulesTests: ScratchTestCase {
             (feedback(name: "   "), "'name' is empty"),
             (feedback(keyword: "a\\u0000"), "'keyword' contains a control character"),
             (feedback(shown: manyShown), "'shown' holds at most 50 keywords"),
-            (feedback(id: "9223372036854775807"), "is not a record id (an integer from 1 to 9007199254740991)"),
+            (feedback(id: "9223372036854775807"), "is not a record id an import may give (an integer from 1 to 4503599627370496"),
+            (feedback(id: "9007199254740991"), "is not a record id an import may give (an integer from 1 to 4503599627370496"),
+            (feedback(id: "4503599627370497"), "is not a record id an import may give"),
             (feedback(id: "-5"), "is not a record id"),
             (feedback(id: "0"), "is not a record id"),
             (feedback(id: "2"), "record id 2 does not follow 3"),
@@ -49,13 +51,13 @@ final class CLIStoreImportRulesTests: ScratchTestCase {
     }
 
     /// The refusals above are about validity; a correction naming a keyword the model lacks imports, and so do the
-    /// largest id and names padded as the API accepts them (stored trimmed, as the API stores them).
+    /// largest id an import may give and names padded as the API accepts them (stored trimmed, as the API stores them).
     func testValidArchiveImportsWithKeywordsOutsideTheList() throws {
         let store = "file:" + scratch + "/keywords.overlay.json"
-        let archive = good + "\n" + feedback(id: "9007199254740991", name: "  豚バラ  ", keyword: "存在しない食材") + "\n"
+        let archive = good + "\n" + feedback(id: "4503599627370496", name: "  豚バラ  ", keyword: "存在しない食材") + "\n"
         let outcome = try CLITests.run(["store", "import", "--store", store], stdin: archive)
         XCTAssertEqual(outcome.status, 0, outcome.stderr)
         let exported = try CLITests.run(["store", "export", "--store", store])
-        XCTAssertTrue(exported.stdout.contains(#""id":9007199254740991,"keyword":"存在しない食材","name":"豚バラ""#), exported.stdout)
+        XCTAssertTrue(exported.stdout.contains(#""id":4503599627370496,"keyword":"存在しない食材","name":"豚バラ""#), exported.stdout)
     }
 }

@@ -3,8 +3,10 @@ import FileStore
 import Foundation
 import HTTPCore
 @testable import KeywordHTTP
+import QueueAPI
 import SuggestionRuntime
 import StoreInterface
+import TeamQueue
 import XCTest
 
 /// What one feedback export may cost: a bounded piece per pull whatever the records' size, a cap on exports
@@ -75,6 +77,36 @@ final class ExportBoundsTests: XCTestCase {
         // One streamed to its end gives its place back as well.
         XCTAssertEqual(api.respond(to: makeRequest(.get, "/v1/feedback/export")).status, .ok)
         XCTAssertEqual(api.handlers.exportSlots.inUse, 1)
+    }
+
+    /// The labels and flagged exports are capped as the feedback export is (503 server_busy with Retry-After), and
+    /// their pages come in (time, id) order across page boundaries.
+    func testQueueExportsAreCappedAndPaged() throws {
+        var configuration = APIConfiguration()
+        configuration.limits.maxConcurrentExports = 2
+        let api = KeywordAPI(configuration: configuration, state: EngineSlot(engine: FakeEngine(), store: store),
+                             metrics: KeywordAPI.makeMetrics())
+        let queue = FileQueueStore(overlayPath: store.overlayPath, feedbackStore: store, policy: QueuePolicy(overlapShare: 0, auditShare: 0))
+        api.state.setQueue(AnnotationQueue(store: queue, clock: { 1_790_000_000_000 }))
+        let count = 2 * 1000 + 7  // three pages of the export's 1,000
+        _ = try queue.enqueue((0..<count).map {
+            QueueSubmission(id: "p\($0)", name: "にんじん \($0)", suggestions: [QueueSuggestion(keyword: "にんじん", confidence: 0.9)],
+                            autoAccept: true, model: "m")
+        }, at: 1_790_000_000_000)
+        let body = api.respond(to: makeRequest(.get, "/v1/labels/export")).bodyText
+        let ids = body.split(separator: "\n").compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.utf8))) as? [String: Any]
+        }.compactMap { $0["id"] as? String }
+        XCTAssertEqual(ids, (0..<count).map { "p\($0)" }.sorted())
+        for target in ["/v1/labels/export", "/v1/queue/flagged"] {
+            let held = [export(api, target), export(api, target)]
+            XCTAssertTrue(held.allSatisfy { $0.stream != nil })
+            let refused = export(api, target)
+            XCTAssertEqual(refused.status.code, 503, target)
+            XCTAssertEqual(errorCode(refused), "server_busy")
+            XCTAssertEqual(refused.headers["Retry-After"], "1")
+        }
+        XCTAssertNotNil(export(api, "/v1/labels/export").stream, "dropped exports give their places back")
     }
 
     /// Export pages (feedback and labels) and keyword pages are read on the bulk lane: never an event loop, never

@@ -21,6 +21,8 @@ final class InvisibleKeywordTests: XCTestCase {
         (#""\udbff\udfff""#, "noncharacter U+10FFFF"),
         (#""\ue000豚""#, "private-use character U+E000"),
         (#""\u3164""#, "invisible character U+1160"),  // Hangul filler (a letter that draws nothing), NFKC U+1160
+        (#""\u2800""#, "invisible character U+2800"),  // braille pattern blank: a symbol that draws nothing
+        (#""\u2800にんじん""#, "invisible character U+2800"),
     ]
 
     func testInvisibleKeywordsAreRefusedOnTheKeywordList() {

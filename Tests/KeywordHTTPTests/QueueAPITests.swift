@@ -160,6 +160,9 @@ final class QueueAPITests: XCTestCase {
         XCTAssertEqual(api.respond(to: makeRequest(.get, "/v1/labels/export?since=\(since)")).bodyText.split(separator: "\n").count, 1)
         XCTAssertEqual(errorCode(api.respond(to: makeRequest(.get, "/v1/labels/export?since=yesterday"))), "invalid_since")
 
+        // The first scrape starts reading the figures off the event loop; a later one shows them.
+        _ = api.respond(to: makeRequest(.get, "/metrics"))
+        api.handlers.queue.figures.settle()
         let metrics = api.respond(to: makeRequest(.get, "/metrics")).bodyText
         XCTAssertTrue(metrics.contains("kwsuggest_queue_items{state=\"labelled\"} 2"), metrics)
         XCTAssertTrue(metrics.contains("kwsuggest_queue_decisions_total{kind=\"label\"} 2"), metrics)

@@ -78,10 +78,12 @@ final class FakeEngine: SuggestionEngine {
 }
 
 func makeAPI(engine: (any SuggestionEngine)? = FakeEngine(), cors: [String] = [], token: String? = nil,
+             annotators: AnnotatorTokens = AnnotatorTokens(),
              metrics: ServerMetrics = KeywordAPI.makeMetrics(), store: (any KeywordStore)? = nil) -> KeywordAPI {
     var configuration = APIConfiguration()
     configuration.cors = CORSPolicy(allowedOrigins: cors)
     configuration.adminToken = token
+    configuration.annotators = annotators
     let state = engine.map { EngineSlot(engine: $0, store: store) } ?? EngineSlot()
     return KeywordAPI(configuration: configuration, state: state, metrics: metrics)
 }

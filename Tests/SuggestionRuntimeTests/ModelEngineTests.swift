@@ -3,6 +3,7 @@ import Foundation
 import KeywordIndex
 import KeywordModel
 @testable import ModelStorage
+import Platform
 @testable import SuggestionRuntime
 @testable import StoreInterface
 @testable import Training

@@ -31,6 +31,33 @@ final class FileModelRegistryTests: XCTestCase {
     func testDamagedDirectoryIsRefused() throws { try contract.damagedDirectoryIsRefused() }
     func testDamagedStoredFileIsRepaired() throws { try contract.damagedStoredFileIsRepaired() }
     func testWatchersHearPromotions() throws { try contract.watchersHearPromotions() }
+    func testFailuresAreReported() throws {
+        let catalog = fixtures.root + "/store/keywords.overlay.registry/registry.json"
+        try contract.failuresAreReported(replaceCatalog: { text in
+            let previous = try String(contentsOfFile: catalog, encoding: .utf8)
+            try Data(text.utf8).write(to: URL(fileURLWithPath: catalog))
+            return previous
+        }, store: FileKeywordStore(overlayPath: overlay))
+    }
+
+    /// A version whose files are symbolic links is listed with the size of the files they point at.
+    func testSizeCountsWhatSymbolicLinksPointAt() throws {
+        let registry = try FileModelRegistry(overlayPath: overlay, digest: ModelFixtures.digest)
+        let plain = try fixtures.model("size-plain")
+        let linked = try fixtures.model("size-linked")
+        let elsewhere = fixtures.root + "/elsewhere"
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+        for name in try FileManager.default.contentsOfDirectory(atPath: linked) where name != ModelDirectory.manifestName {
+            try FileManager.default.moveItem(atPath: linked + "/" + name, toPath: elsewhere + "/" + name)
+            try FileManager.default.createSymbolicLink(atPath: linked + "/" + name, withDestinationPath: elsewhere + "/" + name)
+        }
+        _ = try ModelPush.push(directory: plain, to: registry, keep: 5, loads: false)
+        _ = try ModelPush.push(directory: linked, to: registry, keep: 5, loads: false)
+        let sizes = Dictionary(uniqueKeysWithValues: try registry.catalog().models.map { ($0.version, $0.size) })
+        XCTAssertGreaterThan(sizes["size-plain"] ?? 0, 1_000_000)
+        // The two differ only in the manifest's version name.
+        XCTAssertLessThan(abs((sizes["size-linked"] ?? 0) - (sizes["size-plain"] ?? 0)), 100, "\(sizes)")
+    }
 
     /// The folder sits beside the overlay; versions share their unchanged files (one blob each).
     func testLayoutBesideTheOverlayWithSharedBlobs() throws {
@@ -80,6 +107,14 @@ final class PostgresModelRegistryTests: XCTestCase {
     func testDamagedDirectoryIsRefused() throws { try contract.damagedDirectoryIsRefused() }
     func testDamagedStoredFileIsRepaired() throws { try contract.damagedStoredFileIsRepaired() }
     func testWatchersHearPromotions() throws { try contract.watchersHearPromotions() }
+    func testFailuresAreReported() throws {
+        let connection = try PostgresConnection(conninfo: url, pq: LibPQ.load())
+        try contract.failuresAreReported(replaceCatalog: { text in
+            let previous = try connection.exec("SELECT catalog FROM kwsuggest_model_registry").first?.first ?? nil
+            try connection.exec("UPDATE kwsuggest_model_registry SET catalog = $1, revision = revision + 1", [text])
+            return previous ?? ""
+        }, store: try PostgresKeywordStore(url: url))
+    }
 
     /// Files live in the database: a replica with an empty cache gets them from there, and unreferenced parts
     /// are deleted with the last version that used them.

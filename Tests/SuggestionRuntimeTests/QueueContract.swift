@@ -7,10 +7,12 @@ import XCTest
 
 /// Checks every QueueStore must pass, run against the file store and against a real PostgreSQL.
 /// `make` opens a new store (another process or replica) on the same files or database with `policy`, and
-/// `feedback` reads the keyword store the queue writes its feedback to.
+/// `feedback` reads the keyword store the queue writes its feedback to, and `importFeedback` imports records into it
+/// as `store import` does.
 struct QueueContract {
     var make: (QueuePolicy) throws -> any QueueStore
     var feedback: () throws -> [FeedbackRecord]
+    var importFeedback: ([FeedbackRecord]) throws -> Void
 
     static let t0: QueueTime = 1_790_000_000_000
 

@@ -24,6 +24,8 @@ final class FileQueueStoreTests: XCTestCase {
             FileQueueStore(overlayPath: path, feedbackStore: FileKeywordStore(overlayPath: path), policy: policy)
         }, feedback: {
             try FileKeywordStore(overlayPath: path).feedback(after: 0, limit: 1000)
+        }, importFeedback: { records in
+            _ = try FileKeywordStore(overlayPath: path).importFeedback(records)
         })
     }
 
@@ -39,6 +41,28 @@ final class FileQueueStoreTests: XCTestCase {
     func testUndoNeverTakesAnItemFromAnotherLease() throws { try contract.undoNeverTakesAnItemFromAnotherLease() }
     func testEquivalentIDsAndAnnotatorsAreOne() throws { try contract.equivalentIDsAndAnnotatorsAreOne() }
     func testOneCallAppliesInOrder() throws { try contract.oneCallAppliesInOrder() }
+    func testFeedbackIDsAreUnambiguous() throws { try contract.feedbackIDsAreUnambiguous() }
+    func testDecisionsAreAllOrNone() throws { try contract.decisionsAreAllOrNone() }
+    func testLeaseCapHoldsOverLeases() throws { try contract.leaseCapHoldsOverLeases() }
+    func testConcurrentLeasesKeepTheCap() throws { try contract.concurrentLeasesKeepTheCap() }
+    func testKeysFollowTheKeywordRules() throws { try contract.keysFollowTheKeywordRules() }
+    func testDecideUndoLoopsAreBounded() throws { try contract.decideUndoLoopsAreBounded() }
+
+    /// A bulk decision is committed once: every item's feedback in one batch (one append and one fsync, behind
+    /// one batch header), not one commit per item.
+    func testABulkDecisionCommitsItsFeedbackOnce() throws {
+        let keywords = FileKeywordStore(overlayPath: overlayPath)
+        let store = FileQueueStore(overlayPath: overlayPath, feedbackStore: keywords, policy: QueuePolicy(overlapShare: 0, auditShare: 0))
+        _ = try store.enqueue((0..<3).map { QueueContract.submission("b\($0)") }, at: QueueContract.t0)
+        let lease = try store.lease(LeaseRequest(annotator: "aiko", count: 3), at: QueueContract.t0 + 1)
+        _ = try store.decide(DecisionRequest(lease: lease.id, annotator: "aiko", ids: lease.items.map(\.id), kind: .label,
+                                             keywords: ["にんじん", "人参ジュース"]), at: QueueContract.t0 + 2)
+        let lines = try String(contentsOfFile: keywords.feedbackPath, encoding: .utf8).split(separator: "\n")
+        let headers = lines.filter { FeedbackFrame.isHeader(ArraySlice($0.utf8)) }
+        XCTAssertEqual(headers.count, 1, "one batch for the whole decision: \(headers)")
+        XCTAssertTrue(headers.first?.hasPrefix(#"{"batch":6,"#) == true, "\(headers)")
+        XCTAssertEqual(lines.count, 7)
+    }
 
     /// An operation cut short by a crash (whole lines without their commit line, then a torn one) was never
     /// acknowledged: none of it is read, and the next append replaces it.
@@ -165,6 +189,8 @@ final class PostgresQueueStoreTests: XCTestCase {
             try PostgresQueueStore(url: url, feedbackStore: PostgresKeywordStore(url: url), policy: policy)
         }, feedback: {
             try PostgresKeywordStore(url: url).feedback(after: 0, limit: 1000)
+        }, importFeedback: { records in
+            _ = try PostgresKeywordStore(url: url).importFeedback(records)
         })
     }
 
@@ -180,4 +206,10 @@ final class PostgresQueueStoreTests: XCTestCase {
     func testUndoNeverTakesAnItemFromAnotherLease() throws { try contract.undoNeverTakesAnItemFromAnotherLease() }
     func testEquivalentIDsAndAnnotatorsAreOne() throws { try contract.equivalentIDsAndAnnotatorsAreOne() }
     func testOneCallAppliesInOrder() throws { try contract.oneCallAppliesInOrder() }
+    func testFeedbackIDsAreUnambiguous() throws { try contract.feedbackIDsAreUnambiguous() }
+    func testDecisionsAreAllOrNone() throws { try contract.decisionsAreAllOrNone() }
+    func testLeaseCapHoldsOverLeases() throws { try contract.leaseCapHoldsOverLeases() }
+    func testConcurrentLeasesKeepTheCap() throws { try contract.concurrentLeasesKeepTheCap() }
+    func testKeysFollowTheKeywordRules() throws { try contract.keysFollowTheKeywordRules() }
+    func testDecideUndoLoopsAreBounded() throws { try contract.decideUndoLoopsAreBounded() }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Locking
 @testable import ModelStorage
 import ModelVersions
+import Platform
 import StoreInterface
 @testable import Training
 import XCTest

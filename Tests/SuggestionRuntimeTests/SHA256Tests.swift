@@ -1,6 +1,7 @@
 import CDigest
 import Foundation
 @testable import ModelStorage
+import Platform
 import XCTest
 
 /// The streaming SHA-256: known answers, any split of the input, and both compression paths.

@@ -106,20 +106,27 @@ struct StoreContract {
         XCTAssertEqual(Array(try XCTUnwrap(record.item.clientID).unicodeScalars), Array("caf\u{E9}".unicodeScalars))
     }
 
-    /// A store holding the largest record id refuses new records with an error instead of trapping, and keeps
-    /// answering.
+    /// An import cannot use up the record ids: it may give ids up to `maxImportedRecordID` (the largest is refused
+    /// whole, nothing stored), and new records still get ids after the largest it gave.
     func recordIDsCannotOverflow() throws {
         let store = try make()
-        let top = FeedbackRecord(id: FeedbackRules.maxRecordID, receivedAt: "2026-01-02T03:04:05.678Z",
-                                 item: FeedbackItem(name: "a", keyword: "x", action: .accept))
-        XCTAssertEqual(try store.importFeedback([top]), 1)
-        for _ in 0..<2 {
-            XCTAssertThrowsError(try make().appendFeedback([FeedbackItem(name: "b", keyword: "y", action: .accept)])) { error in
+        for id in [FeedbackRules.maxRecordID, FeedbackRules.maxImportedRecordID + 1] {
+            let beyond = FeedbackRecord(id: id, receivedAt: "2026-01-02T03:04:05.678Z",
+                                        item: FeedbackItem(name: "a", keyword: "x", action: .accept))
+            XCTAssertThrowsError(try store.importFeedback([beyond])) { error in
                 guard case .failed(let message) = error as? KeywordStoreError else { return XCTFail("\(error)") }
-                XCTAssertTrue(message.contains("record ids are used up"), message)
+                XCTAssertTrue(message.contains("cannot be imported"), message)
             }
         }
-        XCTAssertEqual(try store.feedback(after: 0, limit: 10), [top])
+        XCTAssertEqual(try store.feedback(after: 0, limit: 10), [])
+        let top = FeedbackRecord(id: FeedbackRules.maxImportedRecordID, receivedAt: "2026-01-02T03:04:05.678Z",
+                                 item: FeedbackItem(name: "a", keyword: "x", action: .accept))
+        XCTAssertEqual(try store.importFeedback([top]), 1)
+        for round in 1...2 {
+            let receipts = try make().appendFeedback([FeedbackItem(name: "b\(round)", keyword: "y", action: .accept)])
+            XCTAssertEqual(receipts.map(\.id), [FeedbackRules.maxImportedRecordID + Int64(round)])
+        }
+        XCTAssertEqual(try store.feedback(after: 0, limit: 10).count, 3)
     }
 
     /// Concurrent feedback writers on separate instances: every acknowledged record is there, ids distinct.

@@ -14,7 +14,8 @@
 #   without KWSUGGEST_ADMIN_TOKEN the image's CMD refuses to start (open writes on 0.0.0.0);
 #   /readyz, a suggestion, `podman healthcheck run`, the process's uid is not 0;
 #   keyword writes need the token from KWSUGGEST_ADMIN_TOKEN;
-#   with --read-only and a volume for the overlay, a keyword survives a new container;
+#   with --read-only and a volume for the overlay, a keyword survives a new container (found by reading the
+#   paged keyword list, GET /v1/keywords?prefix=…&offset=…);
 #   `podman stop` (SIGTERM) exits 0 within the drain time, after answering a request still in flight;
 #   when the binary has `serve --store`: two replicas on a throwaway PostgreSQL share a keyword edit, and
 #   through a PostgreSQL outage keep suggesting (writes answer 503) and agree again once it is back;
@@ -51,6 +52,25 @@ step() { printf '\n== %s\n' "$*"; }
 now() { date +%s.%N; }
 elapsed() { python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.1f}')" "$1" "$(now)"; }
 mb() { python3 -c "import sys; print(f'{int(sys.argv[1]) / 1e6:.1f} MB')" "$1"; }   # decimal, as podman images prints
+
+# serves_keyword URL KEYWORD: whether the server's keyword list holds KEYWORD, reading the paged list
+# (GET /v1/keywords?prefix=…&offset=…) page by page until the keywords starting with it are all seen.
+serves_keyword() {
+    python3 - "$1" "$2" <<'PY'
+import json, sys, urllib.parse, urllib.request
+url, keyword = sys.argv[1], sys.argv[2]
+offset = 0
+while True:
+    query = urllib.parse.urlencode({"prefix": keyword, "offset": offset})
+    with urllib.request.urlopen(f"{url}/v1/keywords?{query}", timeout=5) as response:
+        page = json.load(response)
+    if keyword in page["keywords"]:
+        sys.exit(0)
+    offset += len(page["keywords"])
+    if not page["keywords"] or offset >= page["matched"]:
+        sys.exit(1)
+PY
+}
 
 # Without systemd, podman cannot create the timer that would run the HEALTHCHECK periodically and says so on
 # every run and stop; `podman healthcheck run` below runs the check itself.
@@ -290,7 +310,7 @@ for round in 1 2; do
                  -H "Authorization: Bearer $TOKEN" -d '{"add":["volume-check-keyword"]}')" = 200 ]
     else
         check "read-only #2: a new container sees the keyword written by the first" \
-            bash -c 'curl -s "$1/v1/keywords" | grep -q "volume-check-keyword"' _ "$URL"
+            serves_keyword "$URL" volume-check-keyword
     fi
     stop_and_check "$C" "read-only #$round"
 done
@@ -330,7 +350,7 @@ elif [ "$HAS_STORE" = yes ]; then
              -H "Authorization: Bearer $TOKEN" -d '{"add":["replica-check-keyword"]}')" = 200 ]
     SEEN=no
     for _ in $(seq 100); do
-        curl -s "${REPLICA_URLS[1]}/v1/keywords" | grep -q 'replica-check-keyword' && { SEEN=yes; break; }
+        serves_keyword "${REPLICA_URLS[1]}" replica-check-keyword 2>/dev/null && { SEEN=yes; break; }
         sleep 0.1
     done
     check "replica 1 serves the keyword written through replica 0 (within 10 s)" [ "$SEEN" = yes ]
@@ -359,7 +379,7 @@ elif [ "$HAS_STORE" = yes ]; then
     check "PostgreSQL back: keyword writes work again within 30 s" [ "$BACK" = yes ]
     SEEN=no
     for _ in $(seq 100); do
-        curl -s "${REPLICA_URLS[1]}/v1/keywords" | grep -q 'after-outage-keyword' && { SEEN=yes; break; }
+        serves_keyword "${REPLICA_URLS[1]}" after-outage-keyword 2>/dev/null && { SEEN=yes; break; }
         sleep 0.1
     done
     check "PostgreSQL back: replica 1 serves the keyword written after the outage (within 10 s)" [ "$SEEN" = yes ]

@@ -1,11 +1,13 @@
 #ifndef KWSUGGEST_CSYSTEM_H
 #define KWSUGGEST_CSYSTEM_H
-// Exposes the Linux system headers that Swift's Glibc module hides (epoll, eventfd, TCP options),
+// Exposes the Linux system headers that Swift's Glibc module hides (epoll, eventfd, TCP options, malloc's
+// tuning: mallopt and malloc_trim),
 // plus an async-signal-safe signal forwarder that Swift cannot write itself (a C handler may not capture).
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <netinet/tcp.h>
 #include <errno.h>
+#include <malloc.h>
 
 static inline int csystem_errno(void) { return errno; }
 

@@ -327,32 +327,3 @@ final class FeedbackCounters: Sendable {
         }
     }
 }
-
-/// How many feedback exports may stream at once: each holds a store reader and up to a piece of output, so many
-/// slow or stalled clients cannot add up to much memory or keep the bulk lane's workers busy for long.
-final class ExportSlots: Sendable {
-    /// Held by one export; the place is given back when the last reference goes (the body ended, failed, or its
-    /// client left and the connection dropped it).
-    final class Slot: Sendable {
-        private let owner: ExportSlots
-        fileprivate init(owner: ExportSlots) { self.owner = owner }
-        deinit { owner.taken.withLock { $0 -= 1 } }
-    }
-
-    let limit: Int
-    fileprivate let taken = Locked(0)
-
-    init(limit: Int) { self.limit = max(1, limit) }
-
-    /// A place, or nil when `limit` exports stream already.
-    func take() -> Slot? {
-        let granted = taken.withLock { count -> Bool in
-            guard count < limit else { return false }
-            count += 1
-            return true
-        }
-        return granted ? Slot(owner: self) : nil
-    }
-
-    var inUse: Int { taken.withLock { $0 } }
-}

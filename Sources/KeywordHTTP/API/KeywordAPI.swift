@@ -11,6 +11,10 @@ public struct APIConfiguration: Sendable {
     /// When set, `POST /v1/keywords`, `POST /v1/feedback` and `GET /v1/feedback/export` need
     /// `Authorization: Bearer <token>` (env `KWSUGGEST_ADMIN_TOKEN`).
     public var adminToken: String?
+    /// The annotators' tokens (`serve --annotators FILE`): each acts on the queue's routes as its annotator only.
+    public var annotators = AnnotatorTokens()
+    /// The credentials the queue's routes take.
+    public var queueAccess: QueueAccess { QueueAccess(adminToken: adminToken, annotators: annotators) }
     /// The `Host` names writes and the export are served for while they are open (no `adminToken`).
     public var hosts = HostPolicy()
     public var limits = APILimits()
@@ -185,7 +189,7 @@ public final class KeywordAPI: HTTPResponder {
 
     private func admit(_ head: HTTPRequest, route: APIRoute) -> HTTPResponse? {
         do throws(APIError) {
-            if route.needsToken { try RequestDecoding.authorize(head, token: configuration.adminToken) }
+            try configuration.queueAccess.authorize(head, route: route)
             try hostCheck.check(head, route: route)
             if let declared = head.headers["Content-Length"].flatMap({ Int(Substring($0).trimmingSpaces()) }),
                declared > route.bodyCap {

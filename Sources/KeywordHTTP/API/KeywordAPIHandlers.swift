@@ -40,7 +40,7 @@ final class KeywordAPIHandlers: Sendable {
         self.state = state
         self.metrics = metrics
         exportSlots = ExportSlots(limit: configuration.limits.maxConcurrentExports)
-        queue = QueueHandlers(limits: configuration.limits, queue: { [state] in state.queue },
+        queue = QueueHandlers(limits: configuration.limits, access: configuration.queueAccess, queue: { [state] in state.queue },
                               engine: { [state] in state.engine })
     }
 

@@ -17,6 +17,13 @@ extension ModelWatcher {
         if let failure = status.failure {
             text.sample("kwsuggest_model_load_failed", labels: ["version": failure.version], 1)
         }
+        text.single("kwsuggest_registry_failures_total", .counter,
+                    help: "Reads of the model registry that failed (a damaged catalog, an unreachable database).",
+                    status.registryFailures)
+        text.single("kwsuggest_registry_failed", .gauge, help: "1 while the model registry cannot be read.",
+                    status.registryFailure == nil ? 0 : 1)
+        text.single("kwsuggest_shadow_load_failures_total", .counter, help: "Shadow versions that failed to load.",
+                    status.shadowFailures)
         text.family("kwsuggest_shadow_info", .gauge, help: "The version in shadow and the share of suggest requests it scores.")
         if let version = status.shadow {
             text.sample("kwsuggest_shadow_info", labels: ["version": version], status.shadowFraction)

@@ -1,9 +1,11 @@
 import APICore
 import DecisionMemory
 import EventLog
+import Foundation
 import HTTPCore
 import KeywordHTTP
 import ModelStorage
+import Platform
 import PostgresStore
 import QueueAPI
 import ProcessLifecycle
@@ -79,6 +81,12 @@ struct ServeCommand: Command {
     static let queueAudit = Option<Double>(
         "--queue-audit", value: "share", help: "Share of auto-accepted queue items also queued for a person to check.",
         default: QueuePolicy.defaultAuditShare, range: 0...1)
+    static let annotators = Option<String>(
+        "--annotators", value: "file",
+        help: "Annotators' tokens: lines of 'name<TAB>sha256 hex of the token'; each token acts on the queue as its annotator only.")
+    static let leaseCap = Option<Int>(
+        "--lease-cap", value: "n", help: "Most queue items one annotator holds at once, over all their leases.",
+        default: QueuePolicy.defaultLeaseCap, range: 1...1_000_000)
     static let allowOpenWrites = Flag("--allow-open-writes",
                                       help: "Serve keyword writes without KWSUGGEST_ADMIN_TOKEN on a non-loopback address.")
 
@@ -88,7 +96,7 @@ struct ServeCommand: Command {
         options: [host.spec, port.spec, model.spec, store.spec, threads.spec, corsOrigin.spec, overlay.spec,
                   accessLog.spec, noVerify.spec, autoAcceptPrecision.spec, autoAcceptRule.spec, keywordCategories.spec,
                   queueOverlap.spec, queueAudit.spec,
-                  allowOpenWrites.spec, allowedHost.spec],
+                  annotators.spec, leaseCap.spec, allowOpenWrites.spec, allowedHost.spec],
         discussion: """
             Listens first and prints 'listening on http://HOST:PORT', then opens the store and loads the model in
             the background, logging the model directory it chose; /readyz answers 503 until both are done (a
@@ -117,6 +125,10 @@ struct ServeCommand: Command {
             its id with them. The queue's model labels an arriving item only when the team's labels on this
             model's suggestions support --auto-accept-precision at the item's confidence (--auto-accept-rule
             evidence, see docs/queue.md); every serve rebuilds that rule from the store every 2 s.
+            its id with them. With --annotators, a queue request needs the admin token or an annotator's token;
+            an annotator's token acts only as that annotator (a body naming another gets 403 wrong_annotator,
+            so undo reverts only the caller's own decisions), while the admin token keeps every right. One
+            annotator holds at most --lease-cap items: a lease past it gets only what fits.
             """
     )
 
@@ -133,6 +145,7 @@ struct ServeCommand: Command {
     var accessLogMode: AccessLogMode
     var autoAcceptPrecision: Double
     var queuePolicy: QueuePolicy
+    var annotators: AnnotatorTokens
     var autoAccept: AutoAcceptConfiguration
 
     init(arguments: ParsedArguments) throws {
@@ -166,7 +179,22 @@ struct ServeCommand: Command {
         accessLogMode = try arguments.require(Self.accessLog)
         autoAcceptPrecision = try arguments.require(Self.autoAcceptPrecision)
         queuePolicy = QueuePolicy(overlapShare: try arguments.require(Self.queueOverlap),
-                                  auditShare: try arguments.require(Self.queueAudit))
+                                  auditShare: try arguments.require(Self.queueAudit),
+                                  leaseCap: try arguments.require(Self.leaseCap))
+        annotators = AnnotatorTokens()
+        if let path = try arguments.get(Self.annotators) {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw CommandError.failure("\(path): cannot read the annotators file")
+            }
+            guard let text = String(bytes: data, encoding: .utf8) else {
+                throw CommandError.failure("\(path): the annotators file is not valid UTF-8")
+            }
+            do {
+                annotators = try AnnotatorTokens.parse(text, path: path)
+            } catch {
+                throw CommandError.failure(error.message)
+            }
+        }
         let categoriesPath = try arguments.get(Self.keywordCategories)
         let path = categoriesPath ?? modelDirectory + "/" + ModelFiles.keywordCategoriesName
         var categories: [String: String] = [:]
@@ -182,6 +210,8 @@ struct ServeCommand: Command {
     }
 
     func run() throws {
+        // Model swaps must not leave each dropped model's memory behind (see MemoryRelease).
+        MemoryRelease.keepLargeBlocksMapped()
         if case .postgres = storeLocation {
             do { try PostgresKeywordStore.loadLibrary() } catch { throw CommandError.failure("\(error)") }
         }
@@ -195,6 +225,7 @@ struct ServeCommand: Command {
         options.allowOpenWrites = allowOpenWrites
         options.api.hosts = hosts
         options.queue = queuePolicy
+        options.api.annotators = annotators
         options.autoAccept = autoAccept
         do {
             options.api.adminToken = try WritePolicy.token(fromEnvironment: Environment.value("KWSUGGEST_ADMIN_TOKEN"))
