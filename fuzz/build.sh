@@ -13,8 +13,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-.build-tools/fuzz/http-fuzzer}
 # In dependency order (each as Package.swift declares it); CSystem is the C shim the system-call wrappers use.
-modules=(Platform StrictJSON EventLog Locking Sockets HTTPCore StoreInterface APICore)
-for file in Sources/CSystem/CSystem.c Sources/CSystem/include/CSystem.h; do
+modules=(Platform StrictJSON EventLog Locking Sockets HTTPCore StoreInterface TeamQueue APICore)
+# The C shims they import: CSystem (system calls) and CDigest (SHA-256), each one C file and one header.
+shims=(CSystem:CSystem.c CDigest:sha256.c)
+for file in Sources/CSystem/CSystem.c Sources/CSystem/include/CSystem.h Sources/CDigest/sha256.c Sources/CDigest/include/CDigest.h; do
   [[ -f $file ]] || { echo "fuzz/build.sh: $file is missing; update the file list in fuzz/build.sh" >&2; exit 1; }
 done
 for module in "${modules[@]}"; do
@@ -29,10 +31,14 @@ trap 'rm -rf "$work"' EXIT
 swift_flags=(-sanitize=fuzzer,address -O -g -parse-as-library -package-name kwsuggest -enable-testing
   -enable-upcoming-feature ExistentialAny -I "$work")
 
-mkdir -p "$work/CSystem"
-printf 'module CSystem {\n  header "%s"\n  export *\n}\n' "$PWD/Sources/CSystem/include/CSystem.h" > "$work/CSystem/module.modulemap"
-clang -c -O1 -g -fsanitize=fuzzer-no-link,address -I Sources/CSystem/include Sources/CSystem/CSystem.c -o "$work/CSystem.o"
-objects=("$work/CSystem.o")
+objects=()
+for shim in "${shims[@]}"; do
+  name=${shim%%:*} source=${shim#*:}
+  mkdir -p "$work/$name"
+  printf 'module %s {\n  header "%s"\n  export *\n}\n' "$name" "$PWD/Sources/$name/include/$name.h" > "$work/$name/module.modulemap"
+  clang -c -O1 -g -fsanitize=fuzzer-no-link,address -I "Sources/$name/include" "Sources/$name/$source" -o "$work/$name.o"
+  objects+=("$work/$name.o")
+done
 
 for module in "${modules[@]}"; do
   mapfile -t files < <(find "Sources/$module" -name '*.swift' | sort)

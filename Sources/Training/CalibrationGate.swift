@@ -3,7 +3,7 @@
 import Foundation
 import KeywordIndex
 import ModelStorage
-import Serving
+import SuggestionRuntime
 import TrainingData
 
 /// One model's calibration figures on one set.
