@@ -140,9 +140,15 @@ final class CLIHelpTests: XCTestCase {
             it must run with the same --queue-overlap and --queue-audit, since an item's routing is decided from
             its id with them. The queue's model labels an arriving item only when the team's labels on this
             model's suggestions support --auto-accept-precision at the item's confidence (--auto-accept-rule
-            evidence, see docs/queue.md); every serve rebuilds that rule from the store every 2 s.
+            evidence, see docs/queue.md); every serve rebuilds that rule from the store every 2 s. A name
+            the team decided before (one with the same name key) is answered from the decision memory first, on
+            every serve within a second, and labelled by it in the queue (docs/memory.md).
+            With --annotators, a queue request needs the admin token or an annotator's token;
+            an annotator's token acts only as that annotator (a body naming another gets 403 wrong_annotator,
+            so undo reverts only the caller's own decisions), while the admin token keeps every right. One
+            annotator holds at most --lease-cap items: a lease past it gets only what fits.
 
-            USAGE: kwsuggest serve [--host <host>] [--port <port>] [--model <dir>] [--store <store>] [--threads <n>] [--cors-origin <origin> ...] [--overlay <file>] [--access-log <mode>] [--no-verify] [--auto-accept-precision <p>] [--auto-accept-rule <rule>] [--keyword-categories <file>] [--queue-overlap <share>] [--queue-audit <share>] [--allow-open-writes] [--allowed-host <name> ...]
+            USAGE: kwsuggest serve [--host <host>] [--port <port>] [--model <dir>] [--store <store>] [--threads <n>] [--cors-origin <origin> ...] [--overlay <file>] [--access-log <mode>] [--no-verify] [--auto-accept-precision <p>] [--auto-accept-rule <rule>] [--keyword-categories <file>] [--queue-overlap <share>] [--queue-audit <share>] [--annotators <file>] [--lease-cap <n>] [--allow-open-writes] [--allowed-host <name> ...]
 
             OPTIONS:
               --host <host>           Address to bind; '::' for IPv4+IPv6 (default: 127.0.0.1).
@@ -162,6 +168,8 @@ final class CLIHelpTests: XCTestCase {
                                       keyword<TAB>category lines the auto-accept rule pools evidence by (default: keyword-categories.tsv of --model, when it has one).
               --queue-overlap <share> Share of queued items labelled by two annotators (a third when they disagree) (default: 0.05).
               --queue-audit <share>   Share of auto-accepted queue items also queued for a person to check (default: 0.05).
+              --annotators <file>     Annotators' tokens: lines of 'name<TAB>sha256 hex of the token'; each token acts on the queue as its annotator only.
+              --lease-cap <n>         Most queue items one annotator holds at once, over all their leases (default: 100).
               --allow-open-writes     Serve keyword writes without KWSUGGEST_ADMIN_TOKEN on a non-loopback address.
               --allowed-host <name>   Host name (any port) that may send writes while they are open, beyond localhost, 127.0.0.1 and [::1]; repeatable.
               -h, --help              Show help information.

@@ -124,8 +124,10 @@ struct ServeCommand: Command {
             it must run with the same --queue-overlap and --queue-audit, since an item's routing is decided from
             its id with them. The queue's model labels an arriving item only when the team's labels on this
             model's suggestions support --auto-accept-precision at the item's confidence (--auto-accept-rule
-            evidence, see docs/queue.md); every serve rebuilds that rule from the store every 2 s.
-            its id with them. With --annotators, a queue request needs the admin token or an annotator's token;
+            evidence, see docs/queue.md); every serve rebuilds that rule from the store every 2 s. A name
+            the team decided before (one with the same name key) is answered from the decision memory first, on
+            every serve within a second, and labelled by it in the queue (docs/memory.md).
+            With --annotators, a queue request needs the admin token or an annotator's token;
             an annotator's token acts only as that annotator (a body naming another gets 403 wrong_annotator,
             so undo reverts only the caller's own decisions), while the admin token keeps every right. One
             annotator holds at most --lease-cap items: a lease past it gets only what fits.
