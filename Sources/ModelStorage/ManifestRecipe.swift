@@ -116,16 +116,19 @@ extension ModelManifest {
         public var newKeywords: [String]
         /// How many times each labelled name was trained on (nil in manifests written before it was recorded: 1).
         public var weight: Int?
+        /// The most copies one annotator's own labels added for one keyword (nil in manifests written before the
+        /// cap existed: none).
+        public var cap: Int?
 
         enum CodingKeys: String, CodingKey {
-            case store, records, names, weight
+            case store, records, names, weight, cap
             case firstID = "first_id"
             case lastID = "last_id"
             case newKeywords = "new_keywords"
         }
 
         public init(store: String, firstID: Int64?, lastID: Int64?, records: Int, names: Int, newKeywords: [String],
-                    weight: Int? = nil) {
+                    weight: Int? = nil, cap: Int? = nil) {
             self.store = store
             self.firstID = firstID
             self.lastID = lastID
@@ -133,6 +136,7 @@ extension ModelManifest {
             self.names = names
             self.newKeywords = newKeywords
             self.weight = weight
+            self.cap = cap
         }
     }
 

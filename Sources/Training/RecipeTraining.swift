@@ -46,10 +46,13 @@ extension TrainingPlan {
 
 extension TrainingPlan {
     /// The plan that repeats the recipe in `directory`'s manifest, with `directory` as the base, joined by the
-    /// labelled names `feedback` resolves to (see `FeedbackLabels`). Keywords the labels name that the
-    /// directory's list lacks join the new model's list. The lineage names `directory`'s model as the parent.
-    public static func retraining(_ directory: String, out: String, feedback: FeedbackLabels?,
-                                  feedbackStore: String?, feedbackWeight: Int = 1) throws -> TrainingPlan {
+    /// labelled names `feedback` resolves to, bounded by `FeedbackInfluence` (`feedbackCap` copies per annotator
+    /// and keyword; `admitted`: the keywords the store's keyword changes add). Keywords the labels name that the
+    /// directory's list lacks join the new model's list by that rule. The lineage names `directory`'s model as the
+    /// parent.
+    public static func retraining(_ directory: String, out: String, feedback: FeedbackLabels?, admitted: Set<String> = [],
+                                  feedbackStore: String?, feedbackWeight: Int = 1,
+                                  feedbackCap: Int = FeedbackInfluence.defaultCap) throws -> TrainingPlan {
         let manifestPath = (directory as NSString).appendingPathComponent(ModelDirectory.manifestName)
         guard FileManager.default.fileExists(atPath: manifestPath) else {
             throw ModelDirectoryError(path: manifestPath, message: "no manifest, so no recipe to repeat")
@@ -65,11 +68,17 @@ extension TrainingPlan {
         var use: ModelManifest.FeedbackUse?
         if let feedback {
             let list = try ModelFiles.keywords(path: (directory as NSString).appendingPathComponent(ModelDirectory.keywordsName))
-            plan.feedback = feedback.names
             plan.feedbackWeight = feedbackWeight
+            plan.feedbackCap = feedbackCap
+            let influence = FeedbackInfluence(feedback, list: list, admitted: admitted, weight: plan.feedbackWeight,
+                                              cap: plan.feedbackCap)
+            plan.feedback = influence.names
+            plan.feedbackCopies = influence.copies
+            plan.heldKeywords = influence.held
+            plan.cappedFeedback = influence.capped
             // A keyword one line of keywords.txt cannot hold (it starts with #, which the list reads as a comment)
             // is trained on but stays off the new list, and the command says which and why.
-            for keyword in feedback.newKeywords(beyond: list) {
+            for keyword in influence.newKeywords {
                 if let problem = ModelFiles.listProblem(with: keyword) {
                     plan.unlistedKeywords.append((keyword, problem))
                 } else {
@@ -77,8 +86,8 @@ extension TrainingPlan {
                 }
             }
             use = ModelManifest.FeedbackUse(store: feedbackStore ?? "", firstID: feedback.firstID, lastID: feedback.lastID,
-                                            records: feedback.records, names: feedback.names.count,
-                                            newKeywords: plan.newKeywords, weight: plan.feedbackWeight)
+                                            records: feedback.records, names: influence.names.count,
+                                            newKeywords: plan.newKeywords, weight: plan.feedbackWeight, cap: plan.feedbackCap)
         }
         plan.lineage = ModelManifest.Lineage(parent: manifest.modelVersion, data: recipe.data, dev: recipe.dev, feedback: use)
         return plan

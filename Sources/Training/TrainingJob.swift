@@ -72,7 +72,8 @@ public struct TrainingPlan: Sendable {
     public var calibration = CalibrationSplit()
     /// The command line, recorded in the manifest.
     public var command = ""
-    /// Labelled names resolved from annotator decisions, trained on after `data` (see `FeedbackLabels`).
+    /// Labelled names resolved from annotator decisions, trained on after `data` (see `FeedbackLabels` and
+    /// `FeedbackInfluence`).
     public var feedback: [LabelledName] = []
     /// How many times each feedback name is trained on (at least 1): a store's decisions are a few hundred names
     /// beside tens of thousands of the recipe's, and they are the marketplace's own names, labelled by its
@@ -80,8 +81,19 @@ public struct TrainingPlan: Sendable {
     public var feedbackWeight = 1 {
         didSet { feedbackWeight = max(1, feedbackWeight) }
     }
+    /// The copies of each of `feedback`, when they differ by name (`FeedbackInfluence`'s cap); empty: each is
+    /// trained on `feedbackWeight` times.
+    public var feedbackCopies: [Int] = []
+    /// The most training copies one annotator's own labels add for one keyword (see `FeedbackInfluence`).
+    public var feedbackCap = FeedbackInfluence.defaultCap {
+        didSet { feedbackCap = max(1, feedbackCap) }
+    }
     /// Keywords the feedback names that the base list lacks: they join the new model's list.
     public var newKeywords: [String] = []
+    /// Keywords the feedback names that `FeedbackInfluence` holds back: not trained on, not listed.
+    public var heldKeywords: [FeedbackInfluence.Held] = []
+    /// Annotators' names per keyword that the cap trained on fewer times than the weight.
+    public var cappedFeedback: [FeedbackInfluence.Capped] = []
     /// Keywords the feedback introduces that the list file cannot hold, with why: trained on, not listed.
     public var unlistedKeywords: [(keyword: String, problem: String)] = []
     /// Recorded in the manifest when the plan repeats another model's recipe.
@@ -114,10 +126,17 @@ public enum TrainingJob {
         }
         let recipe = try plan.recipe()
         var (training, held) = plan.calibration.split(all)
-        // Feedback names are trained on `feedbackWeight` times, but a name held out for the calibration counts once.
-        let feedbackSplit = plan.calibration.split(plan.feedback)
-        for _ in 0..<plan.feedbackWeight { training += feedbackSplit.training }
-        held += feedbackSplit.calibration
+        // Feedback names are trained on their copies (round by round, so equal copies repeat the whole block), but
+        // a name held out for the calibration counts once.
+        let copies = plan.feedbackCopies.count == plan.feedback.count ? plan.feedbackCopies
+            : Array(repeating: plan.feedbackWeight, count: plan.feedback.count)
+        var trainedFeedback: [(name: LabelledName, copies: Int)] = []
+        for (item, count) in zip(plan.feedback, copies) {
+            if plan.calibration.isCalibration(item) { held.append(item) } else { trainedFeedback.append((item, count)) }
+        }
+        for round in 0..<(trainedFeedback.map(\.copies).max() ?? 0) {
+            training += trainedFeedback.filter { $0.copies > round }.map(\.name)
+        }
         let devData = try plan.dev.map { try LabelledData.load(path: $0) }
         // The base is read, not served: its files are copied and re-checksummed into the new directory, so
         // one edited on purpose (a new keyword list, say) is fine.

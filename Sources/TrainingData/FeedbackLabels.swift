@@ -9,6 +9,9 @@ import StoreInterface
 public struct FeedbackLabels: Sendable, Equatable {
     /// Labelled names in the order their latest decision arrived; `source` is "feedback".
     public var names: [LabelledName]
+    /// For each of `names`, the annotators voting for each of its keywords, in the keywords' order ("" is the
+    /// anonymous annotator): what `FeedbackInfluence` bounds.
+    public var supporters: [[[String]]]
     public var firstID: Int64?
     public var lastID: Int64?
     public var records: Int
@@ -20,15 +23,18 @@ public struct FeedbackLabels: Sendable, Equatable {
         for record in records.sorted(by: { $0.id < $1.id }) {
             byName[record.item.name, default: VoteTally()].add(record)
         }
-        var labelled: [(latest: Int64, name: LabelledName)] = []
+        var labelled: [(latest: Int64, name: LabelledName, supporters: [[String]])] = []
         var disagreements = 0
         for (name, tally) in byName {
             let resolution = tally.resolved()
             if resolution.disagreement { disagreements += 1 }
             guard !resolution.keywords.isEmpty else { continue }
-            labelled.append((tally.latest, LabelledName(name: name, keywords: resolution.keywords.map(\.keyword), source: "feedback")))
+            labelled.append((tally.latest, LabelledName(name: name, keywords: resolution.keywords.map(\.keyword), source: "feedback"),
+                             resolution.keywords.map(\.supporters)))
         }
-        names = labelled.sorted { $0.latest < $1.latest }.map(\.name)
+        labelled.sort { $0.latest < $1.latest }
+        names = labelled.map(\.name)
+        supporters = labelled.map(\.supporters)
         firstID = records.map(\.id).min()
         lastID = records.map(\.id).max()
         self.records = records.count
@@ -49,15 +55,5 @@ public struct FeedbackLabels: Sendable, Equatable {
             guard let last = page.last, page.count == 1_000, through.map({ last.id < $0 }) ?? true else { return result }
             cursor = last.id
         }
-    }
-
-    /// Keywords of the labels that are not in `list`, in first-seen order.
-    public func newKeywords(beyond list: [String]) -> [String] {
-        var known = Set(list)
-        var result: [String] = []
-        for name in names {
-            for keyword in name.keywords where known.insert(keyword).inserted { result.append(keyword) }
-        }
-        return result
     }
 }

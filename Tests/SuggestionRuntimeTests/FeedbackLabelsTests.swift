@@ -55,7 +55,7 @@ final class FeedbackLabelsTests: XCTestCase {
         XCTAssertEqual(labels.names.first?.source, "feedback")
         XCTAssertEqual(labels.firstID, 1)
         XCTAssertEqual(labels.lastID, 3)
-        XCTAssertEqual(labels.newKeywords(beyond: ["x"]), ["新語"])
+        XCTAssertEqual(labels.supporters.first, [[""]], "one anonymous annotator")
     }
 
     /// Pages through a real file store, after an id.
@@ -131,22 +131,26 @@ final class TrainingRecipeTests: XCTestCase {
     }
 
     /// Retraining on feedback that names a keyword the new list could not hold (one starting with #, which the
-    /// list reads as a comment) trains on it but keeps it off the list, and says so; other new keywords join.
+    /// list reads as a comment) trains on it but keeps it off the list, and says so; other new keywords join. Both
+    /// have the two named annotators a new keyword needs.
     func testAKeywordTheListCannotHoldIsTrainedOnButNotListed() throws {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         let previous = FileManager.default.currentDirectoryPath
         XCTAssertTrue(FileManager.default.changeCurrentDirectoryPath(root.path))
         defer { _ = FileManager.default.changeCurrentDirectoryPath(previous) }
         let out = NSTemporaryDirectory() + "retrain-\(UUID().uuidString)"
-        let records = [FeedbackItem(name: "謎の品 ハッシュ菜 1束", keyword: "#ハッシュ菜", action: .correct),
-                       FeedbackItem(name: "謎の品 ハッシュ菜 2束", keyword: "ハッシュ菜#1", action: .correct)]
-            .enumerated().map { FeedbackRecord(id: Int64($0.offset + 1), receivedAt: "2026-01-01T00:00:00.000Z", item: $0.element) }
+        let records = [("謎の品 ハッシュ菜 1束", "#ハッシュ菜", "a"), ("謎の品 ハッシュ菜 1束", "#ハッシュ菜", "b"),
+                       ("謎の品 ハッシュ菜 2束", "ハッシュ菜#1", "a"), ("謎の品 ハッシュ菜 3束", "ハッシュ菜#1", "b")]
+            .enumerated().map { FeedbackRecord(id: Int64($0.offset + 1), receivedAt: "2026-01-01T00:00:00.000Z",
+                                               item: FeedbackItem(name: $0.element.0, keyword: $0.element.1, action: .correct,
+                                                                  annotator: $0.element.2)) }
         let plan = try TrainingPlan.retraining("models/default", out: out, feedback: FeedbackLabels(records), feedbackStore: "file:x")
         XCTAssertEqual(plan.newKeywords, ["ハッシュ菜#1"])
         XCTAssertEqual(plan.unlistedKeywords.map(\.keyword), ["#ハッシュ菜"])
         XCTAssertTrue(plan.unlistedKeywords.first?.problem.contains("comment") ?? false)
-        XCTAssertEqual(plan.feedback.count, 2, "both names are trained on")
+        XCTAssertEqual(plan.feedback.count, 3, "every name is trained on")
         XCTAssertEqual(plan.lineage?.feedback?.newKeywords, ["ハッシュ菜#1"])
+        XCTAssertEqual(plan.lineage?.feedback?.cap, FeedbackInfluence.defaultCap)
     }
 
     func testTheManifestRoundTripsRecipeAndLineage() throws {

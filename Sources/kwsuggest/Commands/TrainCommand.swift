@@ -23,6 +23,9 @@ struct TrainCommand: Command {
     static let feedbackWeight = Option<Int>("--feedback-weight", value: "n",
                                             help: "With --feedback: how many times each labelled name from the decisions is trained on.",
                                             default: 4, range: 1...100)
+    static let feedbackCap = Option<Int>("--feedback-cap", value: "n",
+                                         help: "With --feedback: the most training copies one annotator's own labels add for one keyword.",
+                                         default: FeedbackInfluence.defaultCap, range: 1...100_000)
     static let epochs = Option<Int>("--epochs", value: "n", help: "Epochs.", default: TrainingOptions().epochs, range: 1...1000)
     static let seed = Option<Int>("--seed", value: "s", help: "Random seed.", default: Int(TrainingOptions().seed),
                                   check: { $0 >= 0 ? nil : "a non-negative integer" })
@@ -59,7 +62,7 @@ struct TrainCommand: Command {
     static let configuration = CommandConfiguration(
         name: "train",
         abstract: "Trains the encoder and writes a model directory.",
-        options: [data.spec, recipe.spec, feedback.spec, feedbackWeight.spec, dev.spec, out.spec, epochs.spec, seed.spec, model.spec, hidden.spec,
+        options: [data.spec, recipe.spec, feedback.spec, feedbackWeight.spec, feedbackCap.spec, dev.spec, out.spec, epochs.spec, seed.spec, model.spec, hidden.spec,
                   subwordBuckets.spec, subwordDecay.spec, separate.spec,
                   hardNegatives.spec, randomNegatives.spec, noAttention.spec, threads.spec, calibrationFraction.spec,
                   calibrationSplit.spec, maskAlternatives.spec],
@@ -72,9 +75,12 @@ struct TrainCommand: Command {
             in the store: each annotator's latest accept or correction is a vote, a reject cancels a vote for the
             keyword it names, the most-voted keyword is the label (ties: the latest), names with only rejects are
             left out. Each such name is trained on --feedback-weight times (default 4): the decisions are a few
-            hundred names beside the recipe's tens of thousands, and they are the marketplace's own. Keywords the
-            decisions name that DIR's list lacks join the new list. The new manifest's lineage names DIR's model
-            version as its parent, the data files, the feedback ids used and the weight.
+            hundred names beside the recipe's tens of thousands, and they are the marketplace's own. One
+            annotator's influence is bounded: the names whose label only they voted for add at most --feedback-cap
+            copies per keyword (default 20). A keyword that DIR's list lacks joins the new list when two named
+            annotators voted for it or the store's keyword changes add it; otherwise it is held back, with a
+            warning. The new manifest's lineage names DIR's model version as its parent, the data files, the
+            feedback ids used, the weight and the cap.
             """
     )
 
@@ -83,6 +89,7 @@ struct TrainCommand: Command {
     var recipeDirectory: String?
     var feedbackStore: StoreLocation?
     var feedbackWeight: Int
+    var feedbackCap: Int
 
     init(arguments: ParsedArguments) throws {
         try arguments.expectNoPositionals()
@@ -98,6 +105,10 @@ struct TrainCommand: Command {
         feedbackWeight = try arguments.require(Self.feedbackWeight)
         if arguments.values[Self.feedbackWeight.spec.key] != nil, feedbackStore == nil {
             throw CommandError.usage("--feedback-weight needs --feedback")
+        }
+        feedbackCap = try arguments.require(Self.feedbackCap)
+        if arguments.values[Self.feedbackCap.spec.key] != nil, feedbackStore == nil {
+            throw CommandError.usage("--feedback-cap needs --feedback")
         }
         if recipeDirectory != nil {
             let replaced = [Self.data.spec, Self.dev.spec, Self.epochs.spec, Self.seed.spec, Self.model.spec, Self.hidden.spec,
@@ -134,11 +145,20 @@ struct TrainCommand: Command {
         do {
             if let recipeDirectory {
                 let command = plan.command
-                plan = try TrainingPlan.retraining(recipeDirectory, out: plan.out, feedback: try readFeedback(),
-                                                   feedbackStore: feedbackStore?.displayName, feedbackWeight: feedbackWeight)
+                let read = try readFeedback()
+                plan = try TrainingPlan.retraining(recipeDirectory, out: plan.out, feedback: read?.labels, admitted: read?.admitted ?? [],
+                                                   feedbackStore: feedbackStore?.displayName, feedbackWeight: feedbackWeight,
+                                                   feedbackCap: feedbackCap)
                 plan.command = command
                 if let use = plan.lineage?.feedback {
                     print("feedback: \(use.records) decisions (ids \(use.firstID.map(String.init) ?? "-")…\(use.lastID.map(String.init) ?? "-")) → \(use.names) labelled names ×\(feedbackWeight), \(use.newKeywords.count) new keywords")
+                }
+                for capped in plan.cappedFeedback {
+                    print("feedback cap: \(capped.names) names labelled \(capped.keyword.debugDescription) by \(capped.annotator.isEmpty ? "an anonymous annotator" : capped.annotator.debugDescription) alone → \(capped.copies) copies (cap \(feedbackCap))")
+                }
+                for held in plan.heldKeywords {
+                    let who = held.supporters.isEmpty ? "no named annotator" : held.supporters.map(\.debugDescription).joined(separator: ", ")
+                    EventLog.message(.warning, "the keyword \(held.keyword.debugDescription) is held back (voted for by \(who)): a new keyword joins the list when two named annotators vote for it, or an admin adds it to the store's list")
                 }
                 for (keyword, problem) in plan.unlistedKeywords {
                     EventLog.message(.warning, "the keyword \(keyword.debugDescription) is trained on but not added to the list: \(problem)")
@@ -153,15 +173,16 @@ struct TrainCommand: Command {
         }
     }
 
-    /// The labels of every decision in the --feedback store (less those an undone queue decision withdrew), or nil
-    /// without one.
-    private func readFeedback() throws -> FeedbackLabels? {
+    /// The labels of every decision in the --feedback store (less those an undone queue decision withdrew), with
+    /// the keywords the store's keyword changes add, or nil without a store.
+    private func readFeedback() throws -> (labels: FeedbackLabels, admitted: Set<String>)? {
         guard let feedbackStore else { return nil }
         do {
             let store = try feedbackStore.open()
             defer { store.close() }
             let withdrawn = try feedbackStore.openQueue(feedbackStore: store, policy: QueuePolicy()).withdrawnFeedback()
-            return FeedbackLabels(try FeedbackLabels.records(from: store, withdrawn: withdrawn))
+            let labels = FeedbackLabels(try FeedbackLabels.records(from: store, withdrawn: withdrawn))
+            return (labels, Set(try store.loadOverlay().added))
         } catch {
             throw CommandError.failure("cannot read the feedback of \(feedbackStore.displayName): \(error)")
         }
