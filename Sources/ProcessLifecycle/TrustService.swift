@@ -30,7 +30,7 @@ final class TrustService: Service {
     func refresh() {
         guard let queue = state.queue, let engine = state.engine else { return }
         do {
-            try queue.refreshTrust(engine: engine)
+            try queue.refreshTrust(engine: engine, feedbackStore: state.store)
             failing.withLock { $0 = false }
         } catch {
             let first = failing.withLock { was in defer { was = true }; return !was }

@@ -19,6 +19,8 @@ public final class AnnotationQueue: Sendable {
     public let store: any QueueStore
     /// The auto-accept rule this queue follows.
     public let trust: AutoAcceptTrust
+    /// The evidence of decisions posted to the feedback route, read as the rule refreshes.
+    let feedbackEvidence = FeedbackEvidence()
     private let clock: QueueClock
     /// How many suggestions an item keeps (the keys 1–5 of the workbench).
     public static let suggestionsPerItem = 5
@@ -51,9 +53,17 @@ public final class AnnotationQueue: Sendable {
         return try store.enqueue(submissions, at: clock())
     }
 
-    /// Rebuilds the auto-accept rule from the store's evidence for `engine`'s model.
-    public func refreshTrust(engine: any SuggestionEngine) throws(QueueError) {
-        try trust.refresh(store: store, model: engine.modelVersion)
+    /// Rebuilds the auto-accept rule from the store's evidence for `engine`'s model: the queue's labels, and the
+    /// decisions in `feedbackStore` that name what was shown (`FeedbackEvidence`).
+    public func refreshTrust(engine: any SuggestionEngine, feedbackStore: (any KeywordStore)?) throws(QueueError) {
+        if let feedbackStore {
+            do {
+                try feedbackEvidence.catchUp(store: feedbackStore, engine: engine, category: trust.category(of:))
+            } catch {
+                throw .store(error)
+            }
+        }
+        try trust.refresh(store: store, model: engine.modelVersion, extra: feedbackEvidence.evidence(model: engine.modelVersion))
     }
 
     /// The memory's label for an answer whose first suggestions come from agreeing decisions: those keywords, by

@@ -38,6 +38,8 @@ public enum EvidencePool: String, Sendable, Equatable, CaseIterable {
     case keyword
     case category
     case all
+    /// Each keyword's first decision: how the model fares on keywords no one had labelled yet.
+    case firstOfKeyword = "first_of_keyword"
 }
 
 /// What the rule says of a keyword, as `GET /v1/queue/keywords` and /metrics show it.
@@ -103,9 +105,10 @@ struct EvidenceCurve: Sendable {
 /// The rule for one model version, built from that version's evidence.
 ///
 /// For an item whose first suggestion is keyword k (category c) at confidence p, each pool (k's decisions, c's,
-/// all of them) is read at or above p: n decisions, w of them wrong. A keyword with no decision of its own is
-/// queued (errors cluster by keyword: other keywords' decisions do not vouch for it). Then, from the most specific
-/// pool to the least:
+/// all of them) is read at or above p: n decisions, w of them wrong. A keyword with fewer than `minimumEvidence`
+/// decisions of its own falls back to its category's, then to all of them; a keyword with none is decided by the
+/// first decision of every keyword (how the model fares on keywords no one had labelled), after the stop tests of
+/// its category and of all decisions. From the most specific pool to the least:
 /// - a keyword or category pool **fails** when w wrong of n would happen with probability below `risk` if its
 ///   precision were the target (the exact binomial test): the item is queued;
 /// - the first pool with at least `minimumEvidence` decisions decides: it **supports** the item when μ, the mean
@@ -120,6 +123,7 @@ public struct AutoAcceptRule: Sendable {
     private let keywords: [String: EvidenceCurve]
     private let categories: [String: EvidenceCurve]
     private let all: EvidenceCurve
+    private let firstOfKeyword: EvidenceCurve
 
     /// The rule for `model` from its evidence (evidence of other versions is ignored).
     public init(model: String, evidence: [QueueEvidence], settings: AutoAcceptSettings) {
@@ -131,26 +135,32 @@ public struct AutoAcceptRule: Sendable {
         categories = Dictionary(grouping: own.filter { $0.category != nil }, by: { $0.category ?? "" })
             .mapValues(EvidenceCurve.init)
         all = EvidenceCurve(own)
+        var seen = Set<String>()
+        firstOfKeyword = EvidenceCurve(own.filter { seen.insert($0.keyword).inserted })
     }
 
     /// The verdict for an item whose first suggestion is `keyword` (in `category`) at `confidence`.
     /// - Complexity: O(log n) for n decisions.
     public func verdict(keyword: String, category: String?, confidence: Double) -> AutoAcceptVerdict {
-        // Errors cluster by keyword, so pooled evidence does not vouch for a keyword nobody has labelled yet.
-        guard let own = keywords[keyword] else { return AutoAcceptVerdict(accept: false, pool: nil, state: .learning) }
-        let pools: [(EvidencePool, EvidenceCurve?)] = [(.keyword, own), (.category, category.flatMap { categories[$0] }),
-                                                       (.all, all)]
+        let own = keywords[keyword]
+        let group = category.flatMap { categories[$0] }
+        // A keyword no one has labelled yet is judged by how the model fared on other keywords at their first
+        // label (errors cluster by keyword, so the pool of every decision would flatter it), after its
+        // category's and the model's stop tests.
+        let pools: [(pool: EvidencePool, curve: EvidenceCurve?, decides: Bool)] = own == nil
+            ? [(.category, group, false), (.all, all, false), (.firstOfKeyword, firstOfKeyword, true)]
+            : [(.keyword, own, true), (.category, group, true), (.all, all, true)]
         // A keyword whose decisions, at any confidence, hold more errors than the model's confidences allow beyond
         // chance is miscalibrated: its confidence does not mean what it says. So is a category or the whole model,
         // for the keywords that fall back to them.
-        if miscalibrated(own) { return AutoAcceptVerdict(accept: false, pool: .keyword, state: .off) }
-        for (pool, curve) in pools {
+        if let own, miscalibrated(own) { return AutoAcceptVerdict(accept: false, pool: .keyword, state: .off) }
+        for (pool, curve, decides) in pools {
             guard let curve else { continue }
             let counts = curve.counts(atOrAbove: confidence)
             if fails(counts) || miscalibrated(curve) {
                 return AutoAcceptVerdict(accept: false, pool: pool, state: .off)
             }
-            guard counts.n >= settings.minimumEvidence else { continue }
+            guard decides, counts.n >= settings.minimumEvidence else { continue }
             let accept = supports(counts)
             return AutoAcceptVerdict(accept: accept, pool: pool, state: accept ? .on : .learning)
         }

@@ -64,9 +64,11 @@ public final class AutoAcceptTrust: Sendable {
         }
     }
 
-    /// Rebuilds the rule from the store's evidence for `model`, and the keyword states for /metrics.
-    public func refresh(store: any QueueStore, model: String) throws(QueueError) {
-        let rule = AutoAcceptRule(model: model, evidence: try store.evidence(model: model), settings: configuration.settings)
+    /// Rebuilds the rule from the store's evidence for `model` and `extra` (the feedback route's), and the keyword
+    /// states for /metrics.
+    public func refresh(store: any QueueStore, model: String, extra: [QueueEvidence] = []) throws(QueueError) {
+        let rule = AutoAcceptRule(model: model, evidence: try store.evidence(model: model) + extra,
+                                  settings: configuration.settings)
         let keywords = try store.keywordCounts().keys
         var counts: [AutoAcceptState: Int] = [:]
         for keyword in keywords { counts[state(of: keyword, rule: rule), default: 0] += 1 }

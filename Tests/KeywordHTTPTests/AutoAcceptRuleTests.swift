@@ -88,6 +88,29 @@ final class AutoAcceptRuleTests: XCTestCase {
         XCTAssertEqual(rule.state(keyword: "にんじん", category: "野菜"), .learning)
     }
 
+    /// A keyword no one has labelled is judged by how the model fared on other keywords at their first label,
+    /// not by every decision: 300 right labels of にんじん do not vouch for a new keyword when keywords' first
+    /// labels were often wrong, and do when those were right.
+    func testANewKeywordIsJudgedByOtherKeywordsFirstLabels() {
+        let known = (0..<300).map { i in
+            QueueEvidence(model: "m1", keyword: "にんじん", confidence: 0.99 + Double(i % 10) / 1000, category: "野菜",
+                          correct: true, audit: false)
+        }
+        func firsts(wrongEvery: Int?) -> [QueueEvidence] {
+            (0..<100).map { i in
+                QueueEvidence(model: "m1", keyword: "新\(i)", confidence: 0.995, category: nil,
+                              correct: wrongEvery.map { i % $0 != 0 } ?? true, audit: false)
+            }
+        }
+        let wrongFirsts = AutoAcceptRule(model: "m1", evidence: known + firsts(wrongEvery: 4), settings: AutoAcceptSettings())
+        XCTAssertFalse(wrongFirsts.verdict(keyword: "未知", category: nil, confidence: 0.995).accept)
+        XCTAssertTrue(wrongFirsts.verdict(keyword: "にんじん", category: "野菜", confidence: 0.995).accept,
+                      "a keyword with its own evidence is judged on it")
+        let rightFirsts = AutoAcceptRule(model: "m1", evidence: known + firsts(wrongEvery: nil), settings: AutoAcceptSettings())
+        XCTAssertEqual(rightFirsts.verdict(keyword: "未知", category: nil, confidence: 0.995),
+                       AutoAcceptVerdict(accept: true, pool: .firstOfKeyword, state: .on))
+    }
+
     /// A version's evidence is its own: another version's decisions do not let it auto-accept.
     func testEvidenceIsPerVersion() {
         let evidence = (0..<300).map { i in

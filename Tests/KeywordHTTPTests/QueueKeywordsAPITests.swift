@@ -63,7 +63,7 @@ final class QueueKeywordsAPITests: XCTestCase {
             XCTAssertEqual(answer.status.code, 200, answer.bodyText)
         }
         let engine = try XCTUnwrap(api.state.engine)
-        try queue.refreshTrust(engine: engine)
+        try queue.refreshTrust(engine: engine, feedbackStore: store)
         XCTAssertEqual(post(api, "/v1/queue/items", items("b", ["sure にんじん 9", "sure たまねぎ 9"])).bodyText,
                        #"{"queued":1,"auto_accepted":1,"from_memory":0,"duplicates":0}"#)
 
@@ -97,5 +97,33 @@ final class QueueKeywordsAPITests: XCTestCase {
         XCTAssertTrue(metrics.contains(#"kwsuggest_queue_keywords{auto_accept="on"} 1"#), metrics)
         XCTAssertTrue(metrics.contains(#"kwsuggest_queue_keywords{auto_accept="off"} 1"#), metrics)
         XCTAssertTrue(metrics.contains(#"kwsuggest_queue_keywords{auto_accept="learning"} 0"#), metrics)
+    }
+
+    /// Decisions posted to the feedback route that name what was shown are evidence as queue labels are: six
+    /// accepts of the model's first suggestion turn にんじん on, three corrections of たまねぎ turn it off. Records
+    /// of another version, without `shown`, or accepting another keyword count for nothing.
+    func testFeedbackThatNamesWhatWasShownIsEvidence() throws {
+        let (api, queue) = self.api()
+        let engine = try XCTUnwrap(api.state.engine)
+        func shown(_ name: String) -> [String] { engine.suggest(name, k: 3, explain: false).suggestions.map(\.keyword) }
+        var decisions = (0..<6).map { FeedbackItem(name: "sure にんじん \($0)", keyword: "にんじん", action: .accept,
+                                               shown: shown("sure にんじん \($0)"), model: engine.modelVersion) }
+        decisions += (0..<3).map { FeedbackItem(name: "sure たまねぎ \($0)", keyword: "キャベツ", action: .correct,
+                                            shown: shown("sure たまねぎ \($0)"), model: engine.modelVersion) }
+        decisions += (0..<6).map { FeedbackItem(name: "sure たまねぎ x\($0)", keyword: "たまねぎ", action: .accept,
+                                            shown: shown("sure たまねぎ x\($0)"), model: "another-version") }
+        decisions += (0..<6).map { FeedbackItem(name: "sure たまねぎ y\($0)", keyword: "たまねぎ", action: .accept, model: engine.modelVersion) }
+        XCTAssertEqual(decisions.first?.shown.first, "にんじん")
+        _ = try store.appendFeedback(decisions)
+
+        try queue.refreshTrust(engine: engine, feedbackStore: nil)
+        XCTAssertEqual(post(api, "/v1/queue/items", items("a", ["sure にんじん 9", "sure たまねぎ 9"])).bodyText,
+                       #"{"queued":2,"auto_accepted":0,"from_memory":0,"duplicates":0}"#, "without the feedback: no evidence")
+        try queue.refreshTrust(engine: engine, feedbackStore: store)
+        XCTAssertEqual(post(api, "/v1/queue/items", items("b", ["sure にんじん 9", "sure たまねぎ 9"])).bodyText,
+                       #"{"queued":1,"auto_accepted":1,"from_memory":0,"duplicates":0}"#)
+        let rows = jsonObject(api.respond(to: makeRequest(.get, "/v1/queue/keywords")))["keywords"] as? [[String: Any]] ?? []
+        XCTAssertEqual(rows.first { $0["keyword"] as? String == "たまねぎ" }?["auto_accept"] as? String, "off")
+        XCTAssertEqual(rows.first { $0["keyword"] as? String == "にんじん" }?["auto_accept"] as? String, "on")
     }
 }

@@ -58,7 +58,10 @@ def figures(items, labels):
     right = sum(1 for label, item in zip(model, [i for i in items if i["id"] in labels
                                                 and labels[i["id"]]["decided_by"] == "model"])
                 if label["keywords"][0] in item["gold"])
-    return {"n": len(items), "model_labels": len(model), "right": right,
+    wrong = [(item["name"], labels[item["id"]]["keywords"][0], item["gold"][0]) for item in items
+             if item["id"] in labels and labels[item["id"]]["decided_by"] == "model"
+             and labels[item["id"]]["keywords"][0] not in item["gold"]]
+    return {"n": len(items), "model_labels": len(model), "right": right, "wrong": wrong,
             "coverage": round(len(model) / max(len(items), 1), 4),
             "precision": round(right / len(model), 4) if model else None}
 
