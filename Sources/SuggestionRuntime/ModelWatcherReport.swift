@@ -26,6 +26,14 @@ extension ModelWatcher {
                     if let shadow = status.shadow {
                         json.field("model", string: shadow)
                         json.field("fraction", number: status.shadowFraction)
+                        let counts = self.shadow.counters
+                        json.field("calibration") { json in
+                            json.object { json in
+                                json.field("decisions", int: counts.feedback)
+                                json.field("live") { Self.write(counts.liveCalibration, into: &$0) }
+                                json.field("shadow") { Self.write(counts.shadowCalibration, into: &$0) }
+                            }
+                        }
                     }
                     if let failure = status.shadowFailure {
                         json.field("error") { json in
@@ -37,6 +45,17 @@ extension ModelWatcher {
                     }
                 }
             }
+        }
+    }
+
+    /// One model's calibration on the decisions: what it would auto-accept, how often that was right (null before
+    /// any), the share of decisions it covers (null before any) and its ECE.
+    static func write(_ calibration: ShadowScorer.DecisionCalibration, into json: inout JSONWriter) {
+        json.object { json in
+            json.field("auto_accepted", int: calibration.autoAccepted)
+            json.field("precision") { json in calibration.precision.map { json.number($0) } ?? json.null() }
+            json.field("coverage") { json in calibration.coverage.map { json.number($0) } ?? json.null() }
+            json.field("ece", number: calibration.bins.ece)
         }
     }
 }

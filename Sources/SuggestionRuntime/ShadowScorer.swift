@@ -1,6 +1,7 @@
 // Scores a share of live suggest requests with a candidate model, after the answer and off the request path.
 import Foundation
 import Locking
+import ModelStorage
 import StoreInterface
 import Synchronization
 #if canImport(Glibc)
@@ -35,6 +36,35 @@ public final class ShadowScorer: Sendable {
         public var feedback = 0
         public var feedbackLiveTop1 = 0
         public var feedbackShadowTop1 = 0
+        /// Each model's calibration on those decisions.
+        public var liveCalibration = DecisionCalibration()
+        public var shadowCalibration = DecisionCalibration()
+    }
+
+    /// A model's calibration against annotators' decisions, as the promote gate reads it on its sets: what it
+    /// would auto-accept at the serving target (its `auto_accept`), how often that was the annotator's keyword,
+    /// and how far its top-1 confidence is from how often it is right (ECE).
+    public struct DecisionCalibration: Sendable, Equatable {
+        /// Decisions whose name got a top suggestion with a confidence.
+        public var scored = 0
+        public var autoAccepted = 0
+        public var autoAcceptedRight = 0
+        public var bins = ReliabilityBins()
+
+        mutating func add(_ result: SuggestionResult, keyword: String) {
+            guard let top = result.suggestions.first, let confidence = top.confidence, confidence.isFinite else { return }
+            scored += 1
+            bins.add(confidence: confidence, correct: top.keyword == keyword)
+            if result.autoAccept {
+                autoAccepted += 1
+                if top.keyword == keyword { autoAcceptedRight += 1 }
+            }
+        }
+
+        /// The share of scored decisions auto-accepted; nil before any.
+        public var coverage: Double? { scored == 0 ? nil : Double(autoAccepted) / Double(scored) }
+        /// The share of auto-accepted decisions that were right; nil before any.
+        public var precision: Double? { autoAccepted == 0 ? nil : Double(autoAcceptedRight) / Double(autoAccepted) }
     }
 
     private let slot = Locked(Slot())
@@ -131,12 +161,14 @@ public final class ShadowScorer: Sendable {
                 if top == liveTop { counts.agreements += 1 }
             }
         case .feedback(let name, let keyword, let live):
-            let shadowTop = engine.suggest(name, k: 1, explain: false).suggestions.first?.keyword
-            let liveTop = live.suggest(name, k: 1, explain: false).suggestions.first?.keyword
+            let shadowResult = engine.suggest(name, k: 1, explain: false)
+            let liveResult = live.suggest(name, k: 1, explain: false)
             counts.withLock { counts in
                 counts.feedback += 1
-                if liveTop == keyword { counts.feedbackLiveTop1 += 1 }
-                if shadowTop == keyword { counts.feedbackShadowTop1 += 1 }
+                if liveResult.suggestions.first?.keyword == keyword { counts.feedbackLiveTop1 += 1 }
+                if shadowResult.suggestions.first?.keyword == keyword { counts.feedbackShadowTop1 += 1 }
+                counts.liveCalibration.add(liveResult, keyword: keyword)
+                counts.shadowCalibration.add(shadowResult, keyword: keyword)
             }
         }
     }

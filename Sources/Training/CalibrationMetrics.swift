@@ -99,25 +99,19 @@ public struct CalibrationMetrics: Sendable {
         pick.compactMap { i in names[i].confidences.first.map { ($0, names[i].correct[0]) } }
     }
 
-    static func bins(_ pairs: [(Double, Bool)], count: Int = 10) -> [Bin] {
-        var sums = [(n: Int, confidence: Double, correct: Int)](repeating: (0, 0, 0), count: count)
-        for (confidence, correct) in pairs {
-            let b = min(count - 1, max(0, Int(confidence * Double(count))))
-            sums[b].n += 1
-            sums[b].confidence += confidence
-            if correct { sums[b].correct += 1 }
-        }
-        return sums.enumerated().map { b, sum in
-            Bin(lower: Double(b) / Double(count), upper: Double(b + 1) / Double(count), count: sum.n,
-                meanConfidence: sum.n == 0 ? 0 : sum.confidence / Double(sum.n),
-                accuracy: sum.n == 0 ? 0 : Double(sum.correct) / Double(sum.n))
+    static func bins(_ pairs: [(Double, Bool)]) -> [Bin] {
+        let sums = ReliabilityBins(pairs), count = ReliabilityBins.binCount
+        return (0..<count).map { b in
+            let n = sums.counts[b]
+            return Bin(lower: Double(b) / Double(count), upper: Double(b + 1) / Double(count), count: n,
+                       meanConfidence: n == 0 ? 0 : sums.confidenceSums[b] / Double(n),
+                       accuracy: n == 0 ? 0 : Double(sums.rightCounts[b]) / Double(n))
         }
     }
 
-    /// Expected calibration error over ten equal-width bins: Σ (nᵦ / n) |accuracyᵦ − mean confidenceᵦ|.
+    /// Expected calibration error over ten equal-width bins (`ReliabilityBins`).
     static func ece(_ pairs: [(Double, Bool)]) -> Double {
-        guard !pairs.isEmpty else { return 0 }
-        return bins(pairs).reduce(0) { $0 + Double($1.count) / Double(pairs.count) * abs($1.accuracy - $1.meanConfidence) }
+        ReliabilityBins(pairs).ece
     }
 
     static func brier(_ pairs: [(Double, Bool)]) -> Double {

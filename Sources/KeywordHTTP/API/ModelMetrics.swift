@@ -39,5 +39,21 @@ extension ModelWatcher {
                     help: "Of those, how often the annotator's keyword was each model's top one.")
         text.sample("kwsuggest_shadow_feedback_top1_total", labels: ["model": "live"], counts.feedbackLiveTop1)
         text.sample("kwsuggest_shadow_feedback_top1_total", labels: ["model": "shadow"], counts.feedbackShadowTop1)
+        let calibrations = [("live", counts.liveCalibration), ("shadow", counts.shadowCalibration)]
+        text.family("kwsuggest_shadow_feedback_auto_accepted_total", .counter,
+                    help: "Of those, how many each model would auto-accept at the serving target.")
+        for (model, calibration) in calibrations {
+            text.sample("kwsuggest_shadow_feedback_auto_accepted_total", labels: ["model": model], calibration.autoAccepted)
+        }
+        text.family("kwsuggest_shadow_feedback_auto_accepted_right_total", .counter,
+                    help: "Of the auto-accepted ones, how many had the annotator's keyword first.")
+        for (model, calibration) in calibrations {
+            text.sample("kwsuggest_shadow_feedback_auto_accepted_right_total", labels: ["model": model], calibration.autoAcceptedRight)
+        }
+        text.family("kwsuggest_shadow_feedback_ece", .gauge,
+                    help: "Each model's expected calibration error of its top confidence on those decisions (ten bins).")
+        for (model, calibration) in calibrations {
+            text.sample("kwsuggest_shadow_feedback_ece", labels: ["model": model], calibration.bins.ece)
+        }
     }
 }
