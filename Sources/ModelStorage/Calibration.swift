@@ -4,29 +4,45 @@ import Foundation
 import KeywordModel
 import Platform
 
-/// What the calibrator sees of one ranked suggestion: its score, the margins to its neighbours, its rank and
-/// the exact-match evidence that went into its score.
+/// What the calibrator sees of one ranked suggestion: its score, the margins to its neighbours, its rank, the
+/// exact-match evidence that went into its score, whether its text match is the head of a phrase of the name (the
+/// product kind) or only describes it, and the share of the name's tokens the model has no word vector for.
 public enum ConfidenceFeatures {
-    /// The feature names, in order; `calibration.json` must list exactly these.
+    /// The feature names, in order; a `calibration.json` lists these, or the first `legacyCount` of them (a
+    /// calibrator fitted before the last two existed, which reads only those).
     public static let names = [
         "score", "margin_next", "gap_top", "first", "log_rank",
         "rows", "text", "maximal", "variety", "text_whole_tokens", "text_inside_variety", "shared_rows_only",
+        "text_ends_phrase", "unread_share",
     ]
+    /// The features of calibrators fitted before the head and unread-share features.
+    public static let legacyCount = 12
+
+    /// Whether a calibrator listing `features` can be read by this build.
+    public static func isReadable(_ features: [String]) -> Bool {
+        features == names || features == Array(names.prefix(legacyCount))
+    }
 
     static let evidence: [LexicalFeature] = [.rows, .text, .maximal, .variety, .textWholeTokens, .textInsideVariety,
-                                             .sharedRowsOnly]
+                                             .sharedRowsOnly, .textEndsPhrase]
 
     /// The features of the suggestion at 0-based `rank` among `scores` (best first). The margin to the next
     /// keyword needs `scores[rank + 1]`; without it (the list is that short) the margin is the score itself.
-    /// `evidence` is indexed by `LexicalFeature`.
-    public static func vector(scores: [Float], rank: Int, evidence values: [Float]) -> [Double] {
+    /// `evidence` is indexed by `LexicalFeature`; `unread` is the share of the name's tokens without a word vector.
+    public static func vector(scores: [Float], rank: Int, evidence values: [Float], unread: Double) -> [Double] {
         let score = Double(scores[rank])
         let next = rank + 1 < scores.count ? Double(scores[rank + 1]) : 0
         var vector = [score, score - next, Double(scores[0]) - score, rank == 0 ? 1 : 0, log(Double(rank + 1))]
         for feature in evidence {
             vector.append(feature.rawValue < values.count ? Double(values[feature.rawValue]) : 0)
         }
+        vector.append(unread)
         return vector
+    }
+
+    /// The share of `rows` (a name's token rows) without a word vector (row −1): what the model cannot read.
+    public static func unreadShare(_ rows: RowSequence) -> Double {
+        rows.isEmpty ? 0 : Double(rows.lazy.filter { $0 < 0 }.count) / Double(rows.count)
     }
 }
 
@@ -235,10 +251,10 @@ public struct ModelCalibration: Codable, Sendable, Equatable {
             }
         }
         guard calibration.method == "logistic" else { throw fail("unknown method '\(calibration.method)'") }
-        guard calibration.features == ConfidenceFeatures.names else {
+        guard ConfidenceFeatures.isReadable(calibration.features) else {
             throw fail("features \(calibration.features) differ from this build's \(ConfidenceFeatures.names); refit with `kwsuggest calibrate`")
         }
-        let n = ConfidenceFeatures.names.count
+        let n = calibration.features.count
         guard calibration.mean.count == n, calibration.scale.count == n, calibration.weights.count == n else {
             throw fail("mean, scale and weights must each hold \(n) numbers")
         }
