@@ -5,17 +5,17 @@ import KeywordModel
 import Platform
 
 /// What the calibrator sees of one ranked suggestion: its score, the margins to its neighbours, its rank, the
-/// exact-match evidence that went into its score, whether its text match is the head of a phrase of the name (the
-/// product kind) or only describes it, and the share of the name's tokens the model has no word vector for.
+/// exact-match evidence that went into its score, and whether its text match is the head of a phrase of the name
+/// (the product kind) or only describes it.
 public enum ConfidenceFeatures {
     /// The feature names, in order; a `calibration.json` lists these, or the first `legacyCount` of them (a
-    /// calibrator fitted before the last two existed, which reads only those).
+    /// calibrator fitted before the phrase-head feature existed, which reads only those).
     public static let names = [
         "score", "margin_next", "gap_top", "first", "log_rank",
         "rows", "text", "maximal", "variety", "text_whole_tokens", "text_inside_variety", "shared_rows_only",
-        "text_ends_phrase", "unread_share",
+        "text_ends_phrase",
     ]
-    /// The features of calibrators fitted before the head and unread-share features.
+    /// The features of calibrators fitted before the phrase-head feature.
     public static let legacyCount = 12
 
     /// Whether a calibrator listing `features` can be read by this build.
@@ -28,21 +28,15 @@ public enum ConfidenceFeatures {
 
     /// The features of the suggestion at 0-based `rank` among `scores` (best first). The margin to the next
     /// keyword needs `scores[rank + 1]`; without it (the list is that short) the margin is the score itself.
-    /// `evidence` is indexed by `LexicalFeature`; `unread` is the share of the name's tokens without a word vector.
-    public static func vector(scores: [Float], rank: Int, evidence values: [Float], unread: Double) -> [Double] {
+    /// `evidence` is indexed by `LexicalFeature`.
+    public static func vector(scores: [Float], rank: Int, evidence values: [Float]) -> [Double] {
         let score = Double(scores[rank])
         let next = rank + 1 < scores.count ? Double(scores[rank + 1]) : 0
         var vector = [score, score - next, Double(scores[0]) - score, rank == 0 ? 1 : 0, log(Double(rank + 1))]
         for feature in evidence {
             vector.append(feature.rawValue < values.count ? Double(values[feature.rawValue]) : 0)
         }
-        vector.append(unread)
         return vector
-    }
-
-    /// The share of `rows` (a name's token rows) without a word vector (row −1): what the model cannot read.
-    public static func unreadShare(_ rows: RowSequence) -> Double {
-        rows.isEmpty ? 0 : Double(rows.lazy.filter { $0 < 0 }.count) / Double(rows.count)
     }
 }
 

@@ -11,9 +11,8 @@ extension ConfidenceFeatures {
         guard !name.rows.isEmpty, k > 0 else { return [] }
         let found = index.searchWithEvidence(name, k: k + 1)
         let scores = found.map(\.keyword.score)
-        let unread = unreadShare(name.rows)
         return found.prefix(k).enumerated().map { rank, item in
-            (item.keyword, vector(scores: scores, rank: rank, evidence: item.evidence, unread: unread))
+            (item.keyword, vector(scores: scores, rank: rank, evidence: item.evidence))
         }
     }
 }

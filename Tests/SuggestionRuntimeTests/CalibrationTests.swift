@@ -175,3 +175,23 @@ final class CalibrationTests: XCTestCase {
         XCTAssertTrue(CalibrationSplit(fraction: 0).split(names).calibration.isEmpty)
     }
 }
+
+/// A calibrator fitted before the phrase-head feature still loads and reads the features it was fitted on.
+final class CalibrationFeatureSetTests: XCTestCase {
+    func testTheLegacyFeatureSetIsReadableAndOthersAreNot() {
+        XCTAssertTrue(ConfidenceFeatures.isReadable(ConfidenceFeatures.names))
+        XCTAssertTrue(ConfidenceFeatures.isReadable(Array(ConfidenceFeatures.names.prefix(ConfidenceFeatures.legacyCount))))
+        XCTAssertFalse(ConfidenceFeatures.isReadable(Array(ConfidenceFeatures.names.prefix(ConfidenceFeatures.legacyCount - 1))))
+        XCTAssertFalse(ConfidenceFeatures.isReadable(ConfidenceFeatures.names + ["unknown"]))
+        XCTAssertEqual(ConfidenceFeatures.names.last, "text_ends_phrase")
+    }
+
+    /// The phrase-head feature is the vector's last entry, from the evidence the index found.
+    func testTheVectorEndsWithThePhraseHead() {
+        var evidence = [Float](repeating: 0, count: LexicalFeature.count)
+        evidence[LexicalFeature.textEndsPhrase.rawValue] = 1
+        let vector = ConfidenceFeatures.vector(scores: [2, 1], rank: 0, evidence: evidence)
+        XCTAssertEqual(vector.count, ConfidenceFeatures.names.count)
+        XCTAssertEqual(vector.last, 1)
+    }
+}
