@@ -73,23 +73,32 @@ struct EvidenceCurve: Sendable {
     private var correct: [Int] = [0]
     private var claimed: [Double] = [0]
 
-    /// Over every decision of the pool, at any confidence: how many, how many wrong, and how many the model's
-    /// confidences expected wrong (Σ 1 − confidence).
-    private(set) var total = 0, wrong = 0
-    private(set) var expectedWrong = 0.0
-
     init(_ evidence: [QueueEvidence]) {
-        for item in evidence {
-            total += 1
-            if !item.correct { wrong += 1 }
-            expectedWrong += 1 - item.confidence
-        }
         for item in evidence.sorted(by: { $0.confidence > $1.confidence }) {
             confidences.append(item.confidence)
             correct.append(correct[correct.count - 1] + (item.correct ? 1 : 0))
             claimed.append(claimed[claimed.count - 1] + item.confidence)
         }
     }
+
+    /// The lowest confidence t whose decisions at or above it (at least `minimum` of them) satisfy `holds`; nil
+    /// when none does. Tried at every decision's confidence from the `minimum`-th surest down, in at most about
+    /// 256 steps.
+    /// - Complexity: O(min(n, 256)) calls of `holds`.
+    func lowestThreshold(minimum: Int, holds: ((n: Int, correct: Int, claimed: Double)) -> Bool) -> Double? {
+        guard minimum > 0, confidences.count >= minimum else { return nil }
+        let stride = max(1, (confidences.count - minimum + 1) / 256)
+        var lowest: Double?
+        var index = minimum - 1
+        while index < confidences.count {
+            let threshold = confidences[index]
+            if holds(counts(atOrAbove: threshold)) { lowest = threshold }
+            index += index == confidences.count - 1 ? 1 : min(stride, confidences.count - 1 - index)
+        }
+        return lowest
+    }
+
+    var count: Int { confidences.count }
 
     /// Decisions at or above `confidence`: how many, how many right, and the sum of the model's confidences.
     func counts(atOrAbove confidence: Double) -> (n: Int, correct: Int, claimed: Double) {
@@ -124,6 +133,11 @@ public struct AutoAcceptRule: Sendable {
     private let categories: [String: EvidenceCurve]
     private let all: EvidenceCurve
     private let firstOfKeyword: EvidenceCurve
+    /// Each deciding pool's threshold: the lowest confidence whose decisions at or above it support the target.
+    private let keywordThresholds: [String: Double]
+    private let categoryThresholds: [String: Double]
+    private let allThreshold: Double?
+    private let firstOfKeywordThreshold: Double?
 
     /// The rule for `model` from its evidence (evidence of other versions is ignored).
     public init(model: String, evidence: [QueueEvidence], settings: AutoAcceptSettings) {
@@ -137,7 +151,22 @@ public struct AutoAcceptRule: Sendable {
         all = EvidenceCurve(own)
         var seen = Set<String>()
         firstOfKeyword = EvidenceCurve(own.filter { seen.insert($0.keyword).inserted })
+        let minimum = max(settings.minimumEvidence, Int(settings.priorWeight.rounded(.up)))
+        func threshold(_ curve: EvidenceCurve) -> Double? {
+            curve.lowestThreshold(minimum: minimum) { counts in
+                Self.supports(counts, settings: settings) && !Self.fails(n: counts.n, correct: counts.correct, settings: settings)
+            }
+        }
+        keywordThresholds = keywords.compactMapValues(threshold)
+        categoryThresholds = categories.compactMapValues(threshold)
+        allThreshold = threshold(all)
+        firstOfKeywordThreshold = threshold(firstOfKeyword)
+        evidenceWeight = minimum
     }
+
+    /// The decisions a pool needs before it decides: `minimumEvidence`, and at least as many as the prior weighs,
+    /// so that the evidence is never outweighed by the model's own claim.
+    public let evidenceWeight: Int
 
     /// The verdict for an item whose first suggestion is `keyword` (in `category`) at `confidence`.
     /// - Complexity: O(log n) for n decisions.
@@ -147,21 +176,21 @@ public struct AutoAcceptRule: Sendable {
         // A keyword no one has labelled yet is judged by how the model fared on other keywords at their first
         // label (errors cluster by keyword, so the pool of every decision would flatter it), after its
         // category's and the model's stop tests.
-        let pools: [(pool: EvidencePool, curve: EvidenceCurve?, decides: Bool)] = own == nil
-            ? [(.category, group, false), (.all, all, false), (.firstOfKeyword, firstOfKeyword, true)]
-            : [(.keyword, own, true), (.category, group, true), (.all, all, true)]
-        // A keyword whose decisions, at any confidence, hold more errors than the model's confidences allow beyond
-        // chance is miscalibrated: its confidence does not mean what it says. So is a category or the whole model,
-        // for the keywords that fall back to them.
-        if let own, miscalibrated(own) { return AutoAcceptVerdict(accept: false, pool: .keyword, state: .off) }
-        for (pool, curve, decides) in pools {
+        let pools: [(pool: EvidencePool, curve: EvidenceCurve?, threshold: Double?, decides: Bool)] = own == nil
+            ? [(.category, group, nil, false), (.all, all, nil, false),
+               (.firstOfKeyword, firstOfKeyword, firstOfKeywordThreshold, true)]
+            : [(.keyword, own, keywordThresholds[keyword], true),
+               (.category, group, category.flatMap { categoryThresholds[$0] }, true), (.all, all, allThreshold, true)]
+        for (pool, curve, threshold, decides) in pools {
             guard let curve else { continue }
             let counts = curve.counts(atOrAbove: confidence)
-            if fails(counts) || miscalibrated(curve) {
+            if fails(counts) {
                 return AutoAcceptVerdict(accept: false, pool: pool, state: .off)
             }
-            guard decides, counts.n >= settings.minimumEvidence else { continue }
-            let accept = supports(counts)
+            // The first pool with decisions enough decides: p is accepted at or above the pool's threshold, the
+            // lowest confidence whose decisions at or above it support the target.
+            guard decides, curve.count >= evidenceWeight else { continue }
+            let accept = threshold.map { confidence >= $0 } ?? false
             return AutoAcceptVerdict(accept: accept, pool: pool, state: accept ? .on : .learning)
         }
         return AutoAcceptVerdict(accept: false, pool: nil, state: .learning)
@@ -182,14 +211,6 @@ public struct AutoAcceptRule: Sendable {
     /// does) still leaves the evidence room to speak.
     static let maximumPrior = 0.995
 
-    /// More wrong than the confidences expected, beyond chance: the chance of at least that many wrong in the
-    /// pool's decisions, each wrong with the pool's mean claimed error, is below `risk`.
-    func miscalibrated(_ curve: EvidenceCurve) -> Bool {
-        guard curve.total > 0, curve.wrong > 0 else { return false }
-        let claimedError = min(max(curve.expectedWrong / Double(curve.total), 1e-6), 1)
-        return EvidenceBounds.binomialUpperTail(curve.wrong, curve.total, claimedError) < settings.stopLevel
-    }
-
     /// The exact test: w wrong of n is less likely than `risk` at the target precision.
     func fails(_ counts: (n: Int, correct: Int, claimed: Double)) -> Bool {
         Self.fails(n: counts.n, correct: counts.correct, settings: settings)
@@ -201,12 +222,11 @@ public struct AutoAcceptRule: Sendable {
         return EvidenceBounds.binomialUpperTail(wrong, n, 1 - settings.target) < settings.stopLevel
     }
 
-    /// The model's own claim for the decisions (their mean confidence) reaches the target, and the posterior's
-    /// `risk` quantile does too.
-    func supports(_ counts: (n: Int, correct: Int, claimed: Double)) -> Bool {
+    /// The `risk` quantile of the posterior, with the decisions' mean confidence as the prior worth
+    /// `priorWeight` decisions, reaches the target.
+    static func supports(_ counts: (n: Int, correct: Int, claimed: Double), settings: AutoAcceptSettings) -> Bool {
         guard counts.n > 0 else { return false }
         let claim = counts.claimed / Double(counts.n)
-        guard claim >= settings.target else { return false }
         let prior = min(max(claim, 0), Self.maximumPrior)
         let a = settings.priorWeight * prior + Double(counts.correct)
         let b = settings.priorWeight * (1 - prior) + Double(counts.n - counts.correct)

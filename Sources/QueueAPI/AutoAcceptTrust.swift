@@ -58,7 +58,7 @@ public final class AutoAcceptTrust: Sendable {
         case .calibration:
             return calibrationSaysAccept
         case .evidence:
-            guard let top = suggestions.first, let confidence = top.confidence else { return false }
+            guard calibrationSaysAccept, let top = suggestions.first, let confidence = top.confidence else { return false }
             return rule(for: model).verdict(keyword: top.keyword, category: category(of: top.keyword),
                                             confidence: confidence).accept
         }

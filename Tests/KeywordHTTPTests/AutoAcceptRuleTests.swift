@@ -89,10 +89,10 @@ final class AutoAcceptRuleTests: XCTestCase {
     }
 
     /// A keyword no one has labelled is judged by how the model fared on other keywords at their first label,
-    /// not by every decision: 300 right labels of にんじん do not vouch for a new keyword when keywords' first
+    /// not by every decision: 3,000 right labels of にんじん do not vouch for a new keyword when keywords' first
     /// labels were often wrong, and do when those were right.
     func testANewKeywordIsJudgedByOtherKeywordsFirstLabels() {
-        let known = (0..<300).map { i in
+        let known = (0..<3_000).map { i in
             QueueEvidence(model: "m1", keyword: "にんじん", confidence: 0.99 + Double(i % 10) / 1000, category: "野菜",
                           correct: true, audit: false)
         }
@@ -103,7 +103,9 @@ final class AutoAcceptRuleTests: XCTestCase {
             }
         }
         let wrongFirsts = AutoAcceptRule(model: "m1", evidence: known + firsts(wrongEvery: 4), settings: AutoAcceptSettings())
-        XCTAssertFalse(wrongFirsts.verdict(keyword: "未知", category: nil, confidence: 0.995).accept)
+        let refused = wrongFirsts.verdict(keyword: "未知", category: nil, confidence: 0.995)
+        XCTAssertFalse(refused.accept)
+        XCTAssertEqual(refused.pool, .firstOfKeyword, "all decisions together pass: the first labels refuse")
         XCTAssertTrue(wrongFirsts.verdict(keyword: "にんじん", category: "野菜", confidence: 0.995).accept,
                       "a keyword with its own evidence is judged on it")
         let rightFirsts = AutoAcceptRule(model: "m1", evidence: known + firsts(wrongEvery: nil), settings: AutoAcceptSettings())

@@ -64,8 +64,12 @@ final class QueueKeywordsAPITests: XCTestCase {
         }
         let engine = try XCTUnwrap(api.state.engine)
         try queue.refreshTrust(engine: engine, feedbackStore: store)
-        XCTAssertEqual(post(api, "/v1/queue/items", items("b", ["sure にんじん 9", "sure たまねぎ 9"])).bodyText,
+        XCTAssertEqual(post(api, "/v1/queue/items", items("b", ["sure auto にんじん 9", "sure auto たまねぎ 9"])).bodyText,
                        #"{"queued":1,"auto_accepted":1,"from_memory":0,"duplicates":0}"#)
+
+        XCTAssertEqual(post(api, "/v1/queue/items", items("c", ["sure にんじん 10"])).bodyText,
+                       #"{"queued":1,"auto_accepted":0,"from_memory":0,"duplicates":0}"#,
+                       "the evidence never accepts below the calibration threshold")
 
         let page = api.respond(to: makeRequest(.get, "/v1/queue/keywords"))
         XCTAssertEqual(page.status.code, 200, page.bodyText)
@@ -117,10 +121,10 @@ final class QueueKeywordsAPITests: XCTestCase {
         _ = try store.appendFeedback(decisions)
 
         try queue.refreshTrust(engine: engine, feedbackStore: nil)
-        XCTAssertEqual(post(api, "/v1/queue/items", items("a", ["sure にんじん 9", "sure たまねぎ 9"])).bodyText,
+        XCTAssertEqual(post(api, "/v1/queue/items", items("a", ["sure auto にんじん 9", "sure auto たまねぎ 9"])).bodyText,
                        #"{"queued":2,"auto_accepted":0,"from_memory":0,"duplicates":0}"#, "without the feedback: no evidence")
         try queue.refreshTrust(engine: engine, feedbackStore: store)
-        XCTAssertEqual(post(api, "/v1/queue/items", items("b", ["sure にんじん 9", "sure たまねぎ 9"])).bodyText,
+        XCTAssertEqual(post(api, "/v1/queue/items", items("b", ["sure auto にんじん 9", "sure auto たまねぎ 9"])).bodyText,
                        #"{"queued":1,"auto_accepted":1,"from_memory":0,"duplicates":0}"#)
         let rows = jsonObject(api.respond(to: makeRequest(.get, "/v1/queue/keywords")))["keywords"] as? [[String: Any]] ?? []
         XCTAssertEqual(rows.first { $0["keyword"] as? String == "たまねぎ" }?["auto_accept"] as? String, "off")
