@@ -15,11 +15,16 @@ import TeamQueue
 /// - a correction to another keyword is a wrong first suggestion;
 /// - an accept of another keyword says nothing of the first, and counts for nothing.
 ///
-/// The confidence is the model's own for `shown[0]`, recomputed when the record is read.
+/// One annotator's decisions on one product count once, as in `VoteTally`: their latest record about the name key
+/// (two listings of one product share it) replaces the earlier ones, so repeating a post does not add evidence.
+/// Records without an annotator are one anonymous annotator. The confidence is the model's own for `shown[0]`,
+/// recomputed when the record is read.
 public final class FeedbackEvidence: Sendable {
     private struct Progress: Sendable {
         var model = ""
         var lastRecordID: Int64 = 0
+        /// Name key + NUL + annotator → the latest evidence, in the order first seen.
+        var latest: [String: Int] = [:]
         var evidence: [QueueEvidence] = []
     }
 
@@ -45,7 +50,14 @@ public final class FeedbackEvidence: Sendable {
         while true {
             let page = try store.feedback(after: state.lastRecordID, limit: Self.pageRecords)
             for record in page {
-                if let evidence = Self.evidence(record, engine: engine, category: category) { state.evidence.append(evidence) }
+                guard let evidence = Self.evidence(record, engine: engine, category: category) else { continue }
+                let key = engine.nameKey(record.item.name) + "\u{0}" + (record.item.annotator ?? "")
+                if let index = state.latest[key] {
+                    state.evidence[index] = evidence
+                } else {
+                    state.latest[key] = state.evidence.count
+                    state.evidence.append(evidence)
+                }
             }
             read += page.count
             state.lastRecordID = page.last?.id ?? state.lastRecordID

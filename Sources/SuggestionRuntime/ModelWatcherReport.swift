@@ -49,13 +49,13 @@ extension ModelWatcher {
     }
 
     /// One model's calibration on the decisions: what it would auto-accept, how often that was right (null before
-    /// any), the share of decisions it covers (null before any) and its ECE.
+    /// any), the share of decisions it covers and its ECE (both null before any decision).
     static func write(_ calibration: ShadowScorer.DecisionCalibration, into json: inout JSONWriter) {
         json.object { json in
             json.field("auto_accepted", int: calibration.autoAccepted)
             json.field("precision") { json in calibration.precision.map { json.number($0) } ?? json.null() }
             json.field("coverage") { json in calibration.coverage.map { json.number($0) } ?? json.null() }
-            json.field("ece", number: calibration.bins.ece)
+            json.field("ece") { json in calibration.ece.map { json.number($0) } ?? json.null() }
         }
     }
 }

@@ -36,7 +36,7 @@ public final class ShadowScorer: Sendable {
         public var feedback = 0
         public var feedbackLiveTop1 = 0
         public var feedbackShadowTop1 = 0
-        /// Each model's calibration on those decisions.
+        /// Each model's calibration on the decisions scored since the shadow version last changed.
         public var liveCalibration = DecisionCalibration()
         public var shadowCalibration = DecisionCalibration()
     }
@@ -65,6 +65,8 @@ public final class ShadowScorer: Sendable {
         public var coverage: Double? { scored == 0 ? nil : Double(autoAccepted) / Double(scored) }
         /// The share of auto-accepted decisions that were right; nil before any.
         public var precision: Double? { autoAccepted == 0 ? nil : Double(autoAcceptedRight) / Double(autoAccepted) }
+        /// The expected calibration error of the top confidence; nil before any decision was scored.
+        public var ece: Double? { scored == 0 ? nil : bins.ece }
     }
 
     private let slot = Locked(Slot())
@@ -88,11 +90,20 @@ public final class ShadowScorer: Sendable {
     /// the model alone (`modelOnly`).
     public func set(_ engine: (any SuggestionEngine)?, fraction: Double) {
         let engine = engine?.modelOnly
-        slot.withLock { slot in
-            if engine == nil || slot.version != engine?.modelVersion { slot.queue.removeAll() }
+        let changed = slot.withLock { slot -> Bool in
+            let changed = engine == nil || slot.version != engine?.modelVersion
+            if changed { slot.queue.removeAll() }
             slot.engine = engine
             slot.version = engine?.modelVersion
             slot.fraction = engine == nil ? 0 : fraction
+            return changed
+        }
+        // The calibration figures compare this candidate with the live model: a new candidate starts them afresh.
+        if changed {
+            counts.withLock { counts in
+                counts.liveCalibration = DecisionCalibration()
+                counts.shadowCalibration = DecisionCalibration()
+            }
         }
     }
 

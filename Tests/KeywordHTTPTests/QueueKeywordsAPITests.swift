@@ -130,4 +130,34 @@ final class QueueKeywordsAPITests: XCTestCase {
         XCTAssertEqual(rows.first { $0["keyword"] as? String == "たまねぎ" }?["auto_accept"] as? String, "off")
         XCTAssertEqual(rows.first { $0["keyword"] as? String == "にんじん" }?["auto_accept"] as? String, "on")
     }
+
+    /// One annotator's repeated decisions on one product count once; queue labels' records, accepts of another
+    /// keyword and records of another version count for nothing.
+    func testFeedbackEvidenceCountsEachAnnotatorOncePerProduct() throws {
+        let engine = AutoAcceptEngine()
+        let name = "sure にんじん 1"
+        let shown = engine.suggest(name, k: 3, explain: false).suggestions.map(\.keyword)
+        let first = try XCTUnwrap(shown.first)
+        var decisions = (0..<10).map { _ in
+            FeedbackItem(name: name, keyword: first, action: .accept, shown: shown, model: engine.modelVersion, annotator: "aiko")
+        }
+        decisions.append(FeedbackItem(name: name, keyword: first, action: .reject, shown: shown, model: engine.modelVersion,
+                                      annotator: "aiko"))
+        decisions.append(FeedbackItem(name: name, keyword: first, action: .accept, shown: shown, model: engine.modelVersion,
+                                      annotator: "ben"))
+        decisions.append(FeedbackItem(name: "sure にんじん 2", keyword: shown.last ?? "", action: .accept, shown: shown,
+                                      model: engine.modelVersion, annotator: "aiko"))
+        decisions.append(FeedbackItem(name: "sure にんじん 3", keyword: first, action: .accept, shown: shown,
+                                      model: "another-version", annotator: "aiko"))
+        _ = try store.appendFeedback(decisions)
+        try store.importFeedback([FeedbackRecord(id: 1_000, receivedAt: "2026-01-01T00:00:00.000Z", item: FeedbackItem(
+            name: "sure にんじん 4", keyword: first, action: .accept, shown: shown, model: engine.modelVersion, annotator: "aiko",
+            clientID: FeedbackRules.queueClientID(item: "p1", annotator: "aiko", attempt: 0, keyword: first)))])
+        let evidence = FeedbackEvidence()
+        try evidence.catchUp(store: store, engine: engine, category: { _ in nil })
+        let read = evidence.evidence(model: engine.modelVersion)
+        XCTAssertEqual(read.map(\.correct), [false, true], "aiko's latest (a reject) and ben's accept")
+        XCTAssertEqual(read.map(\.keyword), [first, first])
+        XCTAssertEqual(evidence.evidence(model: "another-version"), [])
+    }
 }

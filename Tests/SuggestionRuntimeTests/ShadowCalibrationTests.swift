@@ -15,6 +15,7 @@ final class ShadowCalibrationTests: XCTestCase {
         var calibration = ShadowScorer.DecisionCalibration()
         XCTAssertNil(calibration.precision)
         XCTAssertNil(calibration.coverage)
+        XCTAssertNil(calibration.ece)
         calibration.add(result("ごま", 0.99, autoAccept: true), keyword: "担々麺")
         calibration.add(result("にんじん", 0.99, autoAccept: true), keyword: "にんじん")
         calibration.add(result("大根", 0.55, autoAccept: false), keyword: "大根")
@@ -26,7 +27,7 @@ final class ShadowCalibrationTests: XCTestCase {
         XCTAssertEqual(calibration.coverage, 0.5)
         // Bins: 0.9–1.0 holds 0.99 twice, 1 right (|0.5 − 0.99|); 0.5–0.6 holds 0.55, right (|1 − 0.55|);
         // 0.4–0.5 holds 0.45, wrong (|0 − 0.45|).
-        XCTAssertEqual(calibration.bins.ece, 0.5 * 0.49 + 0.25 * 0.45 + 0.25 * 0.45, accuracy: 1e-12)
+        XCTAssertEqual(calibration.ece ?? -1, 0.5 * 0.49 + 0.25 * 0.45 + 0.25 * 0.45, accuracy: 1e-12)
     }
 
     func testBinsMatchTheReliabilityDiagramsDefinition() {
@@ -42,6 +43,6 @@ final class ShadowCalibrationTests: XCTestCase {
         var json = JSONWriter()
         ModelWatcher.write(ShadowScorer.DecisionCalibration(), into: &json)
         XCTAssertEqual(String(decoding: json.bytes, as: UTF8.self),
-                       #"{"auto_accepted":0,"precision":null,"coverage":null,"ece":0}"#)
+                       #"{"auto_accepted":0,"precision":null,"coverage":null,"ece":null}"#)
     }
 }

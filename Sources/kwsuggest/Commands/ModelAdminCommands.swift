@@ -87,8 +87,9 @@ struct ModelShadowCommand: Command {
             kwsuggest_shadow_top1_agreements_total, and for feedback, kwsuggest_shadow_feedback_top1_total
             {model="live"|"shadow"}: how often the annotator's keyword was each model's top suggestion; the
             same decisions give each model's calibration (what it would auto-accept, how often that was right, its
-            ECE) in /readyz's shadow.calibration and in kwsuggest_shadow_feedback_auto_accepted_total,
-            kwsuggest_shadow_feedback_auto_accepted_right_total and kwsuggest_shadow_feedback_ece.
+            ECE, since the shadow version last changed) in /readyz's shadow.calibration and in the gauges
+            kwsuggest_shadow_feedback_scored, kwsuggest_shadow_feedback_auto_accepted,
+            kwsuggest_shadow_feedback_auto_accepted_right and kwsuggest_shadow_feedback_ece.
             """
     )
 
