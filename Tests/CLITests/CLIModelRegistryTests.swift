@@ -144,6 +144,13 @@ final class CLIModelRegistryTests: ScratchTestCase {
                                            "--out", scratch + "/o"])
         XCTAssertEqual(weightZero.status, 64)
         XCTAssertTrue(weightZero.stderr.contains("'--feedback-weight <n>'"), weightZero.stderr)
+        let capAlone = try CLITests.run(["train", "--recipe", "models/default", "--feedback-cap", "5", "--out", scratch + "/o"])
+        XCTAssertEqual(capAlone.status, 64)
+        XCTAssertTrue(capAlone.stderr.hasPrefix("Error: --feedback-cap needs --feedback\n"), capAlone.stderr)
+        let capZero = try CLITests.run(["train", "--recipe", "models/default", "--feedback", store, "--feedback-cap", "0",
+                                        "--out", scratch + "/o"])
+        XCTAssertEqual(capZero.status, 64)
+        XCTAssertTrue(capZero.stderr.contains("'--feedback-cap <n>'"), capZero.stderr)
     }
 
     func testModelGroupHelp() throws {

@@ -151,7 +151,7 @@ struct TrainCommand: Command {
                                                    feedbackCap: feedbackCap)
                 plan.command = command
                 if let use = plan.lineage?.feedback {
-                    print("feedback: \(use.records) decisions (ids \(use.firstID.map(String.init) ?? "-")…\(use.lastID.map(String.init) ?? "-")) → \(use.names) labelled names ×\(feedbackWeight), \(use.newKeywords.count) new keywords")
+                    print("feedback: \(use.records) decisions (ids \(use.firstID.map(String.init) ?? "-")…\(use.lastID.map(String.init) ?? "-")) → \(use.names) labelled names trained on ×\(feedbackWeight) (one annotator's own at most \(feedbackCap) copies per keyword), \(use.newKeywords.count) new keywords")
                 }
                 for capped in plan.cappedFeedback {
                     print("feedback cap: \(capped.names) names labelled \(capped.keyword.debugDescription) by \(capped.annotator.isEmpty ? "an anonymous annotator" : capped.annotator.debugDescription) alone → \(capped.copies) copies (cap \(feedbackCap))")
