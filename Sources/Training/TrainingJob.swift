@@ -107,6 +107,25 @@ public struct TrainingPlan: Sendable {
     }
 }
 
+extension TrainingPlan {
+    /// The feedback names as training examples, each repeated its copies (round by round, so equal copies repeat
+    /// the whole block), and the names the calibration split holds out, once each.
+    func feedbackExamples() -> (training: [LabelledName], calibration: [LabelledName]) {
+        let copies = feedbackCopies.count == feedback.count ? feedbackCopies
+            : Array(repeating: feedbackWeight, count: feedback.count)
+        var trained: [(name: LabelledName, copies: Int)] = []
+        var calibrationNames: [LabelledName] = []
+        for (item, count) in zip(feedback, copies) {
+            if calibration.isCalibration(item) { calibrationNames.append(item) } else { trained.append((item, count)) }
+        }
+        var training: [LabelledName] = []
+        for round in 0..<(trained.map(\.copies).max() ?? 0) {
+            training += trained.filter { $0.copies > round }.map(\.name)
+        }
+        return (training, calibrationNames)
+    }
+}
+
 public enum TrainingJob {
     /// Runs the plan and writes the model directory; `log` receives one line per step (epochs, evidence scales,
     /// calibration). Returns the manifest written.
@@ -126,17 +145,9 @@ public enum TrainingJob {
         }
         let recipe = try plan.recipe()
         var (training, held) = plan.calibration.split(all)
-        // Feedback names are trained on their copies (round by round, so equal copies repeat the whole block), but
-        // a name held out for the calibration counts once.
-        let copies = plan.feedbackCopies.count == plan.feedback.count ? plan.feedbackCopies
-            : Array(repeating: plan.feedbackWeight, count: plan.feedback.count)
-        var trainedFeedback: [(name: LabelledName, copies: Int)] = []
-        for (item, count) in zip(plan.feedback, copies) {
-            if plan.calibration.isCalibration(item) { held.append(item) } else { trainedFeedback.append((item, count)) }
-        }
-        for round in 0..<(trainedFeedback.map(\.copies).max() ?? 0) {
-            training += trainedFeedback.filter { $0.copies > round }.map(\.name)
-        }
+        let feedback = plan.feedbackExamples()
+        training += feedback.training
+        held += feedback.calibration
         let devData = try plan.dev.map { try LabelledData.load(path: $0) }
         // The base is read, not served: its files are copied and re-checksummed into the new directory, so
         // one edited on purpose (a new keyword list, say) is fine.

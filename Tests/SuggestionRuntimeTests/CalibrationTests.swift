@@ -195,3 +195,30 @@ final class CalibrationFeatureSetTests: XCTestCase {
         XCTAssertEqual(vector.last, 1)
     }
 }
+
+/// The calibrator the shipped model had before the phrase-head feature (its first 12 features, from the shipped
+/// file) loads, and scores a 13-feature vector by those 12 alone.
+final class LegacyCalibrationLoadTests: XCTestCase {
+    func testATwelveFeatureCalibratorLoadsAndIgnoresTheThirteenth() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let shipped = root.appendingPathComponent("models/default/calibration.json").path
+        var object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: shipped))) as? [String: Any])
+        let legacy = ConfidenceFeatures.legacyCount
+        for key in ["features", "mean", "scale", "weights"] {
+            object[key] = Array(try XCTUnwrap(object[key] as? [Any]).prefix(legacy))
+        }
+        let path = NSTemporaryDirectory() + "legacy-calibration-\(UUID().uuidString).json"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: path))
+        let calibration = try ModelCalibration.load(path: path, encoderSHA256: nil)
+        XCTAssertEqual(calibration.features.count, legacy)
+        let features = (0..<ConfidenceFeatures.names.count).map { Double($0) / 10 }
+        var head = features
+        head[legacy] = 1 - head[legacy]
+        XCTAssertEqual(calibration.confidence(features), calibration.confidence(head), "the 13th feature is not read")
+
+        object["features"] = Array(ConfidenceFeatures.names.prefix(legacy - 1))
+        try JSONSerialization.data(withJSONObject: object).write(to: URL(fileURLWithPath: path))
+        XCTAssertThrowsError(try ModelCalibration.load(path: path, encoderSHA256: nil))
+    }
+}

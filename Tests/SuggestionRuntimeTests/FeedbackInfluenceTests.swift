@@ -1,6 +1,6 @@
 import Foundation
 import StoreInterface
-import Training
+@testable import Training
 import TrainingData
 import XCTest
 
@@ -82,5 +82,22 @@ final class FeedbackInfluenceTests: XCTestCase {
         XCTAssertEqual(plan.feedback.count, plan.feedbackCopies.count)
         XCTAssertEqual(plan.cappedFeedback.first?.annotator, "mallory")
         XCTAssertEqual(plan.lineage?.feedback?.names, FeedbackInfluence.defaultCap)
+    }
+
+    /// The job's examples: each name its copies, round by round; a name the calibration split holds out counts
+    /// once, there.
+    func testTheJobTrainsEachNameItsCopies() {
+        var plan = TrainingPlan(data: [], dev: nil, out: "", base: "")
+        plan.calibration = CalibrationSplit(fraction: 0)
+        plan.feedback = ["a", "b", "c"].map { LabelledName(name: $0, keywords: ["x"]) }
+        plan.feedbackCopies = [2, 1, 3]
+        XCTAssertEqual(plan.feedbackExamples().training.map(\.name), ["a", "b", "c", "a", "c", "c"])
+        plan.feedbackCopies = []
+        plan.feedbackWeight = 2
+        XCTAssertEqual(plan.feedbackExamples().training.map(\.name), ["a", "b", "c", "a", "b", "c"], "no cap: the whole block repeats")
+        plan.calibration = CalibrationSplit(fraction: 1)
+        let all = plan.feedbackExamples()
+        XCTAssertEqual(all.training, [])
+        XCTAssertEqual(all.calibration.map(\.name), ["a", "b", "c"])
     }
 }
