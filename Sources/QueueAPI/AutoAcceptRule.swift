@@ -230,6 +230,10 @@ public struct AutoAcceptRule: Sendable {
         let prior = min(max(claim, 0), Self.maximumPrior)
         let a = settings.priorWeight * prior + Double(counts.correct)
         let b = settings.priorWeight * (1 - prior) + Double(counts.n - counts.correct)
+        // At the levels used (`risk` ≤ ¼) the quantile of these posteriors (a > b, skewed towards 1) lies below
+        // their mean: a mean below the target settles it without the quantile, which the threshold search would
+        // otherwise compute at every step.
+        guard settings.risk > 0.25 || a / (a + b) >= settings.target else { return false }
         return EvidenceBounds.betaQuantile(settings.risk, a, b) >= settings.target
     }
 }
