@@ -55,15 +55,18 @@ public final class AnnotationQueue: Sendable {
 
     /// Rebuilds the auto-accept rule from the store's evidence for `engine`'s model: the queue's labels, and the
     /// decisions in `feedbackStore` that name what was shown (`FeedbackEvidence`).
+    /// A failed read of the feedback keeps what was read of it before, and the queue's own evidence still refreshes.
     public func refreshTrust(engine: any SuggestionEngine, feedbackStore: (any KeywordStore)?) throws(QueueError) {
+        var feedbackFailure: KeywordStoreError?
         if let feedbackStore {
             do {
                 try feedbackEvidence.catchUp(store: feedbackStore, engine: engine, category: trust.category(of:))
             } catch {
-                throw .store(error)
+                feedbackFailure = error
             }
         }
         try trust.refresh(store: store, model: engine.modelVersion, extra: feedbackEvidence.evidence(model: engine.modelVersion))
+        if let feedbackFailure { throw .store(feedbackFailure) }
     }
 
     /// The memory's label for an answer whose first suggestions come from agreeing decisions: those keywords, by
