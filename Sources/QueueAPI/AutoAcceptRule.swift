@@ -9,12 +9,11 @@ public struct AutoAcceptSettings: Sendable, Equatable {
     public var target: Double
     /// How many decisions the model's own confidence counts as, in the prior the evidence corrects.
     public var priorWeight: Double
-    /// Decisions at or above a confidence a pool needs before it decides for that confidence.
+    /// Decisions a pool needs before it decides (it needs as many as `priorWeight` too).
     public var minimumEvidence: Int
     /// The one-sided level of the lower bound a pool's posterior must keep above the target.
     public var risk: Double
-    /// The level of the tests that stop a keyword, a category or the model (too many wrong for the target, or
-    /// for the confidences).
+    /// The level of the test that stops a keyword, a category or the model: too many wrong for the target.
     public var stopLevel: Double
 
     public static let defaultPriorWeight = 50.0
@@ -111,19 +110,22 @@ struct EvidenceCurve: Sendable {
     }
 }
 
-/// The rule for one model version, built from that version's evidence.
+/// The rule for one model version, built from that version's evidence (docs/queue.md, "The rule").
 ///
-/// For an item whose first suggestion is keyword k (category c) at confidence p, each pool (k's decisions, c's,
-/// all of them) is read at or above p: n decisions, w of them wrong. A keyword with fewer than `minimumEvidence`
-/// decisions of its own falls back to its category's, then to all of them; a keyword with none is decided by the
-/// first decision of every keyword (how the model fares on keywords no one had labelled), after the stop tests of
-/// its category and of all decisions. From the most specific pool to the least:
-/// - a keyword or category pool **fails** when w wrong of n would happen with probability below `risk` if its
-///   precision were the target (the exact binomial test): the item is queued;
-/// - the first pool with at least `minimumEvidence` decisions decides: it **supports** the item when μ, the mean
-///   confidence the model gave those decisions (its calibration's claim), reaches the target and the `risk`
-///   quantile of the posterior Beta(m·μ + n − w, m·(1 − μ) + w) does too (m is `priorWeight`);
+/// For an item whose first suggestion is keyword k (category c) at confidence p, the pools are k's decisions,
+/// c's, all of them, and the first decision of every keyword (how the model fares on keywords no one had
+/// labelled). From the most specific pool to the least:
+/// - a pool **fails** when w wrong of its n decisions at or above p would happen with probability below
+///   `stopLevel` if its precision were the target (the exact binomial test): the item is queued (off);
+/// - the first pool with at least `evidenceWeight` decisions decides (k's, else c's, else all; a keyword with no
+///   decision of its own: the first decisions, after c's and all decisions' stop tests). It accepts p at or
+///   above its **threshold**: the lowest confidence t whose decisions at or above t, at least `evidenceWeight` of
+///   them, do not fail and **support** the target: the `risk` quantile of the posterior
+///   Beta(m·μ + n − w, m·(1 − μ) + w) reaches it, μ being the mean confidence the model gave them (its
+///   calibration's claim) and m `priorWeight`;
 /// - no pool with enough decisions: the item is queued (learning).
+///
+/// The queue applies the rule above the calibration threshold only (`AutoAcceptTrust`).
 public struct AutoAcceptRule: Sendable {
     public let model: String
     public let settings: AutoAcceptSettings
