@@ -6,7 +6,7 @@ import TeamQueue
 
 /// Which rule decides whether the model labels an arriving item.
 public enum AutoAcceptMode: String, Sendable, Equatable, CaseIterable {
-    /// The team's evidence at the item's confidence (`AutoAcceptRule`).
+    /// Above the calibration threshold, the team's evidence at the item's confidence (`AutoAcceptRule`).
     case evidence
     /// The calibration curve's threshold alone, whatever the team's decisions show.
     case calibration
@@ -52,7 +52,7 @@ public final class AutoAcceptTrust: Sendable {
     }
 
     /// Whether the model labels an item whose suggestions are `suggestions`, by this queue's mode.
-    /// `calibrationSaysAccept` is the calibration threshold's answer.
+    /// `calibrationSaysAccept` is the calibration threshold's answer: the most either mode lets through.
     public func accepts(model: String, suggestions: [QueueSuggestion], calibrationSaysAccept: Bool) -> Bool {
         switch configuration.mode {
         case .calibration:

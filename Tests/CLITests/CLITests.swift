@@ -163,7 +163,7 @@ final class CLIHelpTests: XCTestCase {
               --auto-accept-precision <p>
                                       Top-1 precision auto-accepted answers must reach: the calibration curve's threshold for it, and the target of the queue's auto-accept rule (default: 0.98).
               --auto-accept-rule <rule>
-                                      What lets the model label a queue item: evidence (the team's decisions on this model support --auto-accept-precision at the item's confidence) or calibration (the calibration threshold alone) (default: evidence).
+                                      What lets the model label a queue item: evidence (above the calibration threshold, the team's decisions on this model support --auto-accept-precision at the item's confidence) or calibration (the calibration threshold alone) (default: evidence).
               --keyword-categories <file>
                                       keyword<TAB>category lines the auto-accept rule pools evidence by (default: keyword-categories.tsv of --model, when it has one).
               --queue-overlap <share> Share of queued items labelled by two annotators (a third when they disagree) (default: 0.05).

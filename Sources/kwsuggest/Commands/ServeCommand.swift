@@ -66,7 +66,7 @@ struct ServeCommand: Command {
         default: ModelCalibration.defaultPrecision, range: 0.5...1)
     static let autoAcceptRule = Option<AutoAcceptMode>(
         "--auto-accept-rule", value: "rule",
-        help: "What lets the model label a queue item: evidence (the team's decisions on this model support --auto-accept-precision at the item's confidence) or calibration (the calibration threshold alone).",
+        help: "What lets the model label a queue item: evidence (above the calibration threshold, the team's decisions on this model support --auto-accept-precision at the item's confidence) or calibration (the calibration threshold alone).",
         default: .evidence)
     static let keywordCategories = Option<String>(
         "--keyword-categories", value: "file",
