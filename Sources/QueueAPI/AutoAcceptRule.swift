@@ -45,7 +45,8 @@ public enum EvidencePool: String, Sendable, Equatable, CaseIterable {
 public enum AutoAcceptState: String, Sendable, Equatable, CaseIterable {
     /// Items of this keyword are auto-accepted at some confidence.
     case on
-    /// The evidence shows the keyword or its category below the target: its items are queued until it recovers.
+    /// The evidence of the keyword, its category, the model or (for a keyword no one has labelled) the keywords'
+    /// first decisions shows it below the target: its items are queued until it recovers.
     case off
     /// Not enough evidence yet: its items are queued.
     case learning
@@ -54,7 +55,7 @@ public enum AutoAcceptState: String, Sendable, Equatable, CaseIterable {
 /// The rule's answer for one item.
 public struct AutoAcceptVerdict: Sendable, Equatable {
     public var accept: Bool
-    /// The pool that decided; nil when no pool had enough evidence (the item is queued).
+    /// The pool that decided, or whose stop test failed; nil when no pool had enough evidence (the item is queued).
     public var pool: EvidencePool?
     public var state: AutoAcceptState
 
@@ -81,9 +82,9 @@ struct EvidenceCurve: Sendable {
     }
 
     /// The lowest confidence t whose decisions at or above it (at least `minimum` of them) satisfy `holds`; nil
-    /// when none does. Tried at every decision's confidence from the `minimum`-th surest down, in at most about
-    /// 256 steps.
-    /// - Complexity: O(min(n, 256)) calls of `holds`.
+    /// when none does. Tried at the confidences of the `minimum`-th surest decision, the least sure one, and every
+    /// decision's in between up to about 256 evenly spaced (each confidence when there are fewer).
+    /// - Complexity: O(min(n, 512)) calls of `holds`.
     func lowestThreshold(minimum: Int, holds: ((n: Int, correct: Int, claimed: Double)) -> Bool) -> Double? {
         guard minimum > 0, confidences.count >= minimum else { return nil }
         let stride = max(1, (confidences.count - minimum + 1) / 256)
@@ -183,10 +184,12 @@ public struct AutoAcceptRule: Sendable {
                (.firstOfKeyword, firstOfKeyword, firstOfKeywordThreshold, true)]
             : [(.keyword, own, keywordThresholds[keyword], true),
                (.category, group, category.flatMap { categoryThresholds[$0] }, true), (.all, all, allThreshold, true)]
+        // From the most specific pool down to the one that decides, each pool's stop test: a keyword with evidence
+        // enough of its own is judged on it, and one bad keyword that fails its category or the model does not
+        // stop the keywords whose own decisions hold.
         for (pool, curve, threshold, decides) in pools {
             guard let curve else { continue }
-            let counts = curve.counts(atOrAbove: confidence)
-            if fails(counts) {
+            if fails(curve.counts(atOrAbove: confidence)) {
                 return AutoAcceptVerdict(accept: false, pool: pool, state: .off)
             }
             // The first pool with decisions enough decides: p is accepted at or above the pool's threshold, the
@@ -213,7 +216,7 @@ public struct AutoAcceptRule: Sendable {
     /// does) still leaves the evidence room to speak.
     static let maximumPrior = 0.995
 
-    /// The exact test: w wrong of n is less likely than `risk` at the target precision.
+    /// The exact test: w or more wrong of n is less likely than `stopLevel` at the target precision.
     func fails(_ counts: (n: Int, correct: Int, claimed: Double)) -> Bool {
         Self.fails(n: counts.n, correct: counts.correct, settings: settings)
     }
@@ -232,10 +235,11 @@ public struct AutoAcceptRule: Sendable {
         let prior = min(max(claim, 0), Self.maximumPrior)
         let a = settings.priorWeight * prior + Double(counts.correct)
         let b = settings.priorWeight * (1 - prior) + Double(counts.n - counts.correct)
-        // At the levels used (`risk` ≤ ¼) the quantile of these posteriors (a > b, skewed towards 1) lies below
-        // their mean: a mean below the target settles it without the quantile, which the threshold search would
-        // otherwise compute at every step.
-        guard settings.risk > 0.25 || a / (a + b) >= settings.target else { return false }
+        // With `risk` ≤ ¼ and b ≥ ¼ (a prior worth enough decisions: `maximumPrior` leaves it at least that much
+        // doubt) the `risk` quantile of Beta(a, b) lies below its mean, so a mean below the target settles it
+        // without the quantile, which the threshold search would otherwise compute at every step.
+        let meanBoundsQuantile = settings.risk <= 0.25 && settings.priorWeight * (1 - Self.maximumPrior) >= 0.25
+        guard !meanBoundsQuantile || a / (a + b) >= settings.target else { return false }
         return EvidenceBounds.betaQuantile(settings.risk, a, b) >= settings.target
     }
 }

@@ -76,7 +76,9 @@ public final class AutoAcceptTrust: Sendable {
         states.withLock { $0 = counts }
     }
 
-    /// A keyword's state under `rule`; under the calibration mode, on wherever the rule would be.
+    /// A keyword's state under `rule`, whatever the mode: what the team's evidence says of it. The queue also
+    /// needs the calibration threshold's accept, so a keyword `on` here may still have its low-confidence items
+    /// queued.
     public func state(of keyword: String, rule: AutoAcceptRule) -> AutoAcceptState {
         rule.state(keyword: keyword, category: category(of: keyword))
     }

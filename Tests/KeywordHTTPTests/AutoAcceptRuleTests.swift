@@ -1,4 +1,4 @@
-import QueueAPI
+@testable import QueueAPI
 import StoreInterface
 import TeamQueue
 import XCTest
@@ -113,6 +113,23 @@ final class AutoAcceptRuleTests: XCTestCase {
                        AutoAcceptVerdict(accept: true, pool: .firstOfKeyword, state: .on))
     }
 
+    /// The threshold search tries the `minimum`-th surest decision and the least sure one, whatever the count, and
+    /// returns the lowest confidence that holds.
+    func testTheThresholdSearchReachesBothEnds() {
+        func evidence(_ confidences: [Double]) -> [QueueEvidence] {
+            confidences.map { QueueEvidence(model: "m", keyword: "k", confidence: $0, category: nil, correct: true, audit: false) }
+        }
+        let exact = EvidenceCurve(evidence([0.9, 0.8, 0.7]))
+        XCTAssertEqual(exact.lowestThreshold(minimum: 3) { _ in true }, 0.7, "count equal to the minimum")
+        XCTAssertNil(exact.lowestThreshold(minimum: 4) { _ in true })
+        let many = EvidenceCurve(evidence((0..<2_000).map { 1 - Double($0) / 10_000 }))
+        XCTAssertEqual(many.lowestThreshold(minimum: 50) { _ in true }, 1 - 1_999.0 / 10_000, "the least sure decision is tried")
+        XCTAssertEqual(many.lowestThreshold(minimum: 50) { $0.n <= 50 }, 1 - 49.0 / 10_000, "the minimum-th is tried")
+        var calls = 0
+        _ = many.lowestThreshold(minimum: 50) { _ in calls += 1; return false }
+        XCTAssertLessThanOrEqual(calls, 512)
+    }
+
     /// A version's evidence is its own: another version's decisions do not let it auto-accept.
     func testEvidenceIsPerVersion() {
         let evidence = (0..<300).map { i in
@@ -157,7 +174,7 @@ final class AutoAcceptRuleTests: XCTestCase {
 
     /// One keyword far below the target inside a calibrated stream (an ingredient named that is not the product):
     /// it stops, and so does its category for keywords without decisions enough of their own; the other category
-    /// goes on. Its category's other keyword, judged on its own decisions once it has 20, goes on in most runs (each
+    /// goes on. Its category's other keyword, judged on its own decisions once it has 50, goes on in most runs (each
     /// test the rule makes is wrong 5 % of the time by design).
     func testAKeywordBelowTheTargetStopsAndTheRestGoesOn() {
         var neighbourRuns = 0
