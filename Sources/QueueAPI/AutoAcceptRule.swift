@@ -16,6 +16,10 @@ public struct AutoAcceptSettings: Sendable, Equatable {
     /// The level of the test that stops a keyword, a category or the model: too many wrong for the target.
     public var stopLevel: Double
 
+    /// The decisions a pool needs before it decides: `minimumEvidence`, and at least as many as the prior weighs,
+    /// so that the evidence is never outweighed by the model's own claim.
+    public var evidenceWeight: Int { max(minimumEvidence, Int(priorWeight.rounded(.up))) }
+
     public static let defaultPriorWeight = 50.0
     public static let defaultMinimumEvidence = 20
     public static let defaultRisk = 0.1
@@ -118,10 +122,10 @@ struct EvidenceCurve: Sendable {
 /// labelled). From the most specific pool to the least:
 /// - a pool **fails** when w wrong of its n decisions at or above p would happen with probability below
 ///   `stopLevel` if its precision were the target (the exact binomial test): the item is queued (off);
-/// - the first pool with at least `evidenceWeight` decisions decides (k's, else c's, else all; a keyword with no
-///   decision of its own: the first decisions, after c's and all decisions' stop tests). It accepts p at or
-///   above its **threshold**: the lowest confidence t whose decisions at or above t, at least `evidenceWeight` of
-///   them, do not fail and **support** the target: the `risk` quantile of the posterior
+/// - the first pool with at least `AutoAcceptSettings.evidenceWeight` decisions decides (k's, else c's, else
+///   all; a keyword with no decision of its own: the first decisions, after c's and all decisions' stop tests).
+///   It accepts p at or above its **threshold**: the lowest confidence t whose decisions at or above t, at least
+///   `evidenceWeight` of them, do not fail and **support** the target: the `risk` quantile of the posterior
 ///   Beta(m·μ + n − w, m·(1 − μ) + w) reaches it, μ being the mean confidence the model gave them (its
 ///   calibration's claim) and m `priorWeight`;
 /// - no pool with enough decisions: the item is queued (learning).
@@ -154,9 +158,8 @@ public struct AutoAcceptRule: Sendable {
         all = EvidenceCurve(own)
         var seen = Set<String>()
         firstOfKeyword = EvidenceCurve(own.filter { seen.insert($0.keyword).inserted })
-        let minimum = max(settings.minimumEvidence, Int(settings.priorWeight.rounded(.up)))
         func threshold(_ curve: EvidenceCurve) -> Double? {
-            curve.lowestThreshold(minimum: minimum) { counts in
+            curve.lowestThreshold(minimum: settings.evidenceWeight) { counts in
                 Self.supports(counts, settings: settings) && !Self.fails(n: counts.n, correct: counts.correct, settings: settings)
             }
         }
@@ -164,12 +167,7 @@ public struct AutoAcceptRule: Sendable {
         categoryThresholds = categories.compactMapValues(threshold)
         allThreshold = threshold(all)
         firstOfKeywordThreshold = threshold(firstOfKeyword)
-        evidenceWeight = minimum
     }
-
-    /// The decisions a pool needs before it decides: `minimumEvidence`, and at least as many as the prior weighs,
-    /// so that the evidence is never outweighed by the model's own claim.
-    public let evidenceWeight: Int
 
     /// The verdict for an item whose first suggestion is `keyword` (in `category`) at `confidence`.
     /// - Complexity: O(log n) for n decisions.
@@ -194,7 +192,7 @@ public struct AutoAcceptRule: Sendable {
             }
             // The first pool with decisions enough decides: p is accepted at or above the pool's threshold, the
             // lowest confidence whose decisions at or above it support the target.
-            guard decides, curve.count >= evidenceWeight else { continue }
+            guard decides, curve.count >= settings.evidenceWeight else { continue }
             let accept = threshold.map { confidence >= $0 } ?? false
             return AutoAcceptVerdict(accept: accept, pool: pool, state: accept ? .on : .learning)
         }

@@ -81,7 +81,7 @@ public struct FeedbackInfluence: Sendable, Equatable {
                     if first == nil { first = names }
                     if !known.contains(keyword), newSeen.insert(keyword).inserted { newKeywords.append(keyword) }
                 } else if heldSeen.insert(keyword).inserted {
-                    held.append(Held(keyword: keyword, supporters: voters[keyword].map { $0.sorted() } ?? names))
+                    held.append(Held(keyword: keyword, supporters: (voters[keyword] ?? []).sorted()))
                 }
             }
             if let first { kept.append((label, first)) }

@@ -40,20 +40,16 @@ extension ModelWatcher {
         text.sample("kwsuggest_shadow_feedback_top1_total", labels: ["model": "live"], counts.feedbackLiveTop1)
         text.sample("kwsuggest_shadow_feedback_top1_total", labels: ["model": "shadow"], counts.feedbackShadowTop1)
         let calibrations = [("live", counts.liveCalibration), ("shadow", counts.shadowCalibration)]
-        text.family("kwsuggest_shadow_feedback_scored", .gauge,
-                    help: "Accepts and corrections each model ranked, since the shadow version last changed.")
-        for (model, calibration) in calibrations {
-            text.sample("kwsuggest_shadow_feedback_scored", labels: ["model": model], calibration.scored)
-        }
-        text.family("kwsuggest_shadow_feedback_auto_accepted", .gauge,
-                    help: "Of those, how many each model would auto-accept at the serving target.")
-        for (model, calibration) in calibrations {
-            text.sample("kwsuggest_shadow_feedback_auto_accepted", labels: ["model": model], calibration.autoAccepted)
-        }
-        text.family("kwsuggest_shadow_feedback_auto_accepted_right", .gauge,
-                    help: "Of the auto-accepted ones, how many had the annotator's keyword first.")
-        for (model, calibration) in calibrations {
-            text.sample("kwsuggest_shadow_feedback_auto_accepted_right", labels: ["model": model], calibration.autoAcceptedRight)
+        let counted: [(name: String, help: String, value: (ShadowScorer.DecisionCalibration) -> Int)] = [
+            ("kwsuggest_shadow_feedback_scored", "Accepts and corrections each model ranked, since the shadow version last changed.", \.scored),
+            ("kwsuggest_shadow_feedback_auto_accepted", "Of those, how many each model would auto-accept at the serving target.", \.autoAccepted),
+            ("kwsuggest_shadow_feedback_auto_accepted_right", "Of the auto-accepted ones, how many had the annotator's keyword first.", \.autoAcceptedRight),
+        ]
+        for family in counted {
+            text.family(family.name, .gauge, help: family.help)
+            for (model, calibration) in calibrations {
+                text.sample(family.name, labels: ["model": model], family.value(calibration))
+            }
         }
         text.family("kwsuggest_shadow_feedback_ece", .gauge,
                     help: "Each model's expected calibration error of its top confidence on those decisions (ten bins); absent before any.")
