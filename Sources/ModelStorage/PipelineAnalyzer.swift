@@ -18,9 +18,11 @@ public struct PipelineAnalyzer: TextAnalyzer {
         let analysis = pipeline.analyze(raw)
         let content = analysis.tokens.filter(\.isContent)
         let unknown = unknownInNames
-        return AnalyzedText(normalized: analysis.normalized.text, surfaces: content.map(\.surface),
-                            rows: content.map { unknown.contains($0.surface) ? -1 : Int32($0.row ?? -1) },
-                            tokenSurfaces: analysis.tokens.map(\.surface))
+        var analyzed = AnalyzedText(normalized: analysis.normalized.text, surfaces: content.map(\.surface),
+                                    rows: content.map { unknown.contains($0.surface) ? -1 : Int32($0.row ?? -1) },
+                                    tokenSurfaces: analysis.tokens.map(\.surface))
+        analyzed.onlyPlaces = PlaceNames.namesOnlyPlaces(content)
+        return analyzed
     }
 
     /// The brand names that are one token whose vector row is none of their keyword's rows. chiVe as shipped keeps

@@ -16,6 +16,9 @@ public struct AnalyzedText: Sendable, Equatable {
     /// The text each of `rows` takes its sub-word pieces from, when not its surface (keywords: see
     /// `PipelineAnalyzer.pieceSurfaces`); empty for the surfaces themselves.
     public var pieceSurfaces: [String] = []
+    /// Whether every content token names a place or marks an origin (`PlaceNames`): the name says where the
+    /// product comes from and nothing of what it is. Always false for keywords.
+    public var onlyPlaces = false
 
     public init(normalized: String, surfaces: [String], rows: [Int32], tokenSurfaces: [String] = [],
                 alternativeRows: [[Int32]] = []) {

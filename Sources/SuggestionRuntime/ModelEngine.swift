@@ -98,7 +98,13 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
             return SuggestionResult(name: name, tokens: explain ? tokens : nil, suggestions: [], reason: .noContentTokens)
         }
         let calibration = components.calibration
-        let suggestions = ConfidenceFeatures.ranked(index, name: lexical, k: max(0, k)).map { scored, features -> Suggestion in
+        let ranked = ConfidenceFeatures.ranked(index, name: lexical, k: max(1, k))
+        // A name of places alone would get the keyword nearest the place's vector (大阪産 → 大阪しろな): unless a
+        // keyword is written in it, there is nothing to suggest.
+        if analyzed.onlyPlaces, let top = ranked.first, !ConfidenceFeatures.isWritten(top.features) {
+            return SuggestionResult(name: name, tokens: explain ? tokens : nil, suggestions: [], reason: .onlyPlaceNames)
+        }
+        let suggestions = ranked.prefix(max(0, k)).map { scored, features -> Suggestion in
             var suggestion = Suggestion(keyword: index.entries[scored.index].keyword, score: scored.score,
                                         confidence: calibration?.confidence(features))
             if explain {

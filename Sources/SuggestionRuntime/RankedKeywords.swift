@@ -15,4 +15,13 @@ extension ConfidenceFeatures {
             (item.keyword, vector(scores: scores, rank: rank, evidence: item.evidence))
         }
     }
+
+    private static let textFeature = names.firstIndex(of: "text") ?? 0
+    private static let varietyFeature = names.firstIndex(of: "variety") ?? 0
+
+    /// Whether a ranked keyword is written in the name, from its `vector`: its text, or a variety or brand
+    /// name that maps to it, occurs there.
+    public static func isWritten(_ features: [Double]) -> Bool {
+        features.count > max(textFeature, varietyFeature) && (features[textFeature] > 0 || features[varietyFeature] > 0)
+    }
 }

@@ -61,6 +61,9 @@ public struct Suggestion: Sendable, Equatable, Codable {
 public enum NoSuggestionReason: String, Sendable, Equatable {
     /// Nothing of the name is left after normalisation (送料無料, 1kg, ★★★, an emoji, a zero-width space).
     case noContentTokens = "no_content_tokens"
+    /// The name says only where the product comes from (淡路島産, 産地：長野, 十勝): every content token is a place
+    /// or an origin word, and no keyword is written in it. A place never says what the product is.
+    case onlyPlaceNames = "only_place_names"
 }
 
 /// The answer for one product name.

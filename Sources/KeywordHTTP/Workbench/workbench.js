@@ -70,7 +70,11 @@ function show(body, text) {
   }
   $("model").textContent = "model " + body.model;
   if (body.suggestions.length === 0) {
-    badge.textContent = body.reason === "no_content_tokens" ? "nothing to suggest: no content words in the name" : "no suggestions";
+    const why = {
+      no_content_tokens: "nothing to suggest: no content words in the name",
+      only_place_names: "nothing to suggest: the name says only where the product comes from",
+    };
+    badge.textContent = why[body.reason] || "no suggestions";
     badge.className = "badge off";
   } else if (body.auto_accept) {
     badge.textContent = "auto-accept: top suggestion is confident";
