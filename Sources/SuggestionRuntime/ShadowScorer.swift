@@ -39,6 +39,9 @@ public final class ShadowScorer: Sendable {
         /// Each model's calibration on the decisions scored since the shadow version last changed.
         public var liveCalibration = DecisionCalibration()
         public var shadowCalibration = DecisionCalibration()
+        /// The candidate the calibration figures are for: a decision scored by an earlier candidate (taken from the
+        /// queue before the candidate changed) is not added to them.
+        var calibrationVersion: String?
     }
 
     /// A model's calibration against annotators' decisions, as the promote gate reads it on its sets: what it
@@ -103,6 +106,7 @@ public final class ShadowScorer: Sendable {
             counts.withLock { counts in
                 counts.liveCalibration = DecisionCalibration()
                 counts.shadowCalibration = DecisionCalibration()
+                counts.calibrationVersion = engine?.modelVersion
             }
         }
     }
@@ -178,6 +182,7 @@ public final class ShadowScorer: Sendable {
                 counts.feedback += 1
                 if liveResult.suggestions.first?.keyword == keyword { counts.feedbackLiveTop1 += 1 }
                 if shadowResult.suggestions.first?.keyword == keyword { counts.feedbackShadowTop1 += 1 }
+                guard counts.calibrationVersion == engine.modelVersion else { return }
                 counts.liveCalibration.add(liveResult, keyword: keyword)
                 counts.shadowCalibration.add(shadowResult, keyword: keyword)
             }

@@ -1,3 +1,5 @@
+import Foundation
+import StoreInterface
 import ModelStorage
 import StrictJSON
 @testable import SuggestionRuntime
@@ -44,5 +46,51 @@ final class ShadowCalibrationTests: XCTestCase {
         ModelWatcher.write(ShadowScorer.DecisionCalibration(), into: &json)
         XCTAssertEqual(String(decoding: json.bytes, as: UTF8.self),
                        #"{"auto_accepted":0,"precision":null,"coverage":null,"ece":null}"#)
+    }
+}
+
+/// An engine that answers one keyword at a fixed confidence and can hold a call until the test lets it go.
+private final class HeldEngine: SuggestionEngine {
+    let modelVersion: String
+    let gate: DispatchSemaphore?
+    let entered = DispatchSemaphore(value: 0)
+
+    init(_ version: String, held: Bool) {
+        modelVersion = version
+        gate = held ? DispatchSemaphore(value: 0) : nil
+    }
+
+    func suggest(_ name: String, k: Int, explain: Bool) -> SuggestionResult {
+        if let gate {
+            entered.signal()
+            gate.wait()
+        }
+        return SuggestionResult(name: name, suggestions: [Suggestion(keyword: "k", score: 1, confidence: 0.9)])
+    }
+
+    func keywordList() -> KeywordListSnapshot { KeywordListSnapshot(keywords: ["k"], version: "v1") }
+    func updateKeywords(_ change: KeywordChange) throws -> KeywordListSnapshot { keywordList() }
+    func reloadKeywords() throws -> KeywordListSnapshot { keywordList() }
+}
+
+extension ShadowCalibrationTests {
+    /// A decision the previous candidate was scoring when the candidate changed is counted as feedback but not
+    /// added to the new candidate's calibration figures.
+    func testADecisionScoredByThePreviousCandidateStaysOutOfTheNewFigures() {
+        let scorer = ShadowScorer()
+        defer { scorer.stop() }
+        let first = HeldEngine("a", held: true), second = HeldEngine("b", held: true), live = HeldEngine("live", held: false)
+        scorer.set(first, fraction: 0)
+        scorer.offerFeedback(name: "n", keyword: "k", live: live)
+        first.entered.wait()
+        scorer.set(second, fraction: 0)
+        scorer.offerFeedback(name: "n", keyword: "k", live: live)
+        first.gate?.signal()
+        // The worker is one thread: once it is inside the second candidate, the first job is counted.
+        second.entered.wait()
+        XCTAssertEqual(scorer.counters.feedback, 1)
+        XCTAssertEqual(scorer.counters.shadowCalibration.scored, 0)
+        XCTAssertEqual(scorer.counters.liveCalibration.scored, 0)
+        second.gate?.signal()
     }
 }
