@@ -138,6 +138,8 @@ public struct AutoAcceptRule: Sendable {
     public let evidenceCount: Int
     private let keywords: [String: EvidenceCurve]
     private let categories: [String: EvidenceCurve]
+    /// The evidence the rule was built from, as given: a refresh with the same evidence keeps the rule.
+    let evidence: [QueueEvidence]
     private let all: EvidenceCurve
     private let firstOfKeyword: EvidenceCurve
     /// Each deciding pool's threshold: the lowest confidence whose decisions at or above it support the target.
@@ -149,6 +151,7 @@ public struct AutoAcceptRule: Sendable {
     /// The rule for `model` from its evidence (evidence of other versions is ignored).
     public init(model: String, evidence: [QueueEvidence], settings: AutoAcceptSettings) {
         let own = evidence.filter { $0.model == model }
+        self.evidence = evidence
         self.model = model
         self.settings = settings
         evidenceCount = own.count

@@ -66,9 +66,14 @@ public final class AutoAcceptTrust: Sendable {
 
     /// Rebuilds the rule from the store's evidence for `model` and `extra` (the feedback route's), and the keyword
     /// states for /metrics.
+    /// The rule is rebuilt only when the evidence changed (each pool's threshold search is the costly part); the
+    /// keyword states are counted every time, as the queue's keywords change without new evidence.
     public func refresh(store: any QueueStore, model: String, extra: [QueueEvidence] = []) throws(QueueError) {
-        let rule = AutoAcceptRule(model: model, evidence: try store.evidence(model: model) + extra,
-                                  settings: configuration.settings)
+        let evidence = try store.evidence(model: model) + extra
+        let rule = current.withLock { current -> AutoAcceptRule in
+            if let current, current.model == model, current.evidence == evidence { return current }
+            return AutoAcceptRule(model: model, evidence: evidence, settings: configuration.settings)
+        }
         let keywords = try store.keywordCounts().keys
         var counts: [AutoAcceptState: Int] = [:]
         for keyword in keywords { counts[state(of: keyword, rule: rule), default: 0] += 1 }
