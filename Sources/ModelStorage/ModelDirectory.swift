@@ -103,7 +103,8 @@ public enum ModelDirectory {
         }
         let brands = varietyRows.filter { $0.source == "brand" }.map { (variety: $0.variety, keyword: $0.keyword) }
         let analyzer = PipelineAnalyzer(pipeline: pipeline,
-                                        unknownInNames: PipelineAnalyzer.unrelatedRowWords(pipeline, brands: brands))
+                                        unknownInNames: PipelineAnalyzer.unrelatedRowWords(pipeline, brands: brands),
+                                        readings: KanaReadings(pipeline: pipeline, varieties: varieties))
         // Without calibration.json (older model directories) suggestions carry no confidence and nothing is
         // auto-accepted; a calibration fitted for another encoder is an error, not a silent mismatch. The encoder
         // is the file as stored: a checkpoint that lacks a feature this build added loads with that weight at 0,

@@ -9,18 +9,29 @@ public struct PipelineAnalyzer: TextAnalyzer {
     /// Name tokens read as unknown words (row −1): brand names whose vector row belongs to an unrelated word.
     public let unknownInNames: Set<String>
 
-    public init(pipeline: TextPipeline, unknownInNames: Set<String> = []) {
+    /// Rows for name tokens the lexicon does not know, and whose row is only a sub-word's guess, when their kana
+    /// spelling is a reading in the varieties table (`KanaReadings`): テバサキ reads as 手羽先's word. A token the
+    /// pipeline resolved to a known word (アカゴメ is the word 赤米) keeps that word's row.
+    public let readings: KanaReadings
+
+    public init(pipeline: TextPipeline, unknownInNames: Set<String> = [], readings: KanaReadings = KanaReadings()) {
         self.pipeline = pipeline
         self.unknownInNames = unknownInNames
+        self.readings = readings
     }
 
     public func analyzeName(_ raw: String) -> AnalyzedText {
         let analysis = pipeline.analyze(raw)
         let content = analysis.tokens.filter(\.isContent)
         let unknown = unknownInNames
+        let rows = content.map { token -> Int32 in
+            if unknown.contains(token.surface) { return -1 }
+            if token.isOOV, token.rowSource == .subword || token.rowSource == .none,
+               let row = readings.row(of: token.surface) { return row }
+            return Int32(token.row ?? -1)
+        }
         var analyzed = AnalyzedText(normalized: analysis.normalized.text, surfaces: content.map(\.surface),
-                                    rows: content.map { unknown.contains($0.surface) ? -1 : Int32($0.row ?? -1) },
-                                    tokenSurfaces: analysis.tokens.map(\.surface))
+                                    rows: rows, tokenSurfaces: analysis.tokens.map(\.surface))
         analyzed.onlyPlaces = PlaceNames.namesOnlyPlaces(content)
         return analyzed
     }

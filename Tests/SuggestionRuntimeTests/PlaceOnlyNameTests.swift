@@ -52,3 +52,11 @@ final class PlaceOnlyNameTests: XCTestCase {
         XCTAssertEqual(result.suggestions.first?.keyword, "十勝")
     }
 }
+
+extension PlaceOnlyNameTests {
+    /// A receipt's half-width reading the lexicon does not know reads as its keyword through the varieties table.
+    func testAReceiptReadingReachesItsKeyword() throws {
+        let engine = try XCTUnwrap(Self.engine)
+        XCTAssertEqual(engine.suggest("ﾃﾊﾞｻｷ", k: 5, explain: false).suggestions.first?.keyword, "手羽先")
+    }
+}
