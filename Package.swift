@@ -134,7 +134,7 @@ let package = Package(
         .testTarget(name: "KeywordModelTests", dependencies: ["KeywordModel", "KeywordIndex"], swiftSettings: settings),
         .testTarget(
             name: "SuggestionRuntimeTests",
-            dependencies: ["CDigest", "FileStore", "KeywordIndex", "KeywordModel", "Locking", "ModelStorage", "ModelVersions", "Platform", "PostgresStore", "StoreInterface", "StrictJSON", "SuggestionRuntime", "TeamQueue", "Training", "TrainingData"],
+            dependencies: ["CDigest", "FileStore", "KeywordIndex", "KeywordModel", "KeywordText", "Locking", "ModelStorage", "ModelVersions", "Platform", "PostgresStore", "StoreInterface", "StrictJSON", "SuggestionRuntime", "TeamQueue", "Training", "TrainingData"],
             swiftSettings: settings),
         // Test-only: a seeded generator for the mutation tests of the JSON reader, the parser and the API.
         .target(name: "MutationTesting", path: "Tests/MutationTesting", swiftSettings: settings),

@@ -37,6 +37,9 @@ public final class AutoAcceptTrust: Sendable {
     private let current = Locked<AutoAcceptRule?>(nil)
     /// Keywords per state, as /metrics shows them (counted at the last refresh).
     private let states = Locked<[AutoAcceptState: Int]>([:])
+    /// Rules built by `refresh` (a refresh with unchanged evidence builds none).
+    private let builds = Locked(0)
+    var rulesBuilt: Int { builds.withLock { $0 } }
 
     public init(configuration: AutoAcceptConfiguration) {
         self.configuration = configuration
@@ -70,9 +73,14 @@ public final class AutoAcceptTrust: Sendable {
     /// keyword states are counted every time, as the queue's keywords change without new evidence.
     public func refresh(store: any QueueStore, model: String, extra: [QueueEvidence] = []) throws(QueueError) {
         let evidence = try store.evidence(model: model) + extra
-        let rule = current.withLock { current -> AutoAcceptRule in
-            if let current, current.model == model, current.evidence == evidence { return current }
-            return AutoAcceptRule(model: model, evidence: evidence, settings: configuration.settings)
+        // Compared and built outside the lock: arrivals read the current rule while a new one is built.
+        let previous = current.withLock { $0 }
+        let rule: AutoAcceptRule
+        if let previous, previous.model == model, previous.evidence == evidence {
+            rule = previous
+        } else {
+            rule = AutoAcceptRule(model: model, evidence: evidence, settings: configuration.settings)
+            builds.withLock { $0 += 1 }
         }
         let keywords = try store.keywordCounts().keys
         var counts: [AutoAcceptState: Int] = [:]

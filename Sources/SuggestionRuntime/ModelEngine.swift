@@ -82,6 +82,9 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
         updates = Locked(KeywordOrder(base: components.keywords, list: keywords, overlay: overlay))
     }
 
+    /// How many of the best keywords a place-only name is searched for a written one, whatever `k`.
+    static let placeDepth = 5
+
     public var modelVersion: String { components.modelVersion }
 
     /// The current index (for benchmarks and evaluation).
@@ -98,10 +101,10 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
             return SuggestionResult(name: name, tokens: explain ? tokens : nil, suggestions: [], reason: .noContentTokens)
         }
         let calibration = components.calibration
-        let ranked = ConfidenceFeatures.ranked(index, name: lexical, k: max(1, k))
-        // A name of places alone would get the keyword nearest the place's vector (大阪産 → 大阪しろな): unless a
-        // keyword is written in it, there is nothing to suggest.
-        if analyzed.onlyPlaces, let top = ranked.first, !ConfidenceFeatures.isWritten(top.features) {
+        let ranked = ConfidenceFeatures.ranked(index, name: lexical, k: analyzed.onlyPlaces ? max(k, Self.placeDepth) : k)
+        // A name that says only where the product comes from would get the keyword nearest the place's vector
+        // (大阪産 → 大阪しろな): unless one of the best keywords is written in it, there is nothing to suggest.
+        if analyzed.onlyPlaces, !ranked.contains(where: { ConfidenceFeatures.isWritten($0.features) }) {
             return SuggestionResult(name: name, tokens: explain ? tokens : nil, suggestions: [], reason: .onlyPlaceNames)
         }
         let suggestions = ranked.prefix(max(0, k)).map { scored, features -> Suggestion in

@@ -16,8 +16,9 @@ extension ConfidenceFeatures {
         }
     }
 
-    private static let textFeature = names.firstIndex(of: "text") ?? 0
-    private static let varietyFeature = names.firstIndex(of: "variety") ?? 0
+    /// Positions in `vector`; a test checks that they name the text and variety features.
+    static let textFeature = names.firstIndex(of: "text") ?? names.count
+    static let varietyFeature = names.firstIndex(of: "variety") ?? names.count
 
     /// Whether a ranked keyword is written in the name, from its `vector`: its text, or a variety or brand
     /// name that maps to it, occurs there.

@@ -58,11 +58,11 @@ public struct Suggestion: Sendable, Equatable, Codable {
 }
 
 /// Why a name got no suggestions.
-public enum NoSuggestionReason: String, Sendable, Equatable {
+public enum NoSuggestionReason: String, Sendable, Equatable, CaseIterable {
     /// Nothing of the name is left after normalisation (送料無料, 1kg, ★★★, an emoji, a zero-width space).
     case noContentTokens = "no_content_tokens"
-    /// The name says only where the product comes from (淡路島産, 産地：長野, 十勝): every content token is a place
-    /// or an origin word, and no keyword is written in it. A place never says what the product is.
+    /// The name says only where the product comes from (淡路島産, 産地：新潟, 長崎県): every content token is a place
+    /// or an origin word, one marks the origin, and none of the best keywords is written in it.
     case onlyPlaceNames = "only_place_names"
 }
 

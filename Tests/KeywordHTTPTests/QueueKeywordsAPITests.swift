@@ -2,7 +2,7 @@ import FileStore
 import Foundation
 @testable import HTTPCore
 @testable import KeywordHTTP
-import QueueAPI
+@testable import QueueAPI
 import SuggestionRuntime
 import StoreInterface
 import TeamQueue
@@ -159,5 +159,26 @@ final class QueueKeywordsAPITests: XCTestCase {
         XCTAssertEqual(read.map(\.correct), [false, true], "aiko's latest (a reject) and ben's accept")
         XCTAssertEqual(read.map(\.keyword), [first, first])
         XCTAssertEqual(evidence.evidence(model: "another-version"), [])
+    }
+}
+
+extension QueueKeywordsAPITests {
+    /// A refresh whose evidence is unchanged keeps the rule; new evidence, or another model, builds a new one.
+    func testARefreshRebuildsTheRuleOnlyWhenTheEvidenceChanged() throws {
+        let queue = FileQueueStore(overlayPath: store.overlayPath, feedbackStore: store,
+                                   policy: QueuePolicy(overlapShare: 0, auditShare: 0))
+        let trust = AutoAcceptTrust(configuration: AutoAcceptConfiguration(mode: .evidence))
+        let label = QueueEvidence(model: "m1", keyword: "にんじん", confidence: 0.99, category: "野菜", correct: true,
+                                  audit: false)
+        try trust.refresh(store: queue, model: "m1")
+        try trust.refresh(store: queue, model: "m1")
+        XCTAssertEqual(trust.rulesBuilt, 1)
+        try trust.refresh(store: queue, model: "m1", extra: [label])
+        try trust.refresh(store: queue, model: "m1", extra: [label])
+        XCTAssertEqual(trust.rulesBuilt, 2)
+        XCTAssertEqual(trust.rule(for: "m1").evidenceCount, 1)
+        try trust.refresh(store: queue, model: "m2", extra: [label])
+        XCTAssertEqual(trust.rulesBuilt, 3)
+        XCTAssertEqual(trust.rule(for: "m2").evidenceCount, 0)
     }
 }

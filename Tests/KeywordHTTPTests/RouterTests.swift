@@ -2,7 +2,9 @@ import APICore
 import Foundation
 @testable import HTTPCore
 @testable import KeywordHTTP
+import StoreInterface
 import StrictJSON
+import SuggestionRuntime
 import XCTest
 
 /// Handlers and the router, called without any socket.
@@ -382,5 +384,41 @@ final class RouterTests: XCTestCase {
         let error = try XCTUnwrap(jsonObject(response)["error"] as? [String: Any])
         XCTAssertEqual(error["code"] as? String, "x_y")
         XCTAssertEqual(error["message"] as? String, "say \"hi\"")
+    }
+}
+
+/// An engine with nothing to suggest for any name, for the reason it was made with.
+private final class ReasonEngine: SuggestionEngine {
+    let modelVersion = "reason-1"
+    let reason: NoSuggestionReason
+    init(_ reason: NoSuggestionReason) { self.reason = reason }
+    func suggest(_ name: String, k: Int, explain: Bool) -> SuggestionResult {
+        SuggestionResult(name: name, suggestions: [], reason: reason)
+    }
+    func keywordList() -> KeywordListSnapshot { KeywordListSnapshot(keywords: ["k"], version: "v1") }
+    func updateKeywords(_ change: KeywordChange) throws -> KeywordListSnapshot { keywordList() }
+    func reloadKeywords() throws -> KeywordListSnapshot { keywordList() }
+}
+
+extension RouterTests {
+    /// The document lists exactly the engine's reasons for an empty answer.
+    func testOpenAPIReasonsAreTheEnginesReasons() throws {
+        let object = jsonObject(makeAPI().respond(to: makeRequest(.get, "/openapi.json")))
+        let schemas = try XCTUnwrap((object["components"] as? [String: Any])?["schemas"] as? [String: Any])
+        let reasons = try XCTUnwrap((schemas["NoSuggestionReason"] as? [String: Any])?["enum"] as? [String])
+        XCTAssertEqual(reasons, NoSuggestionReason.allCases.map(\.rawValue))
+    }
+
+    /// Every reason reaches the single and the batch answer.
+    func testEveryReasonReachesBothAnswers() throws {
+        for reason in NoSuggestionReason.allCases {
+            let api = makeAPI(engine: ReasonEngine(reason))
+            let single = jsonObject(api.respond(to: makeRequest(.post, "/v1/suggest", body: #"{"name": "大阪産"}"#)))
+            XCTAssertEqual(single["reason"] as? String, reason.rawValue)
+            XCTAssertEqual((single["suggestions"] as? [Any])?.count, 0)
+            let batch = jsonObject(api.respond(to: makeRequest(.post, "/v1/suggest/batch", body: #"{"names": ["大阪産"]}"#)))
+            let results = try XCTUnwrap(batch["results"] as? [[String: Any]])
+            XCTAssertEqual(results.first?["reason"] as? String, reason.rawValue)
+        }
     }
 }

@@ -1,28 +1,38 @@
 import Foundation
+import KeywordModel
 import ModelStorage
 import SuggestionRuntime
 import XCTest
 
-/// With the shipped model: a name of places alone gets no suggestion and the reason, unless a keyword is
-/// written in it; a place beside a product changes nothing.
+/// With the shipped model: a name that says only where the product comes from gets no suggestion and the reason,
+/// unless one of the best keywords is written in it; a place beside a product changes nothing.
 final class PlaceOnlyNameTests: XCTestCase {
     static let modelDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("models/default").path
+    /// The overlay files of this class's engines, in a directory removed when the class is done.
+    static let scratch = NSTemporaryDirectory() + "place-names-\(UUID().uuidString)"
     static let engine: ModelEngine? = try? ModelEngine(components: ModelDirectory.load(path: modelDirectory),
                                                        overlayPath: scratchOverlay(), applyOverlay: false)
 
-    /// An overlay path of its own, so the shipped directory is never written.
     static func scratchOverlay() -> String {
-        NSTemporaryDirectory() + "place-names-\(UUID().uuidString).json"
+        try? FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+        return scratch + "/\(UUID().uuidString).json"
     }
 
-    func testPlacesAloneGetTheReason() throws {
+    override class func tearDown() {
+        try? FileManager.default.removeItem(atPath: scratch)
+        super.tearDown()
+    }
+
+    func testAnOriginAloneGetsTheReason() throws {
         let engine = try XCTUnwrap(Self.engine)
-        for name in ["大阪産", "淡路島", "北海道十勝", "長野県産", "十勝", "国産 【北海道産】"] {
-            let result = engine.suggest(name, k: 5, explain: false)
-            XCTAssertEqual(result.suggestions, [], name)
-            XCTAssertEqual(result.reason, .onlyPlaceNames, name)
-            XCTAssertFalse(result.autoAccept, name)
+        for name in ["大阪産", "長野県産", "国産 【北海道産】", "産地：新潟"] {
+            for k in [1, 5] {
+                let result = engine.suggest(name, k: k, explain: false)
+                XCTAssertEqual(result.suggestions, [], name)
+                XCTAssertEqual(result.reason, .onlyPlaceNames, name)
+                XCTAssertFalse(result.autoAccept, name)
+            }
         }
     }
 
@@ -31,29 +41,39 @@ final class PlaceOnlyNameTests: XCTestCase {
         let onion = engine.suggest("淡路島産 玉ねぎ 3個", k: 5, explain: false)
         XCTAssertNil(onion.reason)
         XCTAssertEqual(onion.suggestions.first?.keyword, "玉ねぎ")
-        let beans = engine.suggest("十勝 小豆", k: 5, explain: false)
-        XCTAssertEqual(beans.suggestions.first?.keyword, "小豆")
-        // The lexicon tags カマンベール as a place (a village); a variety row maps it to カマンベールチーズ, so the
-        // keyword is written in the name.
-        let components = try ModelDirectory.load(path: Self.modelDirectory, requireEncoder: false)
-        XCTAssertTrue(components.analyzer.analyzeName("カマンベール").onlyPlaces)
-        XCTAssertEqual(engine.suggest("カマンベール", k: 5, explain: false).suggestions.first?.keyword, "カマンベールチーズ")
+        XCTAssertEqual(engine.suggest("十勝産 小豆", k: 5, explain: false).suggestions.first?.keyword, "小豆")
+        XCTAssertNil(engine.suggest("ダージリン", k: 5, explain: false).reason, "a place named alone is the model's to read")
     }
 
-    /// A keyword added to the list that is written in a place-only name is suggested: the rule only withholds
-    /// the keywords the name does not write.
+    /// A keyword written in an origin-only name is suggested, at any k: the rule withholds only what the name
+    /// does not write.
     func testAWrittenKeywordStillCounts() throws {
         let engine = try ModelEngine(components: ModelDirectory.load(path: Self.modelDirectory),
                                      overlayPath: Self.scratchOverlay(), applyOverlay: false)
-        XCTAssertEqual(engine.suggest("十勝", k: 5, explain: false).reason, .onlyPlaceNames)
+        XCTAssertEqual(engine.suggest("十勝産", k: 5, explain: false).reason, .onlyPlaceNames)
         _ = try engine.updateKeywords(add: ["十勝"], remove: [])
-        let result = engine.suggest("十勝", k: 5, explain: false)
-        XCTAssertNil(result.reason)
-        XCTAssertEqual(result.suggestions.first?.keyword, "十勝")
+        for k in [1, 5] {
+            let result = engine.suggest("十勝産", k: k, explain: false)
+            XCTAssertNil(result.reason)
+            XCTAssertEqual(result.suggestions.count, k)
+            XCTAssertTrue(result.suggestions.contains { $0.keyword == "十勝" })
+        }
     }
-}
 
-extension PlaceOnlyNameTests {
+    /// `isWritten` reads the text and variety evidence of a ranked keyword's features, and nothing else.
+    func testWrittenMeansATextOrVarietyMatch() {
+        var evidence = [Float](repeating: 0, count: LexicalFeature.count)
+        XCTAssertFalse(ConfidenceFeatures.isWritten(ConfidenceFeatures.vector(scores: [0.9, 0.5], rank: 0, evidence: evidence)))
+        evidence[LexicalFeature.text.rawValue] = 1
+        XCTAssertTrue(ConfidenceFeatures.isWritten(ConfidenceFeatures.vector(scores: [0.9, 0.5], rank: 0, evidence: evidence)))
+        evidence[LexicalFeature.text.rawValue] = 0
+        evidence[LexicalFeature.variety.rawValue] = 1
+        XCTAssertTrue(ConfidenceFeatures.isWritten(ConfidenceFeatures.vector(scores: [0.9, 0.5], rank: 0, evidence: evidence)))
+        evidence[LexicalFeature.variety.rawValue] = 0
+        evidence[LexicalFeature.rows.rawValue] = 1
+        XCTAssertFalse(ConfidenceFeatures.isWritten(ConfidenceFeatures.vector(scores: [0.9, 0.5], rank: 0, evidence: evidence)))
+    }
+
     /// A receipt's half-width reading the lexicon does not know reads as its keyword through the varieties table.
     func testAReceiptReadingReachesItsKeyword() throws {
         let engine = try XCTUnwrap(Self.engine)

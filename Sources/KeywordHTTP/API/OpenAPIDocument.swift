@@ -247,7 +247,7 @@ enum OpenAPIDocument {
         }
       },
       "AutoAccept": {"type": "boolean", "description": "True when the top suggestion's confidence clears the model's threshold for the configured top-1 precision (serve --auto-accept-precision, default 0.98); always false without calibration"},
-      "NoSuggestionReason": {"type": "string", "enum": ["no_content_tokens", "only_place_names"], "description": "Present exactly when suggestions is empty: no_content_tokens means nothing of the name is left after normalisation (送料無料, 1kg, ★★★, an emoji); only_place_names means the name says only where the product comes from (淡路島産, 産地：長野) and no keyword is written in it"},
+      "NoSuggestionReason": {"type": "string", "enum": ["no_content_tokens", "only_place_names"], "description": "Present exactly when suggestions is empty: no_content_tokens means nothing of the name is left after normalisation (送料無料, 1kg, ★★★, an emoji); only_place_names means the name says only where the product comes from (淡路島産, 産地：新潟, 長崎県) and none of the best keywords is written in it"},
       "SuggestResponse": {
         "type": "object", "required": ["name", "suggestions", "auto_accept", "model"],
         "properties": {

@@ -74,7 +74,7 @@ function show(body, text) {
       no_content_tokens: "nothing to suggest: no content words in the name",
       only_place_names: "nothing to suggest: the name says only where the product comes from",
     };
-    badge.textContent = why[body.reason] || "no suggestions";
+    badge.textContent = Object.hasOwn(why, body.reason) ? why[body.reason] : "no suggestions";
     badge.className = "badge off";
   } else if (body.auto_accept) {
     badge.textContent = "auto-accept: top suggestion is confident";
