@@ -18,15 +18,22 @@ public struct KanaReadings: Sendable {
 
     public init(pipeline: TextPipeline, varieties: [(variety: String, keyword: String)]) {
         var found: [[UInt32]: Int32] = [:], ambiguous: Set<[UInt32]> = []
+        var wordRows: [String: Int32?] = [:]
+        func wordRow(_ keyword: String) -> Int32? {
+            if let known = wordRows[keyword] { return known }
+            let words = pipeline.tokenizeKeyword(keyword).filter(\.isContent)
+            let row = words.count == 1 ? words[0].row.map(Int32.init) : nil
+            wordRows[keyword] = row
+            return row
+        }
         for (variety, keyword) in varieties {
             // NFKC (half-width katakana to full-width), then folded as name tokens are; only kana rows reach the
             // tokenizer, which keeps loading cheap.
             let folded = LexicalText.fold(variety.precomposedStringWithCompatibilityMapping)
             guard folded.count >= Self.minimumLength, folded.allSatisfy(Self.isKana) else { continue }
-            let words = pipeline.tokenizeKeyword(keyword).filter(\.isContent)
-            guard words.count == 1, let row = words[0].row else { continue }
-            if let previous = found[folded], previous != Int32(row) { ambiguous.insert(folded) }
-            found[folded] = Int32(row)
+            guard let row = wordRow(keyword) else { continue }
+            if let previous = found[folded], previous != row { ambiguous.insert(folded) }
+            found[folded] = row
         }
         for key in ambiguous { found[key] = nil }
         rows = found
