@@ -9,11 +9,14 @@ import StrictJSON
 import XCTest
 
 /// Words w0 … w29 with rows 0 … 29, split at spaces; names drop words with a digit (pack sizes) from their key.
+/// A name whose words all start with @ stands for one that names only places.
 private struct WordAnalyzer: TextAnalyzer {
     func analyze(_ raw: String) -> AnalyzedText {
         let words = raw.split(separator: " ").map(String.init)
-        return AnalyzedText(normalized: words.joined(separator: " "), surfaces: words,
-                            rows: words.map { Int32($0.dropFirst()).map { $0 < 30 ? $0 : -1 } ?? -1 })
+        var analyzed = AnalyzedText(normalized: words.joined(separator: " "), surfaces: words,
+                                    rows: words.map { Int32($0.dropFirst()).map { $0 < 30 ? $0 : -1 } ?? -1 })
+        analyzed.onlyPlaces = !words.isEmpty && words.allSatisfy { $0.hasPrefix("@") }
+        return analyzed
     }
     func analyzeName(_ raw: String) -> AnalyzedText { analyze(raw) }
     func analyzeKeyword(_ raw: String) -> AnalyzedText { analyze(raw) }
@@ -111,5 +114,21 @@ final class RememberingEngineTests: XCTestCase {
         var plain = JSONWriter()
         plain.object { json in SuggestionWire.writeMembers(result, name: result.name, explain: false, into: &json) }
         XCTAssertFalse(String(decoding: plain.bytes, as: UTF8.self).contains("remembered"))
+    }
+}
+
+extension RememberingEngineTests {
+    /// A name the model leaves empty because it names only places is answered by the team's decision on it.
+    func testADecisionAnswersANameOfPlacesAlone() throws {
+        let memory = DecisionMemory()
+        let engine = try makeEngine(memory: memory)
+        let before = engine.suggest("@awaji", k: 3, explain: false)
+        XCTAssertEqual(before.suggestions, [])
+        XCTAssertEqual(before.reason, .onlyPlaceNames)
+        memory.ingest([decision(1, "@awaji", "w2")])
+        let after = engine.suggest("@awaji", k: 3, explain: false)
+        XCTAssertEqual(after.suggestions.first?.keyword, "w2")
+        XCTAssertEqual(after.suggestions.first?.source, .memory)
+        XCTAssertNil(after.reason)
     }
 }
