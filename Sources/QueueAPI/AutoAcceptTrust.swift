@@ -68,9 +68,8 @@ public final class AutoAcceptTrust: Sendable {
     }
 
     /// Rebuilds the rule from the store's evidence for `model` and `extra` (the feedback route's), and the keyword
-    /// states for /metrics.
-    /// The rule is rebuilt only when the evidence changed (each pool's threshold search is the costly part); the
-    /// keyword states are counted every time, as the queue's keywords change without new evidence.
+    /// states for /metrics. The rule is rebuilt only when the evidence changed (each pool's threshold search is the
+    /// costly part); the states are counted every time, as the queue's keywords change without new evidence.
     public func refresh(store: any QueueStore, model: String, extra: [QueueEvidence] = []) throws(QueueError) {
         let evidence = try store.evidence(model: model) + extra
         // Compared and built outside the lock: arrivals read the current rule while a new one is built.
