@@ -21,11 +21,6 @@ public enum PlaceNames {
         "発", "地元",
     ]
 
-    /// Whether `token` names a place or marks an origin.
-    public static func isPlace(_ token: Token) -> Bool {
-        isPlaceName(token) || marksOrigin(token)
-    }
-
     static func isPlaceName(_ token: Token) -> Bool {
         token.partOfSpeech.utf8.starts(with: placePrefix)
     }
@@ -45,9 +40,11 @@ public enum PlaceNames {
         var marked = false
         var any = false
         for token in tokens where token.isContent {
-            guard isPlace(token) else { return false }
+            // Each token is read once: an origin word, else a place name, else the name says more than where.
+            let origin = marksOrigin(token)
+            guard origin || isPlaceName(token) else { return false }
             any = true
-            if !marked { marked = marksOrigin(token) }
+            marked = marked || origin
         }
         return any && marked
     }

@@ -137,20 +137,16 @@ final class CLIModelRegistryTests: ScratchTestCase {
                       recipeAndData.stderr)
         let feedbackAlone = try CLITests.run(["train", "--feedback", store, "--out", scratch + "/o"])
         XCTAssertTrue(feedbackAlone.stderr.hasPrefix("Error: --feedback needs --recipe\n"), feedbackAlone.stderr)
-        let weightAlone = try CLITests.run(["train", "--recipe", "models/default", "--feedback-weight", "2", "--out", scratch + "/o"])
-        XCTAssertEqual(weightAlone.status, 64)
-        XCTAssertTrue(weightAlone.stderr.hasPrefix("Error: --feedback-weight needs --feedback\n"), weightAlone.stderr)
-        let weightZero = try CLITests.run(["train", "--recipe", "models/default", "--feedback", store, "--feedback-weight", "0",
-                                           "--out", scratch + "/o"])
-        XCTAssertEqual(weightZero.status, 64)
-        XCTAssertTrue(weightZero.stderr.contains("'--feedback-weight <n>'"), weightZero.stderr)
-        let capAlone = try CLITests.run(["train", "--recipe", "models/default", "--feedback-cap", "5", "--out", scratch + "/o"])
-        XCTAssertEqual(capAlone.status, 64)
-        XCTAssertTrue(capAlone.stderr.hasPrefix("Error: --feedback-cap needs --feedback\n"), capAlone.stderr)
-        let capZero = try CLITests.run(["train", "--recipe", "models/default", "--feedback", store, "--feedback-cap", "0",
-                                        "--out", scratch + "/o"])
-        XCTAssertEqual(capZero.status, 64)
-        XCTAssertTrue(capZero.stderr.contains("'--feedback-cap <n>'"), capZero.stderr)
+        // The two options that shape the feedback: each needs --feedback, and each refuses 0.
+        for (flag, value) in [("--feedback-weight", "2"), ("--feedback-cap", "5")] {
+            let alone = try CLITests.run(["train", "--recipe", "models/default", flag, value, "--out", scratch + "/o"])
+            XCTAssertEqual(alone.status, 64)
+            XCTAssertTrue(alone.stderr.hasPrefix("Error: \(flag) needs --feedback\n"), alone.stderr)
+            let zero = try CLITests.run(["train", "--recipe", "models/default", "--feedback", store, flag, "0",
+                                         "--out", scratch + "/o"])
+            XCTAssertEqual(zero.status, 64)
+            XCTAssertTrue(zero.stderr.contains("'\(flag) <n>'"), zero.stderr)
+        }
     }
 
     func testModelGroupHelp() throws {
