@@ -175,17 +175,20 @@ public final class KeywordIndex: Sendable {
     }
 
     /// The best `k` keywords for `name`, best first, each with its exact-match feature values (indexed by
-    /// `LexicalFeature`; zeros when evidence is off). The confidence calibrator reads them.
+    /// `LexicalFeature`; zeros when evidence is off) and where it is written in the name (`WrittenSpan.none` when
+    /// evidence is off). The confidence calibrator reads the values; the name's structure, the spans.
     /// - Complexity: as `search`.
-    public func searchWithEvidence(_ name: LexicalText, k: Int) -> [(keyword: ScoredKeyword, evidence: [Float])] {
+    public func searchWithEvidence(_ name: LexicalText, k: Int) -> [(keyword: ScoredKeyword, evidence: [Float], written: WrittenSpan)] {
         pool.with { scratch in
             scoreAll(name, scratch)
             let found = KeywordIndex.top(scratch.internalScores.elements, count: layout.capacity, k: k, order: order,
                                          heap: &scratch.heap)
-            let evidence = options.evidence
+            guard options.evidence else {
+                return found.map { ($0, [Float](repeating: 0, count: LexicalFeature.count), WrittenSpan.none) }
+            }
             return found.map { scored in
-                (scored, evidence ? Array(scratch.lexical.featureValues(of: Int(position[scored.index])))
-                                  : [Float](repeating: 0, count: LexicalFeature.count))
+                let slot = Int(position[scored.index])
+                return (scored, Array(scratch.lexical.featureValues(of: slot)), scratch.lexical.written(slot))
             }
         }
     }

@@ -226,7 +226,10 @@ public struct LexicalMatcher: Sendable {
                 scratch.set(k, .length, Float(min(length, 6)) / 6)
                 let endsToken = name.isBoundary(start + length)
                 if endsToken { scratch.set(k, .textEndsToken, 1) }
-                if endsToken && name.isBoundary(start) { scratch.set(k, .textWholeTokens, 1) }
+                if endsToken && name.isBoundary(start) {
+                    scratch.set(k, .textWholeTokens, 1)
+                    scratch.wholeTextEnd[k] = max(scratch.wholeTextEnd[k], Int32(start + length))
+                }
                 if name.isPhraseEnd(start + length) { scratch.set(k, .textEndsPhrase, 1) }
                 scratch.textSpan[2 * k] = Int32(start)
                 scratch.textSpan[2 * k + 1] = Int32(start + length)

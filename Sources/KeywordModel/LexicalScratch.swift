@@ -9,6 +9,8 @@ public struct LexicalScratch: Sendable {
     var overlapCount: [Int32]
     var bigramHits: [Int32]
     var textSpan: [Int32]
+    /// Per keyword: the end (folded offset) of its last text match that covers whole tokens of the name; -1 none.
+    var wholeTextEnd: [Int32]
     var rowSpan: [Int32]
     /// The touched keywords with a text or row span (the only ones that can cover another match).
     var spanned: [Int32] = []
@@ -23,6 +25,7 @@ public struct LexicalScratch: Sendable {
         overlapCount = [Int32](repeating: 0, count: keywordCount)
         bigramHits = [Int32](repeating: 0, count: keywordCount)
         textSpan = [Int32](repeating: -1, count: keywordCount * 2)
+        wholeTextEnd = [Int32](repeating: -1, count: keywordCount)
         insideVariety = [UInt8](repeating: 0, count: keywordCount)
         rowSpan = [Int32](repeating: -1, count: keywordCount * 2)
         touched.reserveCapacity(keywordCount)
@@ -35,6 +38,17 @@ public struct LexicalScratch: Sendable {
         features[(k * LexicalFeature.count)..<((k + 1) * LexicalFeature.count)]
     }
 
+    /// Where keyword `k` is written in the name (see `WrittenSpan`).
+    public func written(_ k: Int) -> WrittenSpan {
+        var end = Int(textSpan[2 * k + 1])
+        var v = 0
+        while v < varietySpans.count {
+            if Int(varietySpans[v + 2]) == k { end = max(end, Int(varietySpans[v + 1])) }
+            v += 3
+        }
+        return WrittenSpan(end: end, wholeTokenEnd: Int(wholeTextEnd[k]))
+    }
+
     mutating func clear() {
         for k32 in touched {
             let k = Int(k32)
@@ -43,6 +57,7 @@ public struct LexicalScratch: Sendable {
             bigramHits[k] = 0
             insideVariety[k] = 0
             textSpan[2 * k] = -1; textSpan[2 * k + 1] = -1
+            wholeTextEnd[k] = -1
             rowSpan[2 * k] = -1; rowSpan[2 * k + 1] = -1
             for f in 0..<LexicalFeature.count { features[k * LexicalFeature.count + f] = 0 }
         }
@@ -62,5 +77,20 @@ public struct LexicalScratch: Sendable {
         touch(k)
         let at = k * LexicalFeature.count + feature.rawValue
         features[at] = max(features[at], value)
+    }
+}
+
+/// Where a keyword is written in a name, in folded offsets of the name's text: `end` is where its last text match,
+/// or a variety or brand name that maps to it, ends; `wholeTokenEnd` where its last text match that covers whole
+/// tokens ends. Each is −1 when there is none.
+public struct WrittenSpan: Sendable, Equatable {
+    public var end: Int
+    public var wholeTokenEnd: Int
+
+    public static let none = WrittenSpan(end: -1, wholeTokenEnd: -1)
+
+    public init(end: Int, wholeTokenEnd: Int) {
+        self.end = end
+        self.wholeTokenEnd = wholeTokenEnd
     }
 }

@@ -48,7 +48,8 @@ public final class AnnotationQueue: Sendable {
                                    autoAccept: modelFirst && trust.accepts(model: model, suggestions: suggestions,
                                                                            calibrationSaysAccept: result.autoAccept),
                                    model: model, memory: Self.memoryLabel(result), nameKey: engine.nameKey(product.name),
-                                   category: modelFirst ? suggestions.first.flatMap { trust.category(of: $0.keyword) } : nil)
+                                   category: modelFirst ? suggestions.first.flatMap { trust.category(of: $0.keyword) } : nil,
+                                   firstIsHead: result.firstIsHead)
         }
         return try store.enqueue(submissions, at: clock())
     }

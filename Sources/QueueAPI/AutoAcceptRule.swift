@@ -148,9 +148,11 @@ public struct AutoAcceptRule: Sendable {
     private let allThreshold: Double?
     private let firstOfKeywordThreshold: Double?
 
-    /// The rule for `model` from its evidence (evidence of other versions is ignored).
+    /// The rule for `model` from its evidence. Evidence of other versions is ignored, and so is evidence on items
+    /// whose first suggestion was not the head of the name (`QueueEvidence.firstIsHead`): the rule never accepts
+    /// such an item, and how the model fares on them says nothing of the items it may accept.
     public init(model: String, evidence: [QueueEvidence], settings: AutoAcceptSettings) {
-        let own = evidence.filter { $0.model == model }
+        let own = evidence.filter { $0.model == model && $0.firstIsHead }
         self.evidence = evidence
         self.model = model
         self.settings = settings

@@ -79,9 +79,10 @@ public final class FeedbackEvidence: Sendable {
         case (.reject, true), (.correct, false): correct = false
         case (.accept, false), (.reject, false): return nil
         }
-        guard let first = engine.modelOnly.suggest(item.name, k: 1, explain: false).suggestions.first,
+        let result = engine.modelOnly.suggest(item.name, k: 1, explain: false)
+        guard let first = result.suggestions.first,
               first.keyword == shown, let confidence = first.confidence, confidence.isFinite else { return nil }
         return QueueEvidence(model: engine.modelVersion, keyword: shown, confidence: confidence, category: category(shown),
-                             correct: correct, audit: false)
+                             correct: correct, audit: false, firstIsHead: result.firstIsHead)
     }
 }

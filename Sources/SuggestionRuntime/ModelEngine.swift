@@ -82,8 +82,6 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
         updates = Locked(KeywordOrder(base: components.keywords, list: keywords, overlay: overlay))
     }
 
-    /// How many of the best keywords a place-only name is searched for a written one, whatever `k`.
-    static let placeDepth = 5
 
     public var modelVersion: String { components.modelVersion }
 
@@ -101,24 +99,30 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
             return SuggestionResult(name: name, tokens: explain ? tokens : nil, suggestions: [], reason: .noContentTokens)
         }
         let calibration = components.calibration
-        let ranked = ConfidenceFeatures.ranked(index, name: lexical, k: analyzed.onlyPlaces ? max(k, Self.placeDepth) : k)
+        // The structure checks read the best `NameHead.depth` keywords whatever `k` is.
+        let ranked = ConfidenceFeatures.ranked(index, name: lexical, k: max(k, NameHead.depth))
         // A name that says only where the product comes from would get the keyword nearest the place's vector
         // (大阪産 → 大阪しろな): unless one of the best keywords is written in it, there is nothing to suggest.
         if analyzed.onlyPlaces, !ranked.contains(where: { ConfidenceFeatures.isWritten($0.features) }) {
             return SuggestionResult(name: name, tokens: explain ? tokens : nil, suggestions: [], reason: .onlyPlaceNames)
         }
-        let suggestions = ranked.prefix(max(0, k)).map { scored, features -> Suggestion in
+        let suggestions = ranked.prefix(max(0, k)).map { item -> Suggestion in
+            let scored = item.keyword
             var suggestion = Suggestion(keyword: index.entries[scored.index].keyword, score: scored.score,
-                                        confidence: calibration?.confidence(features))
+                                        confidence: calibration?.confidence(item.features))
             if explain {
                 let weights = index.attention(lexical, keyword: scored.index)
                 suggestion.weights = zip(tokens, weights).map { TokenWeight(token: $0, weight: $1) }
             }
             return suggestion
         }
+        // Auto-accept needs both the calibrated confidence and the name's structure: a confident first keyword
+        // that a later-written keyword shows to be a flavour or ingredient (ごま in 「ごま担々麺」) is left to a person.
+        let firstIsHead = NameHead.firstIsHead(ranked, name: lexical)
         var autoAccept = false
-        if let threshold = autoAcceptThreshold, let top = suggestions.first?.confidence { autoAccept = top >= threshold }
-        return SuggestionResult(name: name, tokens: explain ? tokens : nil, suggestions: suggestions, autoAccept: autoAccept)
+        if let threshold = autoAcceptThreshold, let top = suggestions.first?.confidence { autoAccept = top >= threshold && firstIsHead }
+        return SuggestionResult(name: name, tokens: explain ? tokens : nil, suggestions: suggestions, autoAccept: autoAccept,
+                                firstIsHead: firstIsHead)
     }
 
     public func keywordList() -> KeywordListSnapshot { current().snapshot }

@@ -72,18 +72,24 @@ public struct SuggestionResult: Sendable, Equatable {
     /// Surfaces of the tokens the model used; filled when an explanation was asked for.
     public var tokens: [String]?
     public var suggestions: [Suggestion]
-    /// True when the top suggestion's confidence clears the model's auto-accept threshold.
+    /// True when the top suggestion's confidence clears the model's auto-accept threshold and it is the head of
+    /// the name (`firstIsHead`).
     public var autoAccept: Bool
+    /// Whether the first suggestion can be the kind of product, as the name's structure tells (`NameHead`): false
+    /// when a keyword written after it, or a describing word right after it, shows it to be a flavour, an
+    /// ingredient or a use. True for an engine that does not read the structure.
+    public var firstIsHead: Bool
     /// Set exactly when `suggestions` is empty.
     public var reason: NoSuggestionReason?
     /// What the decision memory holds for the name, when its first suggestions come from there.
     public var memory: Recall?
     public init(name: String, tokens: [String]? = nil, suggestions: [Suggestion], autoAccept: Bool = false,
-                reason: NoSuggestionReason? = nil, memory: Recall? = nil) {
+                firstIsHead: Bool = true, reason: NoSuggestionReason? = nil, memory: Recall? = nil) {
         self.name = name
         self.tokens = tokens
         self.suggestions = suggestions
         self.autoAccept = autoAccept
+        self.firstIsHead = firstIsHead
         self.reason = reason
         self.memory = memory
     }

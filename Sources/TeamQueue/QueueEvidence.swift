@@ -16,14 +16,19 @@ public struct QueueEvidence: Sendable, Equatable {
     public var correct: Bool
     /// The item was auto-accepted and this label is its audit.
     public var audit: Bool
+    /// Whether the first suggestion was the head of the name (`QueueItem.firstIsHead`): only such items can be
+    /// auto-accepted, so only their evidence says how auto-accept would fare.
+    public var firstIsHead: Bool
 
-    public init(model: String, keyword: String, confidence: Double, category: String?, correct: Bool, audit: Bool) {
+    public init(model: String, keyword: String, confidence: Double, category: String?, correct: Bool, audit: Bool,
+                firstIsHead: Bool = true) {
         self.model = model
         self.keyword = keyword
         self.confidence = confidence
         self.category = category
         self.correct = correct
         self.audit = audit
+        self.firstIsHead = firstIsHead
     }
 
     /// The evidence of `keywords` given to `item`: nil when the item carried no suggestion with a confidence or no
@@ -32,7 +37,7 @@ public struct QueueEvidence: Sendable, Equatable {
         guard let model = item.model, let first = item.suggestions.first, let confidence = first.confidence,
               confidence.isFinite else { return nil }
         self.init(model: model, keyword: first.keyword, confidence: confidence, category: item.category,
-                  correct: keywords.contains(first.keyword), audit: item.modelKeyword != nil)
+                  correct: keywords.contains(first.keyword), audit: item.modelKeyword != nil, firstIsHead: item.firstIsHead)
     }
 }
 

@@ -71,6 +71,8 @@ public struct QueueItem: Sendable, Equatable {
     public var nameKey: String?
     /// The first suggestion's category when the item arrived (what the auto-accept rule pooled it with).
     public var category: String?
+    /// Whether the first suggestion was the head of the name when the item arrived (`QueueSubmission.firstIsHead`).
+    public var firstIsHead = true
     public var votes: [QueueVote] = []
     public var holds: [QueueHold] = []
     public var skips: [QueueSkip] = []
@@ -106,6 +108,7 @@ public struct QueueItem: Sendable, Equatable {
                   modelKeyword: modelKeyword, audit: modelKeyword != nil && policy.routesToAudit(submission.id),
                   category: submission.category)
         nameKey = submission.nameKey
+        firstIsHead = submission.firstIsHead
     }
 
     public var topKeyword: String? { suggestions.first?.keyword }

@@ -80,6 +80,7 @@ package enum QueueLine: Equatable {
             if let keyword = item.modelKeyword { json.field("model_keyword", string: keyword) }
             json.field("audit", bool: item.audit)
             if let category = item.category { json.field("category", string: category) }
+            if !item.firstIsHead { json.field("first_is_head", bool: false) }
             if let key = item.nameKey { json.field("name_key", string: key) }
             if let memory = item.memoryLabel {
                 json.field("memory") { json in
@@ -149,6 +150,7 @@ package enum QueueLine: Equatable {
             if let category = evidence.category { json.field("category", string: category) }
             json.field("correct", bool: evidence.correct)
             json.field("audit", bool: evidence.audit)
+            if !evidence.firstIsHead { json.field("first_is_head", bool: false) }
         }
     }
 
@@ -182,6 +184,7 @@ package enum QueueLine: Equatable {
                              suggestions: suggestions, enqueuedAt: try fields.int("enqueued_at"), overlap: try fields.bool("overlap"),
                              modelKeyword: try fields.optionalString("model_keyword"), audit: try fields.bool("audit"),
                              category: try fields.optionalString("category"))
+        item.firstIsHead = try fields.optionalBool("first_is_head") ?? true
         for (index, value) in try fields.array("votes").enumerated() {
             item.votes.append(try vote(QueueFields(value, fields.path + "votes[\(index)].")))
         }
@@ -246,7 +249,8 @@ extension QueueLine {
         let evidence = QueueEvidence(model: try fields.string("model"), keyword: try fields.string("keyword"),
                                      confidence: try fields.double("confidence"),
                                      category: try fields.optionalString("category"), correct: try fields.bool("correct"),
-                                     audit: try fields.bool("audit"))
+                                     audit: try fields.bool("audit"),
+                                     firstIsHead: try fields.optionalBool("first_is_head") ?? true)
         do {
             try QueueRules.check(evidence)
         } catch {
@@ -311,6 +315,12 @@ private struct QueueFields {
 
     func bool(_ key: String) throws(KeywordStoreError) -> Bool {
         guard case .bool(let flag) = values[key] ?? .null else { throw wrong(key, "true or false") }
+        return flag
+    }
+
+    func optionalBool(_ key: String) throws(KeywordStoreError) -> Bool? {
+        guard let value = values[key], value != .null else { return nil }
+        guard case .bool(let flag) = value else { throw wrong(key, "true or false") }
         return flag
     }
 

@@ -45,8 +45,11 @@ public struct QueueSubmission: Sendable, Equatable {
     public var nameKey: String?
     /// The first suggestion's category, kept with the item for the evidence its label gives.
     public var category: String?
+    /// Whether the first suggestion is the head of the name (`SuggestionResult.firstIsHead`), kept with the item
+    /// for the evidence its label gives.
+    public var firstIsHead: Bool
     public init(id: String, name: String, suggestions: [QueueSuggestion], autoAccept: Bool, model: String?,
-                memory: QueueMemoryLabel? = nil, nameKey: String? = nil, category: String? = nil) {
+                memory: QueueMemoryLabel? = nil, nameKey: String? = nil, category: String? = nil, firstIsHead: Bool = true) {
         self.id = id
         self.name = name
         self.suggestions = suggestions
@@ -55,6 +58,7 @@ public struct QueueSubmission: Sendable, Equatable {
         self.memory = memory
         self.nameKey = nameKey
         self.category = category
+        self.firstIsHead = firstIsHead
     }
 }
 

@@ -32,10 +32,12 @@ public struct AcceptableKeywords: Sendable {
     }
 }
 
-/// The ranked suggestions of one labelled name: features and whether each is acceptable, best first.
+/// The ranked suggestions of one labelled name: features and whether each is acceptable, best first, and whether
+/// the first is the head of the name (`NameHead`), which serving's auto-accept also needs.
 public struct LabelledSuggestions: Sendable {
     public var features: [[Double]]
     public var correct: [Bool]
+    public var firstIsHead = false
 }
 
 public enum CalibrationFitting {
@@ -53,9 +55,12 @@ public enum CalibrationFitting {
             var i = shard
             while i < data.count {
                 let positives = acceptable.positives(data[i].keywords)
-                let ranked = ConfidenceFeatures.ranked(index, name: analyzer.analyzeName(data[i].name).lexical, k: depth)
-                slots.set(i, LabelledSuggestions(features: ranked.map(\.features),
-                                                 correct: ranked.map { positives.contains($0.keyword.index) }))
+                let lexical = analyzer.analyzeName(data[i].name).lexical
+                let ranked = ConfidenceFeatures.ranked(index, name: lexical, k: max(depth, NameHead.depth))
+                let kept = ranked.prefix(depth)
+                slots.set(i, LabelledSuggestions(features: kept.map(\.features),
+                                                 correct: kept.map { positives.contains($0.keyword.index) },
+                                                 firstIsHead: NameHead.firstIsHead(ranked, name: lexical)))
                 i += shards
             }
         }

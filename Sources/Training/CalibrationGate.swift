@@ -10,7 +10,8 @@ import TrainingData
 public struct CalibrationFigures: Codable, Sendable, Equatable {
     /// The confidence threshold its calibration gives for the target; nil when none reaches it.
     public var threshold: Double?
-    /// Share of the names whose top confidence is at least the threshold (what it would auto-accept).
+    /// Share of the names whose top confidence is at least the threshold and whose first keyword is the head of the
+    /// name (what it would auto-accept).
     public var coverage: Double
     /// Top-1 precision of those names; nil when it would accept none.
     public var precision: Double?
@@ -58,23 +59,34 @@ public struct GateCalibration: Codable, Sendable, Equatable {
 }
 
 public enum CalibrationGate {
-    /// Top-1 (confidence, correct) of every name, as the model would serve it; nil without calibration.
-    static func topPairs(_ data: [LabelledName], model: LoadedModel, index: KeywordIndex, threads: Int) -> [(Double, Bool)]? {
+    /// One name's first suggestion as the model would serve it: its confidence, whether it is right, and whether
+    /// it is the head of the name (serving auto-accepts only a head, see `NameHead`).
+    struct TopSuggestion {
+        var confidence: Double
+        var correct: Bool
+        var isHead: Bool
+    }
+
+    /// The first suggestion of every name; nil without calibration.
+    static func tops(_ data: [LabelledName], model: LoadedModel, index: KeywordIndex, threads: Int) -> [TopSuggestion]? {
         guard let calibration = model.calibration else { return nil }
         return CalibrationFitting.collect(data, index: index, analyzer: model.analyzer, depth: 2, threads: threads).map { name in
-            guard let features = name.features.first else { return (0, false) }
-            return (calibration.confidence(features), name.correct[0])
+            guard let features = name.features.first else { return TopSuggestion(confidence: 0, correct: false, isHead: false) }
+            return TopSuggestion(confidence: calibration.confidence(features), correct: name.correct[0], isHead: name.firstIsHead)
         }
     }
 
-    /// A model's figures over its pairs at its own threshold for `target`.
-    static func figures(_ pairs: [(Double, Bool)], threshold: Double?) -> CalibrationFigures {
-        let accepted = threshold.map { t in pairs.filter { $0.0 >= t } } ?? []
-        let right = accepted.filter(\.1).count
-        return CalibrationFigures(threshold: threshold, coverage: Double(accepted.count) / Double(max(pairs.count, 1)),
+    /// A model's figures over its first suggestions at its own threshold for `target`: what serving would
+    /// auto-accept (confidence at least the threshold, and the head of the name), and the ECE of them all.
+    static func figures(_ tops: [TopSuggestion], threshold: Double?) -> CalibrationFigures {
+        let accepted = threshold.map { t in tops.filter { $0.confidence >= t && $0.isHead } } ?? []
+        let right = accepted.filter(\.correct).count
+        return CalibrationFigures(threshold: threshold, coverage: Double(accepted.count) / Double(max(tops.count, 1)),
                                   precision: accepted.isEmpty ? nil : Double(right) / Double(accepted.count),
-                                  ece: CalibrationMetrics.ece(pairs))
+                                  ece: CalibrationMetrics.ece(pairs(tops)))
     }
+
+    static func pairs(_ tops: [TopSuggestion]) -> [(Double, Bool)] { tops.map { ($0.confidence, $0.correct) } }
 
     /// Compares the two models' calibration on one set: the candidate is refused when its precision at the target
     /// is below the target and below the live model's by more than the noise, or when its ECE is worse than the
@@ -82,19 +94,19 @@ public enum CalibrationGate {
     public static func compare(_ set: GateSet, live: LoadedModel, liveIndex: KeywordIndex, candidate: LoadedModel,
                                candidateIndex: KeywordIndex, target: Double, threads: Int = 2) -> GateCalibration? {
         guard !set.data.isEmpty,
-              let livePairs = topPairs(set.data, model: live, index: liveIndex, threads: threads),
-              let candidatePairs = topPairs(set.data, model: candidate, index: candidateIndex, threads: threads) else {
+              let liveTops = tops(set.data, model: live, index: liveIndex, threads: threads),
+              let candidateTops = tops(set.data, model: candidate, index: candidateIndex, threads: threads) else {
             return nil
         }
-        let a = figures(livePairs, threshold: live.calibration?.threshold(forPrecision: target))
-        let b = figures(candidatePairs, threshold: candidate.calibration?.threshold(forPrecision: target))
+        let a = figures(liveTops, threshold: live.calibration?.threshold(forPrecision: target))
+        let b = figures(candidateTops, threshold: candidate.calibration?.threshold(forPrecision: target))
         let n = Double(set.data.count)
         func variance(_ figures: CalibrationFigures) -> Double {
             guard let p = figures.precision, figures.coverage > 0 else { return 0 }
             return p * (1 - p) / (figures.coverage * n)
         }
         let precisionNoise = 2 * (variance(a) + variance(b)).squareRoot()
-        let eceNoise = 2 * bootstrapSD(livePairs, candidatePairs)
+        let eceNoise = 2 * bootstrapSD(pairs(liveTops), pairs(candidateTops))
         var problems: [String] = []
         if let candidatePrecision = b.precision, candidatePrecision < target,
            candidatePrecision < (a.precision ?? target) - precisionNoise {

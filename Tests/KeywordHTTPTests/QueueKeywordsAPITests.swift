@@ -150,7 +150,7 @@ final class QueueKeywordsAPITests: XCTestCase {
         decisions.append(FeedbackItem(name: "sure にんじん 3", keyword: first, action: .accept, shown: shown,
                                       model: "another-version", annotator: "aiko"))
         _ = try store.appendFeedback(decisions)
-        try store.importFeedback([FeedbackRecord(id: 1_000, receivedAt: "2026-01-01T00:00:00.000Z", item: FeedbackItem(
+        _ = try store.importFeedback([FeedbackRecord(id: 1_000, receivedAt: "2026-01-01T00:00:00.000Z", item: FeedbackItem(
             name: "sure にんじん 4", keyword: first, action: .accept, shown: shown, model: engine.modelVersion, annotator: "aiko",
             clientID: FeedbackRules.queueClientID(item: "p1", annotator: "aiko", attempt: 0, keyword: first)))])
         let evidence = FeedbackEvidence()
