@@ -142,6 +142,32 @@ final class AutoAcceptRuleTests: XCTestCase {
             .verdict(keyword: "にんじん", category: "野菜", confidence: 0.99).accept)
     }
 
+    /// Labels of items whose first suggestion was not the head of the name (a flavour in front of the kind) are
+    /// not evidence: the rule never accepts such items, so their errors neither stop nor start anything.
+    func testOnlyHeadsAreEvidence() {
+        let heads = (0..<300).map { i in
+            QueueEvidence(model: "m1", keyword: "にんじん", confidence: 0.99 + Double(i % 10) / 1000, category: "野菜",
+                          correct: true, audit: false)
+        }
+        let flavours = (0..<20).map { _ in
+            QueueEvidence(model: "m1", keyword: "にんじん", confidence: 0.995, category: "野菜", correct: false, audit: false,
+                          firstIsHead: false)
+        }
+        let rule = AutoAcceptRule(model: "m1", evidence: heads + flavours, settings: AutoAcceptSettings())
+        XCTAssertEqual(rule.evidenceCount, heads.count)
+        XCTAssertEqual(rule.verdict(keyword: "にんじん", category: "野菜", confidence: 0.995), AutoAcceptVerdict(accept: true, pool: .keyword, state: .on))
+        let counted = flavours.map { evidence in
+            var head = evidence
+            head.firstIsHead = true
+            return head
+        }
+        XCTAssertEqual(AutoAcceptRule(model: "m1", evidence: heads + counted, settings: AutoAcceptSettings())
+            .verdict(keyword: "にんじん", category: "野菜", confidence: 0.995).state, .off, "the same labels on heads stop it")
+        let onlyFlavours = AutoAcceptRule(model: "m1", evidence: flavours, settings: AutoAcceptSettings())
+        XCTAssertEqual(onlyFlavours.evidenceCount, 0)
+        XCTAssertEqual(onlyFlavours.verdict(keyword: "にんじん", category: "野菜", confidence: 0.995).state, .learning)
+    }
+
     /// A calibrated model (right as often as it says): after the first half the rule labels a good share of the
     /// second half, right at least at the target.
     func testACalibratedStreamIsAutoAcceptedAtTheTarget() {

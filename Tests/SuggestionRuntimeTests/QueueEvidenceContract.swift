@@ -6,7 +6,8 @@ import XCTest
 extension QueueContract {
     /// Every label on a suggested item is evidence about the model that suggested it: read back by another
     /// instance (a replica, a restarted process), per model version, with the category the item arrived with;
-    /// skips and flags are not evidence, and undo withdraws a label's evidence.
+    /// skips and flags are not evidence, and undo withdraws a label's evidence. Whether the first suggestion was the
+    /// head of the name travels from the submission to the evidence.
     func labelsAreEvidence() throws {
         let policy = QueuePolicy(overlapShare: 0, auditShare: 1)
         let store = try make(policy)
@@ -14,7 +15,9 @@ extension QueueContract {
         other.model = "m2"
         var categorised = Self.submission("right", confidence: 0.97)
         categorised.category = "野菜"
-        _ = try store.enqueue([categorised, Self.submission("wrong", confidence: 0.9), Self.submission("skipped"),
+        var described = Self.submission("wrong", confidence: 0.9)
+        described.firstIsHead = false
+        _ = try store.enqueue([categorised, described, Self.submission("skipped"),
                                Self.submission("audited", confidence: 0.995, auto: true), other], at: Self.t0)
         let lease = try store.lease(LeaseRequest(annotator: "aiko", count: 10), at: Self.t0)
         XCTAssertEqual(lease.items.count, 5)
@@ -29,7 +32,8 @@ extension QueueContract {
         try decide("v2", ["ごま担々麺"])
         let expected = [
             QueueEvidence(model: "m1", keyword: "にんじん", confidence: 0.97, category: "野菜", correct: true, audit: false),
-            QueueEvidence(model: "m1", keyword: "にんじん", confidence: 0.9, category: nil, correct: false, audit: false),
+            QueueEvidence(model: "m1", keyword: "にんじん", confidence: 0.9, category: nil, correct: false, audit: false,
+                          firstIsHead: false),
             QueueEvidence(model: "m1", keyword: "にんじん", confidence: 0.995, category: nil, correct: true, audit: true),
         ]
         let reader = try make(policy)

@@ -141,6 +141,20 @@ final class QueueItemTests: XCTestCase {
                                      at: 5, seconds: 1.5, undone: true)
         XCTAssertEqual(try QueueLine.decode(QueueLine.decision(decision).encoded().dropLast()), .decision(decision))
         XCTAssertEqual(try QueueLine.item(fromDocument: QueueLine.itemDocument(item)), item)
+        // Whether the first suggestion was the head: written only when it was not, and true when absent (lines
+        // written before the field existed).
+        XCTAssertFalse(QueueLine.itemDocument(item).contains("first_is_head"))
+        var described = item
+        described.firstIsHead = false
+        XCTAssertTrue(QueueLine.itemDocument(described).contains(#""first_is_head":false"#))
+        XCTAssertEqual(try QueueLine.item(fromDocument: QueueLine.itemDocument(described)), described)
+        let evidence = QueueEvidence(model: "m", keyword: "ごま", confidence: 0.99, category: nil, correct: false, audit: false,
+                                     firstIsHead: false)
+        XCTAssertEqual(try QueueLine.evidence(fromDocument: QueueLine.evidenceDocument(evidence)), evidence)
+        XCTAssertTrue(try QueueLine.evidence(fromDocument: #"{"model":"m","keyword":"k","confidence":0.9,"correct":true,"audit":false}"#).firstIsHead)
+        XCTAssertThrowsError(try QueueLine.evidence(fromDocument: #"{"model":"m","keyword":"k","confidence":0.9,"correct":true,"audit":false,"first_is_head":1}"#)) { error in
+            XCTAssertEqual("\(error)", "not a queue record: 'evidence.first_is_head' must be true or false")
+        }
         XCTAssertThrowsError(try QueueLine.decode(Array(#"{"item":{"id":"x"},"decision":null}"#.utf8)))
         var damaged = String(decoding: QueueLine.item(item).encoded().dropLast(), as: UTF8.self)
         damaged = damaged.replacingOccurrences(of: #""until":7"#, with: #""until":"soon""#)
