@@ -20,9 +20,9 @@ public struct AutoAcceptSettings: Sendable, Equatable {
     /// so that the evidence is never outweighed by the model's own claim.
     public var evidenceWeight: Int { max(minimumEvidence, Int(priorWeight.rounded(.up))) }
 
-    public static let defaultPriorWeight = 50.0
-    public static let defaultMinimumEvidence = 20
-    public static let defaultRisk = 0.1
+    public static let defaultPriorWeight = 25.0
+    public static let defaultMinimumEvidence = 50
+    public static let defaultRisk = 0.25
     public static let defaultStopLevel = 0.05
 
     public init(target: Double = 0.98, priorWeight: Double = AutoAcceptSettings.defaultPriorWeight,
@@ -86,18 +86,18 @@ struct EvidenceCurve: Sendable {
     }
 
     /// The lowest confidence t whose decisions at or above it (at least `minimum` of them) satisfy `holds`; nil
-    /// when none does. Tried at the confidences of the `minimum`-th surest decision, the least sure one, and every
-    /// decision's in between up to about 256 evenly spaced (each confidence when there are fewer).
-    /// - Complexity: O(min(n, 512)) calls of `holds`.
+    /// when none does. Tried at the confidences of every `minimum`-th surest decision (the 50th, the 100th, …) and
+    /// of the least sure one: a few nested sets of decisions, so that the search cannot pick a lucky run of right
+    /// answers out of hundreds of overlapping ones.
+    /// - Complexity: O(n / minimum) calls of `holds`.
     func lowestThreshold(minimum: Int, holds: ((n: Int, correct: Int, claimed: Double)) -> Bool) -> Double? {
         guard minimum > 0, confidences.count >= minimum else { return nil }
-        let stride = max(1, (confidences.count - minimum + 1) / 256)
         var lowest: Double?
         var index = minimum - 1
         while index < confidences.count {
             let threshold = confidences[index]
             if holds(counts(atOrAbove: threshold)) { lowest = threshold }
-            index += index == confidences.count - 1 ? 1 : min(stride, confidences.count - 1 - index)
+            index += index == confidences.count - 1 ? 1 : min(minimum, confidences.count - 1 - index)
         }
         return lowest
     }
