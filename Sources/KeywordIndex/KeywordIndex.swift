@@ -181,15 +181,29 @@ public final class KeywordIndex: Sendable {
     public func searchWithEvidence(_ name: LexicalText, k: Int) -> [(keyword: ScoredKeyword, evidence: [Float], written: WrittenSpan)] {
         pool.with { scratch in
             scoreAll(name, scratch)
-            let found = KeywordIndex.top(scratch.internalScores.elements, count: layout.capacity, k: k, order: order,
-                                         heap: &scratch.heap)
-            guard options.evidence else {
-                return found.map { ($0, [Float](repeating: 0, count: LexicalFeature.count), WrittenSpan.none) }
-            }
-            return found.map { scored in
-                let slot = Int(position[scored.index])
-                return (scored, Array(scratch.lexical.featureValues(of: slot)), scratch.lexical.written(slot))
-            }
+            return topWithEvidence(k, scratch)
+        }
+    }
+
+    /// Every keyword's score for `name` in index order (as `scores`) and the best `k` with their evidence (as
+    /// `searchWithEvidence`), from one scoring pass.
+    public func scoresAndSearch(_ name: LexicalText, k: Int)
+        -> (scores: [Float], found: [(keyword: ScoredKeyword, evidence: [Float], written: WrittenSpan)]) {
+        pool.with { scratch in
+            scoreAll(name, scratch)
+            return (position.map { scratch.internalScores[Int($0)] }, topWithEvidence(k, scratch))
+        }
+    }
+
+    private func topWithEvidence(_ k: Int, _ scratch: IndexScratch) -> [(keyword: ScoredKeyword, evidence: [Float], written: WrittenSpan)] {
+        let found = KeywordIndex.top(scratch.internalScores.elements, count: layout.capacity, k: k, order: order,
+                                     heap: &scratch.heap)
+        guard options.evidence else {
+            return found.map { ($0, [Float](repeating: 0, count: LexicalFeature.count), WrittenSpan.none) }
+        }
+        return found.map { scored in
+            let slot = Int(position[scored.index])
+            return (scored, Array(scratch.lexical.featureValues(of: slot)), scratch.lexical.written(slot))
         }
     }
 

@@ -2,31 +2,57 @@
 // words in front of it describe it.
 import KeywordModel
 
-/// Whether the first ranked keyword can be the kind of product the name describes, read from where the ranked
-/// keywords are written. In 「ごま担々麺」, 「国産 ブルーベリー ジャム」 or 「純りんご酢」 the flavour or ingredient
-/// written first (ごま, ブルーベリー, りんご) is not the product: a keyword written after it (麺, ジャム, りんご酢) is the
-/// head. Auto-accept needs the head; the ranking itself is left to the model.
+/// The kind of product a name describes, read from where the best keywords are written in it.
+///
+/// Within one phrase (a run of the name between spaces or separators) the kind comes last: in 「ごま担々うどん」,
+/// 「純りんご酢」 or 「さば味噌煮缶」 the flavour or ingredient written first (ごま, りんご, さば) describes the kind written
+/// after it (うどん, りんご酢, さばの味噌煮), so that keyword is served first (`ordered`). Across phrases the order is
+/// free (「麦みそ 1kg 国産大豆」, 「ガム ライムミント」), so a keyword written in a later phrase changes no order; it
+/// only puts the first in doubt (「国産 ブルーベリー ジャム」), and auto-accept needs a first keyword that nothing
+/// written after it questions (`firstIsHead`).
 public enum NameHead {
-    /// How many of the best keywords are read for a later-written one, whatever `k` a caller asks for.
+    /// How many of the best keywords are read, whatever `k` a caller asks for.
     public static let depth = 5
 
     /// Words that, right after a keyword, make it describe the product instead of naming it: a use
     /// (刺身用, 鍋向け, 煮物に), a flavour (いちご味, 和風, ごま風味, 柚子仕立て) or an ingredient (ナッツ入り, 国産麦使用).
     static let describing: [[UInt32]] = ["用", "向け", "に", "味", "風味", "風", "入り", "仕立て", "使用"].map(LexicalText.fold)
 
-    /// True when the first of `ranked` (the best `depth` of them are read) is not itself followed by a describing word (`describing`: いちご in
-    /// 「ヨーグルト いちご味」) and no other of `ranked` is written as whole tokens of `name` ending after where the
-    /// first is written, other than as a description. A first keyword written nowhere (matched by its vector
-    /// alone) is the head only when no other ranked keyword is written as whole tokens at all.
+    /// `ranked` (in the model's order) with the keyword written last in the first one's phrase moved to the
+    /// front: among the best `depth`, the one written as whole tokens of `name` ending furthest after where the
+    /// first is written, with no phrase end between and no describing word after it. A first keyword written
+    /// nowhere (found by its vector alone) yields to the keyword written last anywhere. Otherwise unchanged.
+    public static func ordered(_ ranked: [RankedKeyword], name: LexicalText) -> [RankedKeyword] {
+        guard let head = writtenAfterFirst(ranked, name: name, acrossPhrases: false) else { return ranked }
+        var result = ranked
+        result.insert(result.remove(at: head), at: 0)
+        return result
+    }
+
+    /// True when the first of `ranked` (the best `depth` are read) is not followed by a describing word itself
+    /// (いちご in 「ヨーグルト いちご味」) and no other is written as whole tokens of `name` ending after where the
+    /// first is written, in any phrase, other than as a description. A first keyword written nowhere is the head
+    /// only when no other ranked keyword is written as whole tokens at all.
     public static func firstIsHead(_ ranked: [RankedKeyword], name: LexicalText) -> Bool {
         guard let first = ranked.first else { return false }
-        let end = first.written.end
-        if end >= 0, isDescribing(name, at: end) { return false }
-        for other in ranked.prefix(depth).dropFirst() {
-            let later = other.written.wholeTokenEnd
-            if later > end, !isDescribing(name, at: later) { return false }
+        if first.written.end >= 0, isDescribing(name, at: first.written.end) { return false }
+        return writtenAfterFirst(ranked, name: name, acrossPhrases: true) == nil
+    }
+
+    /// The index in `ranked` of the keyword written last after the first (see `ordered`), within the first's
+    /// phrase unless `acrossPhrases`; nil when there is none.
+    static func writtenAfterFirst(_ ranked: [RankedKeyword], name: LexicalText, acrossPhrases: Bool) -> Int? {
+        guard let first = ranked.first else { return nil }
+        let start = first.written.end
+        var found: Int?, furthest = start
+        for (i, other) in ranked.prefix(depth).enumerated().dropFirst() {
+            let end = other.written.wholeTokenEnd
+            guard end > furthest, !isDescribing(name, at: end) else { continue }
+            if !acrossPhrases, start >= 0, (start..<end).contains(where: { name.isPhraseEnd($0) }) { continue }
+            found = i
+            furthest = end
         }
-        return true
+        return found
     }
 
     /// Whether a describing word (`describing`) starts at folded offset `offset` of `name` and ends a token there.

@@ -1,5 +1,5 @@
-// Ranking for serving: the best keywords for a name with the features the confidence calibrator reads and where
-// each is written in the name.
+// Ranking for serving: the best keywords for a name in the order they are served, with the features the
+// confidence calibrator reads and where each is written in the name.
 import KeywordIndex
 import KeywordModel
 import ModelStorage
@@ -18,17 +18,26 @@ public struct RankedKeyword: Sendable {
 }
 
 extension ConfidenceFeatures {
-    /// The best `k` keywords for `name` with each one's confidence features (one extra keyword is scored for
-    /// the last margin). Empty when the name has no content tokens.
+    /// The best `k` keywords for `name` in serving order (`NameHead.ordered` reads the best `NameHead.depth`
+    /// whatever `k` is), each with its confidence features, which describe its place in the model's own order
+    /// (one extra keyword is scored for the last margin). Empty when the name has no content tokens.
     /// - Complexity: as `KeywordIndex.search`.
     public static func ranked(_ index: KeywordIndex, name: LexicalText, k: Int) -> [RankedKeyword] {
         guard !name.rows.isEmpty, k > 0 else { return [] }
-        let found = index.searchWithEvidence(name, k: k + 1)
+        return served(index.searchWithEvidence(name, k: max(k, NameHead.depth) + 1), name: name, k: k)
+    }
+
+    /// `ranked` from a search already made: `found` holds the best keywords in the model's order, at least
+    /// `NameHead.depth` + 1 of them when the list has that many.
+    public static func served(_ found: [(keyword: ScoredKeyword, evidence: [Float], written: WrittenSpan)],
+                              name: LexicalText, k: Int) -> [RankedKeyword] {
         let scores = found.map(\.keyword.score)
-        return found.prefix(k).enumerated().map { rank, item in
+        let depth = max(k, NameHead.depth)
+        let model = found.prefix(depth).enumerated().map { rank, item in
             RankedKeyword(keyword: item.keyword, features: vector(scores: scores, rank: rank, evidence: item.evidence),
                           written: item.written)
         }
+        return Array(NameHead.ordered(model, name: name).prefix(k))
     }
 
     /// Positions in `vector`; a test checks that they name the text and variety features.

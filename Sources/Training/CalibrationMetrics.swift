@@ -25,13 +25,14 @@ public struct CalibrationMetrics: Sendable {
         public var target: Double
         /// The model's threshold (from its calibration curve); nil when its curve never reaches `target`.
         public var threshold: Double?
-        /// Share of all names whose top confidence clears the threshold, and the top-1 precision among them.
+        /// Share of all names whose top confidence clears the threshold and whose top suggestion is the head of the
+        /// name (what serving auto-accepts), and the top-1 precision among them.
         public var coverage: Double
         public var precision: Double
         public var coverageInterval: Interval
         public var precisionInterval: Interval
-        /// The largest coverage any threshold chosen on this very data reaches at `target` precision (an
-        /// upper bound, not a held-out figure).
+        /// The largest coverage any threshold chosen on this very data reaches at `target` precision, heads only
+        /// (an upper bound, not a held-out figure).
         public var oracleCoverage: Double
     }
 
@@ -57,7 +58,7 @@ public struct CalibrationMetrics: Sendable {
                                bootstrap: Int = 1000, seed: UInt64 = 1) -> CalibrationMetrics {
         let names = samples.map { name -> ScoredName in
             let confidences = name.features.prefix(5).map(calibration.confidence)
-            return ScoredName(confidences: confidences, correct: Array(name.correct.prefix(5)))
+            return ScoredName(confidences: confidences, correct: Array(name.correct.prefix(5)), firstIsHead: name.firstIsHead)
         }
         let all = Array(names.indices)
         let thresholds = precisions.map { calibration.threshold(forPrecision: $0) }
@@ -70,19 +71,21 @@ public struct CalibrationMetrics: Sendable {
             let top = topPairs(names, pick)
             eceSamples.append(ece(top))
             brierSamples.append(brier(top))
+            let heads = topPairs(names, pick, headsOnly: true)
             for (p, threshold) in thresholds.enumerated() {
-                let (coverage, precision) = covered(top, total: pick.count, threshold: threshold)
+                let (coverage, precision) = covered(heads, total: pick.count, threshold: threshold)
                 coverageSamples[p].append(coverage)
                 precisionSamples[p].append(precision)
             }
         }
         let top = topPairs(names, all)
+        let heads = topPairs(names, all, headsOnly: true)
         let five = all.flatMap { i in zip(names[i].confidences, names[i].correct).map { ($0, $1) } }
         let coverage = precisions.enumerated().map { p, target -> Coverage in
-            let (share, precision) = covered(top, total: all.count, threshold: thresholds[p])
+            let (share, precision) = covered(heads, total: all.count, threshold: thresholds[p])
             return Coverage(target: target, threshold: thresholds[p], coverage: share, precision: precision,
                             coverageInterval: interval(coverageSamples[p]), precisionInterval: interval(precisionSamples[p]),
-                            oracleCoverage: oracleCoverage(top, total: all.count, precision: target))
+                            oracleCoverage: oracleCoverage(heads, total: all.count, precision: target))
         }
         return CalibrationMetrics(names: names.count, eceTop1: ece(top), brierTop1: brier(top), eceTop5: ece(five),
                                   brierTop5: brier(five), eceTop1Interval: interval(eceSamples),
@@ -93,10 +96,15 @@ public struct CalibrationMetrics: Sendable {
     struct ScoredName {
         var confidences: [Double]
         var correct: [Bool]
+        var firstIsHead = true
     }
 
-    static func topPairs(_ names: [ScoredName], _ pick: [Int]) -> [(Double, Bool)] {
-        pick.compactMap { i in names[i].confidences.first.map { ($0, names[i].correct[0]) } }
+    /// The top suggestion's (confidence, correct) of the picked names; with `headsOnly`, of those whose top
+    /// suggestion is the head of the name, the only ones serving auto-accepts (`NameHead`).
+    static func topPairs(_ names: [ScoredName], _ pick: [Int], headsOnly: Bool = false) -> [(Double, Bool)] {
+        pick.compactMap { i in
+            headsOnly && !names[i].firstIsHead ? nil : names[i].confidences.first.map { ($0, names[i].correct[0]) }
+        }
     }
 
     static func bins(_ pairs: [(Double, Bool)]) -> [Bin] {

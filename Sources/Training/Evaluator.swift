@@ -88,14 +88,40 @@ public enum Evaluator {
                 let positives = positions.compactMap { $0 }
                 if !positives.isEmpty {
                     let name = analyzer.analyzeName(item.name).lexical
-                    let scores = mode == .containment ? index.containmentScores(name) : index.scores(name)
-                    let primary = positions.first.flatMap { $0 }.flatMap { KeywordIndex.bestRank(scores, positives: [$0]) }
-                    results.set(i, NameRank(best: KeywordIndex.bestRank(scores, positives: positives), primary: primary))
+                    let primary = positions.first.flatMap { $0 }
+                    switch mode {
+                    case .containment:
+                        let scores = index.containmentScores(name)
+                        results.set(i, NameRank(best: KeywordIndex.bestRank(scores, positives: positives),
+                                                primary: primary.flatMap { KeywordIndex.bestRank(scores, positives: [$0]) }))
+                    case .model:
+                        let served = servedRanks(name, index: index)
+                        results.set(i, NameRank(best: served.rank(positives), primary: primary.flatMap { served.rank([$0]) }))
+                    }
                 }
                 i += shards
             }
         }
         return results.values
+    }
+
+    /// The ranks of keywords for `name` as served: the best `NameHead.depth` in serving order (`NameHead.ordered`),
+    /// the rest by score (serving reorders only those).
+    static func servedRanks(_ name: LexicalText, index: KeywordIndex) -> ServedRanks {
+        let (scores, found) = index.scoresAndSearch(name, k: NameHead.depth + 1)
+        let served = name.rows.isEmpty ? [] : ConfidenceFeatures.served(found, name: name, k: NameHead.depth)
+        return ServedRanks(scores: scores, top: served.map(\.keyword.index))
+    }
+
+    struct ServedRanks {
+        var scores: [Float]
+        var top: [Int]
+
+        /// The best rank of any of `positives` (1-based); nil when none is a keyword of the list.
+        func rank(_ positives: [Int]) -> Int? {
+            if let i = top.firstIndex(where: positives.contains) { return i + 1 }
+            return KeywordIndex.bestRank(scores, positives: positives)
+        }
     }
 
     /// Metrics overall and per `source` (best ranks only: the primary metrics stay zero).

@@ -4,6 +4,7 @@ import KeywordModel
 import ModelStorage
 @testable import SuggestionRuntime
 @testable import Training
+import TrainingData
 import XCTest
 
 /// The head of a name: the first keyword is left to a person when a keyword written after it is the product kind,
@@ -12,6 +13,18 @@ final class NameHeadTests: XCTestCase {
     /// A name whose tokens are `tokens` (their folded spellings are the text; rows unknown).
     func name(_ tokens: [String]) -> LexicalText {
         LexicalText(tokens: tokens, rows: RowSequence(tokens.map { _ in Int32(-1) }))
+    }
+
+    /// A name written `text` whose tokens are `tokens` (their concatenation is `text` without its spaces), with
+    /// both its token boundaries and its phrase ends.
+    func name(_ text: String, _ tokens: [String]) -> LexicalText {
+        var lexical = name(tokens)
+        lexical.phraseEnds = LexicalText.foldMarkingPhrases(text).phraseEnds
+        return lexical
+    }
+
+    func order(_ ranked: [RankedKeyword], _ name: LexicalText) -> [Int] {
+        NameHead.ordered(ranked, name: name).map(\.keyword.index)
     }
 
     func ranked(_ spans: [(end: Int, whole: Int)]) -> [RankedKeyword] {
@@ -57,6 +70,23 @@ final class NameHeadTests: XCTestCase {
         XCTAssertFalse(NameHead.firstIsHead(Array(deep.prefix(1)) + [deep[NameHead.depth]], name: text))
     }
 
+    /// Within one phrase the keyword written last goes first; one written in a later phrase, or described, or
+    /// inside a token, changes no order.
+    func testTheKindWrittenLastInThePhraseGoesFirst() {
+        let noodles = name("ごま担々うどん", ["ごま", "担々", "うどん"])
+        XCTAssertEqual(order(ranked([(2, 2), (7, 7)]), noodles), [1, 0])
+        XCTAssertEqual(order(ranked([(2, 2), (4, 4), (7, 7)]), noodles), [2, 0, 1], "the furthest one")
+        XCTAssertEqual(order(ranked([(7, 7), (2, 2)]), noodles), [0, 1])
+        XCTAssertEqual(order(ranked([(2, 2), (7, -1)]), noodles), [0, 1], "not whole tokens")
+        let miso = name("麦みそ 国産大豆", ["麦みそ", "国産", "大豆"])
+        XCTAssertEqual(order(ranked([(3, 3), (7, 7)]), miso), [0, 1], "another phrase")
+        XCTAssertFalse(NameHead.firstIsHead(ranked([(3, 3), (7, 7)]), name: miso), "but it puts the first in doubt")
+        XCTAssertEqual(order(ranked([(3, 3), (5, 5)]), name("まぐろ刺身用", ["まぐろ", "刺身", "用"])), [0, 1], "a use")
+        XCTAssertEqual(order(ranked([(-1, -1), (3, 3), (7, 7)]), miso), [2, 0, 1], "a first keyword written nowhere")
+        XCTAssertEqual(order(ranked(Array(repeating: (2, 2), count: NameHead.depth) + [(7, 7)]), noodles),
+                       Array(0...NameHead.depth), "only the best are read")
+    }
+
     /// With the shipped model: a confident flavour in front of the kind is not auto-accepted, at any k; the kind
     /// with a place in front of it is.
     func testTheShippedModelAutoAcceptsOnlyHeads() throws {
@@ -75,6 +105,25 @@ final class NameHeadTests: XCTestCase {
             XCTAssertEqual(onion.suggestions.first?.keyword, "玉ねぎ")
             XCTAssertTrue(onion.autoAccept, "k \(k)")
         }
+    }
+
+    /// With the shipped model, the served order and the evaluator agree: 「純りんご酢」 gets りんご酢 first at every k,
+    /// and its rank is 1 for the evaluator too; the confidence keeps describing the model's own order.
+    func testTheServedOrderIsWhatIsEvaluated() throws {
+        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("models/default").path
+        let components = try ModelDirectory.load(path: directory)
+        let engine = try ModelEngine(components: components,
+                                     overlayPath: NSTemporaryDirectory() + "name-head-\(UUID().uuidString).json",
+                                     applyOverlay: false)
+        let name = "国産りんご100% 純りんご酢 無添加 500ml×2本"
+        let model = engine.index.search(components.analyzer.analyzeName(name).lexical, k: 2).map { engine.index.entries[$0.index].keyword }
+        XCTAssertEqual(model, ["りんご", "りんご酢"], "the model's own order")
+        for k in [1, 5] {
+            XCTAssertEqual(engine.suggest(name, k: k, explain: false).suggestions.first?.keyword, "りんご酢", "k \(k)")
+        }
+        let data = [LabelledName(name: name, keywords: ["りんご酢"]), LabelledName(name: name, keywords: ["りんご"])]
+        XCTAssertEqual(Evaluator.ranks(data, index: engine.index, analyzer: components.analyzer), [1, 2])
     }
 
     /// The gate counts what serving would auto-accept: a confident first keyword that is not the head is not.
