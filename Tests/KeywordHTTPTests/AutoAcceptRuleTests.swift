@@ -113,8 +113,8 @@ final class AutoAcceptRuleTests: XCTestCase {
                        AutoAcceptVerdict(accept: true, pool: .firstOfKeyword, state: .on))
     }
 
-    /// The threshold search tries the `minimum`-th surest decision and the least sure one, whatever the count, and
-    /// returns the lowest confidence that holds.
+    /// The threshold search tries the `minimum`-th surest decision, every `thresholdStep`-th after it and the least
+    /// sure one, whatever the count, and returns the lowest confidence that holds.
     func testTheThresholdSearchReachesBothEnds() {
         func evidence(_ confidences: [Double]) -> [QueueEvidence] {
             confidences.map { QueueEvidence(model: "m", keyword: "k", confidence: $0, category: nil, correct: true, audit: false) }
@@ -125,9 +125,10 @@ final class AutoAcceptRuleTests: XCTestCase {
         let many = EvidenceCurve(evidence((0..<2_000).map { 1 - Double($0) / 10_000 }))
         XCTAssertEqual(many.lowestThreshold(minimum: 50) { _ in true }, 1 - 1_999.0 / 10_000, "the least sure decision is tried")
         XCTAssertEqual(many.lowestThreshold(minimum: 50) { $0.n <= 50 }, 1 - 49.0 / 10_000, "the minimum-th is tried")
+        XCTAssertEqual(many.lowestThreshold(minimum: 50) { $0.n <= 120 }, 1 - 99.0 / 10_000, "then every step")
         var calls = 0
         _ = many.lowestThreshold(minimum: 50) { _ in calls += 1; return false }
-        XCTAssertLessThanOrEqual(calls, 512)
+        XCTAssertEqual(calls, (1_999 - 49) / EvidenceCurve.thresholdStep + 1)
     }
 
     /// A version's evidence is its own: another version's decisions do not let it auto-accept.
