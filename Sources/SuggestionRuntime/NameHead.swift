@@ -6,7 +6,8 @@ import KeywordModel
 ///
 /// Within one phrase (a run of the name between spaces or separators) the kind comes last: in 「ごま担々うどん」,
 /// 「純りんご酢」 or 「さば味噌煮缶」 the flavour or ingredient written first (ごま, りんご, さば) describes the kind written
-/// after it (うどん, りんご酢, さばの味噌煮), so that keyword is served first (`ordered`). Across phrases the order is
+/// after it (うどん, りんご酢, さばの味噌煮), so that keyword is served first (`ordered`); so is another written
+/// keyword when a describing word (〜用, 〜味, 〜入り) follows the first. Across phrases the order is
 /// free (「麦みそ 1kg 国産大豆」, 「ガム ライムミント」), so a keyword written in a later phrase changes no order; it
 /// only puts the first in doubt (「国産 ブルーベリー ジャム」), and auto-accept needs a first keyword that nothing
 /// written after it questions (`firstIsHead`).
@@ -18,12 +19,23 @@ public enum NameHead {
     /// (刺身用, 鍋向け, 煮物に), a flavour (いちご味, 和風, ごま風味, 柚子仕立て) or an ingredient (ナッツ入り, 国産麦使用).
     static let describing: [[UInt32]] = ["用", "向け", "に", "味", "風味", "風", "入り", "仕立て", "使用"].map(LexicalText.fold)
 
-    /// `ranked` (in the model's order) with the keyword written last in the first one's phrase moved to the
-    /// front: among the best `depth`, the one written as whole tokens of `name` ending furthest after where the
-    /// first is written, with no phrase end between and no describing word after it. A first keyword written
-    /// nowhere (found by its vector alone) yields to the keyword written last anywhere. Otherwise unchanged.
+    /// `ranked` (in the model's order) in serving order, changed in two cases, each reading the best `depth`:
+    /// - a first keyword followed by a describing word names a use, a flavour or an ingredient (とんかつ in
+    ///   「豚ロース とんかつ用」, アメリカンチェリー in 「グラノーラ アメリカンチェリー味」): the best-ranked other keyword
+    ///   written as whole tokens of `name` and not described itself goes first;
+    /// - otherwise the keyword written last in the first one's phrase goes first: the one written as whole tokens
+    ///   ending furthest after where the first is written, with no phrase end between and no describing word
+    ///   after it. A first keyword written nowhere (found by its vector alone) yields to the one written last
+    ///   anywhere.
     public static func ordered(_ ranked: [RankedKeyword], name: LexicalText) -> [RankedKeyword] {
-        guard let head = writtenAfterFirst(ranked, name: name, acrossPhrases: false) else { return ranked }
+        guard let first = ranked.first else { return ranked }
+        let described = first.written.end >= 0 && isDescribing(name, at: first.written.end)
+        let candidate = described
+            ? ranked.prefix(depth).indices.dropFirst().first { i in
+                ranked[i].written.wholeTokenEnd >= 0 && !isDescribing(name, at: ranked[i].written.wholeTokenEnd)
+            }
+            : writtenAfterFirst(ranked, name: name, acrossPhrases: false)
+        guard let head = candidate else { return ranked }
         var result = ranked
         result.insert(result.remove(at: head), at: 0)
         return result

@@ -87,6 +87,18 @@ final class NameHeadTests: XCTestCase {
                        Array(0...NameHead.depth), "only the best are read")
     }
 
+    /// A first keyword followed by a describing word yields to the best-ranked other one written as whole tokens
+    /// and not described, in any phrase.
+    func testADescribedFirstKeywordYields() {
+        // 豚ロース / とんかつ / 用: とんかつ (first) is a use.
+        let pork = name("豚ロース とんかつ用", ["豚ロース", "とんかつ", "用"])
+        XCTAssertEqual(order(ranked([(8, 8), (-1, -1), (4, 4)]), pork), [2, 0, 1])
+        XCTAssertEqual(order(ranked([(8, 8), (4, -1)]), pork), [0, 1], "not whole tokens")
+        // グラノーラ / いちご / 味 and いちご / 味 / ヨーグルト / 味: the other one described too.
+        XCTAssertEqual(order(ranked([(8, 8), (5, 5)]), name("グラノーラ いちご味", ["グラノーラ", "いちご", "味"])), [1, 0])
+        XCTAssertEqual(order(ranked([(3, 3), (9, 9)]), name("いちご味 ヨーグルト味", ["いちご", "味", "ヨーグルト", "味"])), [0, 1])
+    }
+
     /// With the shipped model: a confident flavour in front of the kind is not auto-accepted, at any k; the kind
     /// with a place in front of it is.
     func testTheShippedModelAutoAcceptsOnlyHeads() throws {
