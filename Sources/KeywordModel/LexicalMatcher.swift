@@ -231,6 +231,11 @@ public struct LexicalMatcher: Sendable {
                     scratch.wholeTextEnd[k] = max(scratch.wholeTextEnd[k], Int32(start + length))
                 }
                 if name.isPhraseEnd(start + length) { scratch.set(k, .textEndsPhrase, 1) }
+                // Matches come by start, then by length: the first start's longest match is its last one.
+                if scratch.firstTextSpan[2 * k] < 0 || scratch.firstTextSpan[2 * k] == Int32(start) {
+                    scratch.firstTextSpan[2 * k] = Int32(start)
+                    scratch.firstTextSpan[2 * k + 1] = Int32(start + length)
+                }
                 scratch.textSpan[2 * k] = Int32(start)
                 scratch.textSpan[2 * k + 1] = Int32(start + length)
             }

@@ -9,6 +9,9 @@ public struct LexicalScratch: Sendable {
     var overlapCount: [Int32]
     var bigramHits: [Int32]
     var textSpan: [Int32]
+    /// Per keyword: the start and end (folded offsets) of its first text match, the longest of those that start
+    /// first; -1 none.
+    var firstTextSpan: [Int32]
     /// Per keyword: the end (folded offset) of its last text match that covers whole tokens of the name; -1 none.
     var wholeTextEnd: [Int32]
     var rowSpan: [Int32]
@@ -25,6 +28,7 @@ public struct LexicalScratch: Sendable {
         overlapCount = [Int32](repeating: 0, count: keywordCount)
         bigramHits = [Int32](repeating: 0, count: keywordCount)
         textSpan = [Int32](repeating: -1, count: keywordCount * 2)
+        firstTextSpan = [Int32](repeating: -1, count: keywordCount * 2)
         wholeTextEnd = [Int32](repeating: -1, count: keywordCount)
         insideVariety = [UInt8](repeating: 0, count: keywordCount)
         rowSpan = [Int32](repeating: -1, count: keywordCount * 2)
@@ -40,13 +44,18 @@ public struct LexicalScratch: Sendable {
 
     /// Where keyword `k` is written in the name (see `WrittenSpan`).
     public func written(_ k: Int) -> WrittenSpan {
-        var end = Int(textSpan[2 * k + 1])
+        // The first place: the earliest start of a text or variety match, its longest match there.
+        var start = Int(firstTextSpan[2 * k]), first = Int(firstTextSpan[2 * k + 1]), last = Int(textSpan[2 * k + 1])
         var v = 0
         while v < varietySpans.count {
-            if Int(varietySpans[v + 2]) == k { end = max(end, Int(varietySpans[v + 1])) }
+            if Int(varietySpans[v + 2]) == k {
+                let from = Int(varietySpans[v]), to = Int(varietySpans[v + 1])
+                if start < 0 || from < start || (from == start && to > first) { (start, first) = (from, to) }
+                last = max(last, to)
+            }
             v += 3
         }
-        return WrittenSpan(end: end, wholeTokenEnd: Int(wholeTextEnd[k]))
+        return WrittenSpan(end: first, lastEnd: last, wholeTokenEnd: Int(wholeTextEnd[k]))
     }
 
     mutating func clear() {
@@ -57,6 +66,7 @@ public struct LexicalScratch: Sendable {
             bigramHits[k] = 0
             insideVariety[k] = 0
             textSpan[2 * k] = -1; textSpan[2 * k + 1] = -1
+            firstTextSpan[2 * k] = -1; firstTextSpan[2 * k + 1] = -1
             wholeTextEnd[k] = -1
             rowSpan[2 * k] = -1; rowSpan[2 * k + 1] = -1
             for f in 0..<LexicalFeature.count { features[k * LexicalFeature.count + f] = 0 }
@@ -80,17 +90,21 @@ public struct LexicalScratch: Sendable {
     }
 }
 
-/// Where a keyword is written in a name, in folded offsets of the name's text: `end` is where its last text match,
-/// or a variety or brand name that maps to it, ends; `wholeTokenEnd` where its last text match that covers whole
-/// tokens ends. Each is −1 when there is none.
+/// Where a keyword is written in a name, in folded offsets of the name's text: `end` and `lastEnd` are where it is
+/// first and last written (the ends of its text matches and of variety or brand names that map to it; equal when
+/// it is written once), so that a word written twice (「ごま担々うどん 濃厚ごま」, 「国産りんご100% 純りんご酢」) is read at
+/// both places; `wholeTokenEnd` is where its last text match that covers whole tokens ends. Each is −1 when there
+/// is none.
 public struct WrittenSpan: Sendable, Equatable {
     public var end: Int
+    public var lastEnd: Int
     public var wholeTokenEnd: Int
 
     public static let none = WrittenSpan(end: -1, wholeTokenEnd: -1)
 
-    public init(end: Int, wholeTokenEnd: Int) {
+    public init(end: Int, lastEnd: Int? = nil, wholeTokenEnd: Int) {
         self.end = end
+        self.lastEnd = lastEnd ?? end
         self.wholeTokenEnd = wholeTokenEnd
     }
 }

@@ -85,23 +85,27 @@ struct EvidenceCurve: Sendable {
         }
     }
 
-    /// How far apart, in decisions, the thresholds `lowestThreshold` tries are.
+    /// How far apart, in decisions, the thresholds `lowestThreshold` tries are, at least.
     static let thresholdStep = 50
+    /// The most thresholds `lowestThreshold` tries: a pool of more than about 12,800 decisions is tried at wider
+    /// steps, so that a refresh stays cheap however much evidence there is.
+    static let maximumThresholds = 256
 
     /// The lowest confidence t whose decisions at or above it (at least `minimum` of them) satisfy `holds`; nil
     /// when none does. Tried at the confidences of the `minimum`-th surest decision, every `thresholdStep`-th
-    /// after it (the 50th, 100th, 150th, …) and the least sure one: a few nested sets, so that the search does not
-    /// pick a lucky run of right answers out of hundreds of overlapping ones (tried every 10th or 25th, a stream
-    /// right 90 % of the time whatever it claims found one and was auto-accepted).
-    /// - Complexity: O(n / `thresholdStep`) calls of `holds`.
+    /// after it (the 50th, 100th, 150th, …) and the least sure one: a few nested sets. Finer steps let the search
+    /// pick a lucky run of right answers out of many overlapping ones, which a rule that then stops asking people
+    /// keeps (`AutoAcceptRuleTests`: a stream right 90 % of the time whatever it claims).
+    /// - Complexity: O(min(n / `thresholdStep`, `maximumThresholds`)) calls of `holds`.
     func lowestThreshold(minimum: Int, holds: ((n: Int, correct: Int, claimed: Double)) -> Bool) -> Double? {
         guard minimum > 0, confidences.count >= minimum else { return nil }
+        let step = max(Self.thresholdStep, (confidences.count - minimum) / Self.maximumThresholds + 1)
         var lowest: Double?
         var index = minimum - 1
         while index < confidences.count {
             let threshold = confidences[index]
             if holds(counts(atOrAbove: threshold)) { lowest = threshold }
-            index += index == confidences.count - 1 ? 1 : min(Self.thresholdStep, confidences.count - 1 - index)
+            index += index == confidences.count - 1 ? 1 : min(step, confidences.count - 1 - index)
         }
         return lowest
     }
@@ -242,10 +246,10 @@ public struct AutoAcceptRule: Sendable {
         let prior = min(max(claim, 0), Self.maximumPrior)
         let a = settings.priorWeight * prior + Double(counts.correct)
         let b = settings.priorWeight * (1 - prior) + Double(counts.n - counts.correct)
-        // With `risk` ≤ ¼ and b ≥ ¼ (a prior worth enough decisions: `maximumPrior` leaves it at least that much
-        // doubt) the `risk` quantile of Beta(a, b) lies below its mean, so a mean below the target settles it
-        // without the quantile, which the threshold search would otherwise compute at every step.
-        let meanBoundsQuantile = settings.risk <= 0.25 && settings.priorWeight * (1 - Self.maximumPrior) >= 0.25
+        // With `risk` ≤ ¼ and b ≥ ¼ (one wrong decision is enough) the `risk` quantile of Beta(a, b) lies below its
+        // mean, so a mean below the target settles it without the quantile, which the threshold search would
+        // otherwise compute at every step.
+        let meanBoundsQuantile = settings.risk <= 0.25 && b >= 0.25
         guard !meanBoundsQuantile || a / (a + b) >= settings.target else { return false }
         return EvidenceBounds.betaQuantile(settings.risk, a, b) >= settings.target
     }

@@ -6,11 +6,15 @@ import KeywordModel
 ///
 /// Within one phrase (a run of the name between spaces or separators) the kind comes last: in 「ごま担々うどん」,
 /// 「純りんご酢」 or 「さば味噌煮缶」 the flavour or ingredient written first (ごま, りんご, さば) describes the kind written
-/// after it (うどん, りんご酢, さばの味噌煮), so that keyword is served first (`ordered`); so is another written
-/// keyword when a describing word (〜用, 〜味, 〜入り) follows the first. Across phrases the order is
-/// free (「麦みそ 1kg 国産大豆」, 「ガム ライムミント」), so a keyword written in a later phrase changes no order; it
-/// only puts the first in doubt (「国産 ブルーベリー ジャム」), and auto-accept needs a first keyword that nothing
-/// written after it questions (`firstIsHead`).
+/// after it (うどん, りんご酢, さばの味噌煮), so that keyword is served first (`ordered`). Across phrases the order is
+/// free (「麦みそ 1kg 国産大豆」, 「ガム ライムミント」), so a keyword written last in a later phrase is not served
+/// first for it; it only puts the first in doubt (「国産 ブルーベリー ジャム」), and auto-accept needs a first keyword
+/// that nothing written after it questions (`firstIsHead`). A describing word right after the first keyword
+/// (〜用, 〜味, 〜入り) says it is not the kind wherever the kind is written: then another written keyword, in any
+/// phrase, is served first.
+///
+/// All of it reads token boundaries; a name whose tokens are unknown (`LexicalText.boundaries` empty) keeps the
+/// model's order and is judged on its confidence alone.
 public enum NameHead {
     /// How many of the best keywords are read, whatever `k` a caller asks for.
     public static let depth = 5
@@ -23,14 +27,13 @@ public enum NameHead {
     /// - a first keyword followed by a describing word names a use, a flavour or an ingredient (とんかつ in
     ///   「豚ロース とんかつ用」, アメリカンチェリー in 「グラノーラ アメリカンチェリー味」): the best-ranked other keyword
     ///   written as whole tokens of `name` and not described itself goes first;
-    /// - otherwise the keyword written last in the first one's phrase goes first: the one written as whole tokens
-    ///   ending furthest after where the first is written, with no phrase end between and no describing word
-    ///   after it. A first keyword written nowhere (found by its vector alone) yields to the one written last
-    ///   anywhere.
+    /// - otherwise the keyword written last in a phrase of the first one goes first: the one written as whole
+    ///   tokens ending furthest after a place where the first is written, with no phrase end between and no
+    ///   describing word after it. A first keyword written nowhere (found by its vector alone) yields to the one
+    ///   written last anywhere.
     public static func ordered(_ ranked: [RankedKeyword], name: LexicalText) -> [RankedKeyword] {
-        guard let first = ranked.first else { return ranked }
-        let described = first.written.end >= 0 && isDescribing(name, at: first.written.end)
-        let candidate = described
+        guard let first = ranked.first, !name.boundaries.isEmpty else { return ranked }
+        let candidate = isDescribed(first.written, name)
             ? ranked.prefix(depth).indices.dropFirst().first { i in
                 ranked[i].written.wholeTokenEnd >= 0 && !isDescribing(name, at: ranked[i].written.wholeTokenEnd)
             }
@@ -43,33 +46,46 @@ public enum NameHead {
 
     /// True when the first of `ranked` (the best `depth` are read) is not followed by a describing word itself
     /// (いちご in 「ヨーグルト いちご味」) and no other is written as whole tokens of `name` ending after where the
-    /// first is written, in any phrase, other than as a description. A first keyword written nowhere is the head
-    /// only when no other ranked keyword is written as whole tokens at all.
+    /// first is first written, in any phrase, other than as a description. A first keyword written nowhere is the
+    /// head only when no other ranked keyword is written as whole tokens at all. A name whose tokens are unknown
+    /// says nothing either way (true).
     public static func firstIsHead(_ ranked: [RankedKeyword], name: LexicalText) -> Bool {
         guard let first = ranked.first else { return false }
-        if first.written.end >= 0, isDescribing(name, at: first.written.end) { return false }
-        return writtenAfterFirst(ranked, name: name, acrossPhrases: true) == nil
+        guard !name.boundaries.isEmpty else { return true }
+        return !isDescribed(first.written, name) && writtenAfterFirst(ranked, name: name, acrossPhrases: true) == nil
     }
 
-    /// The index in `ranked` of the keyword written last after the first (see `ordered`), within the first's
-    /// phrase unless `acrossPhrases`; nil when there is none.
+    /// Whether a describing word follows a place where the keyword is written.
+    static func isDescribed(_ written: WrittenSpan, _ name: LexicalText) -> Bool {
+        [written.end, written.lastEnd].contains { $0 >= 0 && isDescribing(name, at: $0) }
+    }
+
+    /// The index in `ranked` of the keyword written last after the first (see `ordered`): after where the first is
+    /// first written and, unless `acrossPhrases`, in the same phrase as that place or as where it is last written;
+    /// nil when there is none.
     static func writtenAfterFirst(_ ranked: [RankedKeyword], name: LexicalText, acrossPhrases: Bool) -> Int? {
         guard let first = ranked.first else { return nil }
-        let start = first.written.end
-        var found: Int?, furthest = start
+        let starts = first.written.end == first.written.lastEnd ? [first.written.end] : [first.written.end, first.written.lastEnd]
+        func follows(_ end: Int) -> Bool {
+            starts.contains { start in
+                end > start && (acrossPhrases || start < 0 || !(start..<end).contains(where: { name.isPhraseEnd($0) }))
+            }
+        }
+        var found: Int?, furthest = Int.min
         for (i, other) in ranked.prefix(depth).enumerated().dropFirst() {
             let end = other.written.wholeTokenEnd
-            guard end > furthest, !isDescribing(name, at: end) else { continue }
-            if !acrossPhrases, start >= 0, (start..<end).contains(where: { name.isPhraseEnd($0) }) { continue }
+            guard end > furthest, follows(end), !isDescribing(name, at: end) else { continue }
             found = i
             furthest = end
         }
         return found
     }
 
-    /// Whether a describing word (`describing`) starts at folded offset `offset` of `name` and ends a token there.
+    /// Whether a describing word (`describing`) starts at folded offset `offset` of `name`, in the same phrase as
+    /// what ends there (「玉ねぎ 風」 is not 玉ねぎ described), and ends a token.
     static func isDescribing(_ name: LexicalText, at offset: Int) -> Bool {
         let text = name.folded
+        guard !name.isPhraseEnd(offset) else { return false }
         return describing.contains { word in
             let end = offset + word.count
             return end <= text.count && text[offset..<end].elementsEqual(word) && name.isBoundary(end)

@@ -37,7 +37,13 @@ public struct AcceptableKeywords: Sendable {
 public struct LabelledSuggestions: Sendable {
     public var features: [[Double]]
     public var correct: [Bool]
-    public var firstIsHead = false
+    public var firstIsHead: Bool
+
+    public init(features: [[Double]], correct: [Bool], firstIsHead: Bool) {
+        self.features = features
+        self.correct = correct
+        self.firstIsHead = firstIsHead
+    }
 }
 
 public enum CalibrationFitting {
@@ -49,7 +55,7 @@ public enum CalibrationFitting {
     public static func collect(_ data: [LabelledName], index: KeywordIndex, analyzer: any TextAnalyzer,
                                depth: Int = CalibrationFitting.depth, threads: Int = 2) -> [LabelledSuggestions] {
         let acceptable = AcceptableKeywords(index: index, analyzer: analyzer)
-        let slots = ConcurrentResults<LabelledSuggestions>(count: data.count, empty: LabelledSuggestions(features: [], correct: []))
+        let slots = ConcurrentResults<LabelledSuggestions>(count: data.count, empty: LabelledSuggestions(features: [], correct: [], firstIsHead: false))
         let shards = max(1, threads)
         DispatchQueue.concurrentPerform(iterations: shards) { shard in
             var i = shard

@@ -120,7 +120,8 @@ public enum Evaluator {
         /// The best rank of any of `positives` (1-based); nil when none is a keyword of the list.
         func rank(_ positives: [Int]) -> Int? {
             if let i = top.firstIndex(where: positives.contains) { return i + 1 }
-            return KeywordIndex.bestRank(scores, positives: positives)
+            // Below the served ones (a tie at the edge could otherwise give a served rank twice).
+            return KeywordIndex.bestRank(scores, positives: positives).map { max($0, top.count + 1) }
         }
     }
 

@@ -21,7 +21,9 @@ final class AutoAcceptEngine: SuggestionEngine {
         var result = fake.suggest(name, k: k, explain: explain)
         let top = name.contains("sure") ? 0.9 : 0.4
         for index in result.suggestions.indices { result.suggestions[index].confidence = top / Double(index + 1) }
-        result.autoAccept = name.contains("auto")
+        // A name marked "flavour" reads as one whose first keyword is not the head of the name.
+        result.firstIsHead = !name.contains("flavour")
+        result.autoAccept = name.contains("auto") && result.firstIsHead
         return result
     }
 

@@ -163,6 +163,32 @@ final class QueueKeywordsAPITests: XCTestCase {
 }
 
 extension QueueKeywordsAPITests {
+    /// Whether the first suggestion was the head of the name goes from the engine's answer to the item and to the
+    /// evidence of its label, in the store; so it does for a feedback record. The rule learns nothing from them.
+    func testLabelsOnItemsWhoseFirstKeywordIsNotTheHeadTeachNothing() throws {
+        let queue = FileQueueStore(overlayPath: store.overlayPath, feedbackStore: store,
+                                   policy: QueuePolicy(overlapShare: 0, auditShare: 0))
+        let clock = self.clock
+        let annotation = AnnotationQueue(store: queue, clock: { clock.now() }, autoAccept: AutoAcceptConfiguration(
+            mode: .evidence, settings: AutoAcceptSettings(target: 0.8, priorWeight: 0, minimumEvidence: 6)))
+        let engine = AutoAcceptEngine()
+        let names = (0..<6).map { "sure flavour にんじん \($0)" } + ["sure にんじん 9"]
+        _ = try annotation.enqueue(names.enumerated().map { QueueProduct(id: "p\($0.offset)", name: $0.element) }, engine: engine)
+        let lease = try queue.lease(LeaseRequest(annotator: "aiko", count: 10, order: .oldest), at: clock.now())
+        XCTAssertEqual(lease.items.count, 7)
+        for item in lease.items {
+            _ = try queue.decide(DecisionRequest(lease: lease.id, annotator: "aiko", ids: [item.id], kind: .label,
+                                                 keywords: ["キャベツ"]), at: clock.now())
+        }
+        let evidence = try queue.evidence(model: engine.modelVersion)
+        XCTAssertEqual(evidence.map(\.firstIsHead), Array(repeating: false, count: 6) + [true])
+        XCTAssertEqual(AutoAcceptRule(model: engine.modelVersion, evidence: evidence, settings: AutoAcceptSettings()).evidenceCount, 1)
+        let shown = engine.suggest("sure flavour にんじん 7", k: 3, explain: false).suggestions.map(\.keyword)
+        let record = FeedbackRecord(id: 1, receivedAt: "2026-01-01T00:00:00.000Z", item: FeedbackItem(
+            name: "sure flavour にんじん 7", keyword: shown.first ?? "", action: .accept, shown: shown, model: engine.modelVersion))
+        XCTAssertEqual(FeedbackEvidence.evidence(record, engine: engine, category: { _ in nil })?.firstIsHead, false)
+    }
+
     /// A refresh whose evidence is unchanged keeps the rule; new evidence, or another model, builds a new one.
     func testARefreshRebuildsTheRuleOnlyWhenTheEvidenceChanged() throws {
         let queue = FileQueueStore(overlayPath: store.overlayPath, feedbackStore: store,

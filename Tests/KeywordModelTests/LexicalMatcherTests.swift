@@ -57,6 +57,27 @@ final class LexicalMatcherTests: XCTestCase {
         XCTAssertEqual(feature(plain, 1, .variety), 1)
     }
 
+    /// Where each keyword is written, in folded offsets: its first and last place and its last whole-token text
+    /// match; a match inside a token is not whole; a variety maps its own span; a reused scratch forgets the name
+    /// before.
+    func testWrittenSpans() {
+        let keywords = [LexicalText(text: "ごま", rows: [1]), LexicalText(text: "うどん", rows: [3]),
+                        LexicalText(text: "ます", rows: [5]), LexicalText(text: "じゃがいも", rows: [9])]
+        let varieties = [VarietyEntry(variety: LexicalText(text: "メークイン", rows: [8]),
+                                      target: LexicalText(text: "じゃがいも", rows: [9]))]
+        let matcher = LexicalMatcher(keywords: keywords, varieties: varieties)
+        var scratch = LexicalScratch(keywordCount: keywords.count)
+        // ごま / 担々 / うどん / 濃厚 / ごま: 0–2, 2–4, 4–7, 7–9, 9–11.
+        matcher.match(LexicalText(tokens: ["ごま", "担々", "うどん", "濃厚", "ごま"], rows: [1, 2, 3, 4, 1]), into: &scratch)
+        XCTAssertEqual(scratch.written(0), WrittenSpan(end: 2, lastEnd: 11, wholeTokenEnd: 11))
+        XCTAssertEqual(scratch.written(1), WrittenSpan(end: 7, wholeTokenEnd: 7))
+        XCTAssertEqual(scratch.written(2), .none)
+        matcher.match(LexicalText(tokens: ["シャイン", "マスカット", "メークイン"], rows: [6, 7, 8]), into: &scratch)
+        XCTAssertEqual(scratch.written(0), .none, "the name before is forgotten")
+        XCTAssertEqual(scratch.written(2), WrittenSpan(end: 6, wholeTokenEnd: -1), "ます inside マスカット")
+        XCTAssertEqual(scratch.written(3), WrittenSpan(end: 14, wholeTokenEnd: -1), "written by its variety")
+    }
+
     func testKeywordWithParticleNoMatchesWithoutIt() {
         // さばの水煮缶 is stated in 「さば水煮缶」 without の, and then outranks the shorter さば as a maximal match.
         let keywords = [LexicalText(text: "さばの水煮缶", rows: [4, 0, 5]), LexicalText(text: "さば", rows: [4]),

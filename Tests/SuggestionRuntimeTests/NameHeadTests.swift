@@ -45,19 +45,33 @@ final class NameHeadTests: XCTestCase {
 
     func testADescribedWordIsNotTheHead() {
         // まぐろ / 刺身 / 用: 刺身 is written later, but as a use.
-        let tuna = name(["まぐろ", "刺身", "用"])
+        let tuna = name("まぐろ刺身用", ["まぐろ", "刺身", "用"])
         XCTAssertTrue(NameHead.firstIsHead(ranked([(3, 3), (5, 5)]), name: tuna))
-        // ヨーグルト / いちご / 味: いちご, written last, is a flavour.
-        let yogurt = name(["ヨーグルト", "いちご", "味"])
+        // ヨーグルト / いちご / 味: いちご, written last, is a flavour; a describing word in another phrase is not.
+        XCTAssertTrue(NameHead.firstIsHead(ranked([(3, 3)]), name: name("玉ねぎ 風", ["玉ねぎ", "風"])))
+        let yogurt = name("ヨーグルト いちご味", ["ヨーグルト", "いちご", "味"])
         XCTAssertFalse(NameHead.firstIsHead(ranked([(8, 8), (5, 5)]), name: yogurt))
         XCTAssertTrue(NameHead.firstIsHead(ranked([(5, 5), (8, 8)]), name: yogurt))
         // A describing word must end a token: に of にんじん is not the particle.
-        XCTAssertTrue(NameHead.firstIsHead(ranked([(4, 4), (6, 6)]), name: name(["キャベツ", "煮物", "に"])))
-        XCTAssertFalse(NameHead.firstIsHead(ranked([(4, 4), (6, 6)]), name: name(["キャベツ", "煮物", "にんじん"])))
+        XCTAssertTrue(NameHead.firstIsHead(ranked([(4, 4), (6, 6)]), name: name("キャベツ煮物に", ["キャベツ", "煮物", "に"])))
+        XCTAssertFalse(NameHead.firstIsHead(ranked([(4, 4), (6, 6)]), name: name("キャベツ煮物にんじん", ["キャベツ", "煮物", "にんじん"])))
+        // A flavour written twice is read where it stands first: うどん follows its first place.
+        let twice = name("ごま担々うどん 濃厚ごま", ["ごま", "担々", "うどん", "濃厚", "ごま"])
+        let sesame = [RankedKeyword(keyword: ScoredKeyword(index: 0, score: 2), features: [],
+                                    written: WrittenSpan(end: 2, lastEnd: 11, wholeTokenEnd: 11)),
+                      RankedKeyword(keyword: ScoredKeyword(index: 1, score: 1), features: [],
+                                    written: WrittenSpan(end: 7, wholeTokenEnd: 7))]
+        XCTAssertFalse(NameHead.firstIsHead(sesame, name: twice))
+        XCTAssertEqual(order(sesame, twice), [1, 0])
+        // Tokens unknown: nothing is read.
+        var unknown = LexicalText(text: "ごま担々うどん", rows: [1, 2, 3])
+        unknown.boundaries = []
+        XCTAssertTrue(NameHead.firstIsHead(ranked([(2, 2), (7, 7)]), name: unknown))
+        XCTAssertEqual(order(ranked([(2, 2), (7, 7)]), unknown), [0, 1])
     }
 
     func testAnUnwrittenFirstKeywordYieldsToAnyWrittenOne() {
-        let text = name(["ランチパック", "ピーナッツ"])
+        let text = name("ランチパック ピーナッツ", ["ランチパック", "ピーナッツ"])
         XCTAssertFalse(NameHead.firstIsHead(ranked([(-1, -1), (11, 11)]), name: text))
         XCTAssertTrue(NameHead.firstIsHead(ranked([(-1, -1), (-1, -1)]), name: text))
         XCTAssertFalse(NameHead.firstIsHead([], name: text))
