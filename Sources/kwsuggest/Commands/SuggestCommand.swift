@@ -24,9 +24,10 @@ struct SuggestCommand: Command {
             The model's list is keywords.txt with the keyword overlay (keywords.overlay.json) applied. With a
             calibrated model each suggestion carries its confidence (the calibrated probability that it is an
             acceptable keyword) and a name whose top confidence clears the 98 % precision threshold is marked
-            auto-accept when its top keyword is the head of the name (not a flavour, ingredient or use written
-            before the kind, as ごま in ごま担々麺). A name with no content tokens (送料無料, ★★★), or with places alone (淡路島産), gets
-            no suggestions and the reason.
+            auto-accept when its top keyword is the head of the name: no keyword written after it and no
+            describing word right after it (味, 用, 入り) shows it to be a flavour, an ingredient or a use, as
+            ごま in ごま担々麺. A name with no content tokens (送料無料, ★★★), or with places alone (淡路島産),
+            gets no suggestions and the reason.
             """
     )
 
