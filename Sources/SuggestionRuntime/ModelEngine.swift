@@ -82,7 +82,6 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
         updates = Locked(KeywordOrder(base: components.keywords, list: keywords, overlay: overlay))
     }
 
-
     public var modelVersion: String { components.modelVersion }
 
     /// The current index (for benchmarks and evaluation).
