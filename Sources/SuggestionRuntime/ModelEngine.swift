@@ -118,8 +118,8 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
         // Auto-accept needs both the calibrated confidence and the name's structure: a confident first keyword
         // that a later-written keyword shows to be a flavour or ingredient (ごま in 「ごま担々麺」) is left to a person.
         let firstIsHead = NameHead.firstIsHead(ranked, name: lexical)
-        var autoAccept = false
-        if let threshold = autoAcceptThreshold, let top = suggestions.first?.confidence { autoAccept = top >= threshold && firstIsHead }
+        let autoAccept = NameHead.autoAccepts(confidence: suggestions.first?.confidence, threshold: autoAcceptThreshold,
+                                              isHead: firstIsHead)
         return SuggestionResult(name: name, tokens: explain ? tokens : nil, suggestions: suggestions, autoAccept: autoAccept,
                                 firstIsHead: firstIsHead)
     }

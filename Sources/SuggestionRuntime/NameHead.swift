@@ -55,9 +55,17 @@ public enum NameHead {
         return !isDescribed(first.written, name) && writtenAfterFirst(ranked, name: name, acrossPhrases: true) == nil
     }
 
+    /// Whether serving auto-accepts a first suggestion: its confidence clears the threshold and it is the head of
+    /// the name. Serving and the promote gate's figures both ask this.
+    public static func autoAccepts(confidence: Double?, threshold: Double?, isHead: Bool) -> Bool {
+        guard let confidence, let threshold else { return false }
+        return isHead && confidence >= threshold
+    }
+
     /// Whether a describing word follows a place where the keyword is written.
     static func isDescribed(_ written: WrittenSpan, _ name: LexicalText) -> Bool {
-        [written.end, written.lastEnd].contains { $0 >= 0 && isDescribing(name, at: $0) }
+        (written.end >= 0 && isDescribing(name, at: written.end))
+            || (written.lastEnd != written.end && written.lastEnd >= 0 && isDescribing(name, at: written.lastEnd))
     }
 
     /// The index in `ranked` of the keyword written last after the first (see `ordered`): after where the first is
@@ -65,11 +73,14 @@ public enum NameHead {
     /// nil when there is none.
     static func writtenAfterFirst(_ ranked: [RankedKeyword], name: LexicalText, acrossPhrases: Bool) -> Int? {
         guard let first = ranked.first else { return nil }
-        let starts = first.written.end == first.written.lastEnd ? [first.written.end] : [first.written.end, first.written.lastEnd]
+        let firstEnd = first.written.end, lastEnd = first.written.lastEnd
+        func samePhrase(_ start: Int, _ end: Int) -> Bool {
+            start < 0 || !(start..<end).contains(where: { name.isPhraseEnd($0) })
+        }
+        // After the first place (the earlier of the two), and in its phrase or in that of the last place.
         func follows(_ end: Int) -> Bool {
-            starts.contains { start in
-                end > start && (acrossPhrases || start < 0 || !(start..<end).contains(where: { name.isPhraseEnd($0) }))
-            }
+            guard end > firstEnd else { return false }
+            return acrossPhrases || samePhrase(firstEnd, end) || (end > lastEnd && samePhrase(lastEnd, end))
         }
         var found: Int?, furthest = Int.min
         for (i, other) in ranked.prefix(depth).enumerated().dropFirst() {

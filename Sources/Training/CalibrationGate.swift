@@ -79,7 +79,7 @@ public enum CalibrationGate {
     /// A model's figures over its first suggestions at its own threshold for `target`: what serving would
     /// auto-accept (confidence at least the threshold, and the head of the name), and the ECE of them all.
     static func figures(_ tops: [TopSuggestion], threshold: Double?) -> CalibrationFigures {
-        let accepted = threshold.map { t in tops.filter { $0.confidence >= t && $0.isHead } } ?? []
+        let accepted = tops.filter { NameHead.autoAccepts(confidence: $0.confidence, threshold: threshold, isHead: $0.isHead) }
         let right = accepted.filter(\.correct).count
         return CalibrationFigures(threshold: threshold, coverage: Double(accepted.count) / Double(max(tops.count, 1)),
                                   precision: accepted.isEmpty ? nil : Double(right) / Double(accepted.count),
