@@ -216,6 +216,9 @@ public struct LexicalMatcher: Sendable {
                     scratch.set(k, .variety, weight)
                     scratch.varietySpans.append(Int32(start)); scratch.varietySpans.append(Int32(start + length))
                     scratch.varietySpans.append(Int32(k))
+                    if name.isBoundary(start) && name.isBoundary(start + length) {
+                        scratch.wholeVarietyEnd[k] = max(scratch.wholeVarietyEnd[k], Int32(start + length))
+                    }
                 }
             }
             scan(folded, texts) { k, start, length in

@@ -14,6 +14,8 @@ public struct LexicalScratch: Sendable {
     var firstTextSpan: [Int32]
     /// Per keyword: the end (folded offset) of its last text match that covers whole tokens of the name; -1 none.
     var wholeTextEnd: [Int32]
+    /// Per keyword: the end of its last variety or brand name match that covers whole tokens; -1 none.
+    var wholeVarietyEnd: [Int32]
     var rowSpan: [Int32]
     /// The touched keywords with a text or row span (the only ones that can cover another match).
     var spanned: [Int32] = []
@@ -30,6 +32,7 @@ public struct LexicalScratch: Sendable {
         textSpan = [Int32](repeating: -1, count: keywordCount * 2)
         firstTextSpan = [Int32](repeating: -1, count: keywordCount * 2)
         wholeTextEnd = [Int32](repeating: -1, count: keywordCount)
+        wholeVarietyEnd = [Int32](repeating: -1, count: keywordCount)
         insideVariety = [UInt8](repeating: 0, count: keywordCount)
         rowSpan = [Int32](repeating: -1, count: keywordCount * 2)
         touched.reserveCapacity(keywordCount)
@@ -55,7 +58,8 @@ public struct LexicalScratch: Sendable {
             }
             v += 3
         }
-        return WrittenSpan(end: first, lastEnd: last, wholeTokenEnd: Int(wholeTextEnd[k]))
+        return WrittenSpan(end: first, lastEnd: last, wholeTokenEnd: Int(wholeTextEnd[k]),
+                           wholeSpellingEnd: Int(wholeVarietyEnd[k]))
     }
 
     mutating func clear() {
@@ -68,6 +72,7 @@ public struct LexicalScratch: Sendable {
             textSpan[2 * k] = -1; textSpan[2 * k + 1] = -1
             firstTextSpan[2 * k] = -1; firstTextSpan[2 * k + 1] = -1
             wholeTextEnd[k] = -1
+            wholeVarietyEnd[k] = -1
             rowSpan[2 * k] = -1; rowSpan[2 * k + 1] = -1
             for f in 0..<LexicalFeature.count { features[k * LexicalFeature.count + f] = 0 }
         }
@@ -93,18 +98,26 @@ public struct LexicalScratch: Sendable {
 /// Where a keyword is written in a name, in folded offsets of the name's text: `end` and `lastEnd` are where it is
 /// first and last written (the ends of its text matches and of variety or brand names that map to it; equal when
 /// it is written once), so that a word written twice (「ごま担々うどん 濃厚ごま」, 「国産りんご100% 純りんご酢」) is read at
-/// both places; `wholeTokenEnd` is where its last text match that covers whole tokens ends. Each is −1 when there
-/// is none.
+/// both places; `wholeTokenEnd` is where its last text match that covers whole tokens ends, and `wholeSpellingEnd`
+/// where its last variety or brand name that covers whole tokens ends (「ｺｰﾋｰｷﾞｭｳﾆｭｳ」 spells コーヒー牛乳). Each is −1
+/// when there is none.
 public struct WrittenSpan: Sendable, Equatable {
     public var end: Int
     public var lastEnd: Int
     public var wholeTokenEnd: Int
+    public var wholeSpellingEnd: Int
 
     public static let none = WrittenSpan(end: -1, wholeTokenEnd: -1)
 
-    public init(end: Int, lastEnd: Int? = nil, wholeTokenEnd: Int) {
+    public init(end: Int, lastEnd: Int? = nil, wholeTokenEnd: Int, wholeSpellingEnd: Int = -1) {
         self.end = end
         self.lastEnd = lastEnd ?? end
         self.wholeTokenEnd = wholeTokenEnd
+        self.wholeSpellingEnd = wholeSpellingEnd
+    }
+
+    /// Where the keyword's last whole-token writing ends: its own text only, or also its varieties' and brands'.
+    public func wholeEnd(withSpellings: Bool) -> Int {
+        withSpellings ? max(wholeTokenEnd, wholeSpellingEnd) : wholeTokenEnd
     }
 }

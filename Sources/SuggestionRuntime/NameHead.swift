@@ -30,12 +30,16 @@ public enum NameHead {
     /// - otherwise the keyword written last in a phrase of the first one goes first: the one written as whole
     ///   tokens ending furthest after a place where the first is written, with no phrase end between and no
     ///   describing word after it. A first keyword written nowhere (found by its vector alone) yields to the one
-    ///   written last anywhere.
+    ///   whose own text is written last anywhere.
+    ///
+    /// Here a keyword is written by its own text or by a variety or brand name of it (「ｺｰﾋｰｷﾞｭｳﾆｭｳ」 spells
+    /// コーヒー牛乳, which is served before コーヒー). The head check (`firstIsHead`) reads the keywords' own text only.
     public static func ordered(_ ranked: [RankedKeyword], name: LexicalText) -> [RankedKeyword] {
         guard let first = ranked.first, !name.boundaries.isEmpty else { return ranked }
         let candidate = isDescribed(first.written, name)
             ? ranked.prefix(depth).indices.dropFirst().first { i in
-                ranked[i].written.wholeTokenEnd >= 0 && !isDescribing(name, at: ranked[i].written.wholeTokenEnd)
+                let end = ranked[i].written.wholeEnd(withSpellings: true)
+                return end >= 0 && !isDescribing(name, at: end)
             }
             : writtenAfterFirst(ranked, name: name, acrossPhrases: false)
         guard let head = candidate else { return ranked }
@@ -84,7 +88,9 @@ public enum NameHead {
         }
         var found: Int?, furthest = Int.min
         for (i, other) in ranked.prefix(depth).enumerated().dropFirst() {
-            let end = other.written.wholeTokenEnd
+            // Serving order reads varieties and brands too (ｺｰﾋｰｷﾞｭｳﾆｭｳ spells コーヒー牛乳), except after a first
+            // keyword written nowhere; the head check reads the keywords' own text.
+            let end = other.written.wholeEnd(withSpellings: !acrossPhrases && firstEnd >= 0)
             guard end > furthest, follows(end), !isDescribing(name, at: end) else { continue }
             found = i
             furthest = end

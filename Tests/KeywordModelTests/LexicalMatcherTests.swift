@@ -75,7 +75,10 @@ final class LexicalMatcherTests: XCTestCase {
         matcher.match(LexicalText(tokens: ["シャイン", "マスカット", "メークイン"], rows: [6, 7, 8]), into: &scratch)
         XCTAssertEqual(scratch.written(0), .none, "the name before is forgotten")
         XCTAssertEqual(scratch.written(2), WrittenSpan(end: 6, wholeTokenEnd: -1), "ます inside マスカット")
-        XCTAssertEqual(scratch.written(3), WrittenSpan(end: 14, wholeTokenEnd: -1), "written by its variety")
+        XCTAssertEqual(scratch.written(3), WrittenSpan(end: 14, wholeTokenEnd: -1, wholeSpellingEnd: 14),
+                       "written by its variety, as whole tokens")
+        matcher.match(LexicalText(tokens: ["メークインズ"], rows: [8]), into: &scratch)
+        XCTAssertEqual(scratch.written(3), WrittenSpan(end: 5, wholeTokenEnd: -1), "a variety inside a token")
     }
 
     func testKeywordWithParticleNoMatchesWithoutIt() {

@@ -101,6 +101,27 @@ final class NameHeadTests: XCTestCase {
                        Array(0...NameHead.depth), "only the best are read")
     }
 
+    /// A variety or brand name written as whole tokens writes its keyword for the serving order (ｺｰﾋｰｷﾞｭｳﾆｭｳ spells
+    /// コーヒー牛乳 after コーヒー), not after a first keyword written nowhere, and not for the head check.
+    func testASpellingWritesItsKeywordForTheOrder() {
+        let milk = name("こーひーぎゅうにゅう", ["こーひーぎゅうにゅう"])
+        func spelled(_ first: WrittenSpan) -> [RankedKeyword] {
+            [RankedKeyword(keyword: ScoredKeyword(index: 0, score: 2), features: [], written: first),
+             RankedKeyword(keyword: ScoredKeyword(index: 1, score: 1), features: [],
+                           written: WrittenSpan(end: 10, wholeTokenEnd: -1, wholeSpellingEnd: 10))]
+        }
+        XCTAssertEqual(order(spelled(WrittenSpan(end: 4, wholeTokenEnd: -1)), milk), [1, 0])
+        XCTAssertTrue(NameHead.firstIsHead(spelled(WrittenSpan(end: 4, wholeTokenEnd: -1)), name: milk))
+        XCTAssertEqual(order(spelled(.none), milk), [0, 1], "a first keyword written nowhere")
+        // とんかつ / 用 / 黒豚: a described first keyword yields to one its brand or variety writes.
+        let pork = name("とんかつ用 黒豚", ["とんかつ", "用", "黒豚"])
+        let described = [RankedKeyword(keyword: ScoredKeyword(index: 0, score: 2), features: [],
+                                       written: WrittenSpan(end: 4, wholeTokenEnd: 4)),
+                         RankedKeyword(keyword: ScoredKeyword(index: 1, score: 1), features: [],
+                                       written: WrittenSpan(end: 7, wholeTokenEnd: -1, wholeSpellingEnd: 7))]
+        XCTAssertEqual(order(described, pork), [1, 0])
+    }
+
     /// A first keyword followed by a describing word yields to the best-ranked other one written as whole tokens
     /// and not described, in any phrase.
     func testADescribedFirstKeywordYields() {
