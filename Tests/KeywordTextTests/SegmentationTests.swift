@@ -43,6 +43,19 @@ final class SegmentationTests: XCTestCase {
         XCTAssertEqual(tokens.map(\.isContent), [true, false, true])
     }
 
+    /// Written alone, a word the lattice reads as an auxiliary is read as the noun the lexicon also knows; a name
+    /// with some content word, or a function word with no noun entry, keeps the lattice's reading.
+    func testANameOfFunctionWordsAloneReadsTheirNouns() {
+        for name in ["たい 100g", "ます"] {
+            let tokens = Shipped.pipeline.tokenize(name)
+            XCTAssertEqual(tokens.map(\.isContent), [true], name)
+            XCTAssertNotNil(tokens.first?.row, name)
+        }
+        XCTAssertEqual(Shipped.pipeline.tokenize("です").map(\.isContent), [false])
+        XCTAssertEqual(Shipped.pipeline.tokenize("の").map(\.isContent), [false])
+        XCTAssertEqual(Shipped.pipeline.tokenizeKeyword("りんごの皮").map(\.isContent), [true, false, true])
+    }
+
     func testOffsetsPointIntoTheOriginal() {
         let raw = "★ﾆﾝｼﾞﾝ　５００ｇ★ 国産"
         let original = Array(raw.unicodeScalars)
