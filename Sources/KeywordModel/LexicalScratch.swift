@@ -58,8 +58,10 @@ public struct LexicalScratch: Sendable {
             }
             v += 3
         }
-        return WrittenSpan(end: first, lastEnd: last, wholeTokenEnd: Int(wholeTextEnd[k]),
-                           wholeSpellingEnd: Int(wholeVarietyEnd[k]))
+        var span = WrittenSpan(end: first, lastEnd: last, wholeTokenEnd: Int(wholeTextEnd[k]),
+                               wholeSpellingEnd: Int(wholeVarietyEnd[k]))
+        span.insideOtherSpelling = insideVariety[k] == 1
+        return span
     }
 
     mutating func clear() {
@@ -106,6 +108,9 @@ public struct WrittenSpan: Sendable, Equatable {
     public var lastEnd: Int
     public var wholeTokenEnd: Int
     public var wholeSpellingEnd: Int
+    /// Every text match lies strictly inside a variety or brand name of other keywords (そば in 「ヤキソバ」, a
+    /// spelling of 焼きそば): the name writes that keyword, and this one only as a piece of it.
+    public var insideOtherSpelling = false
 
     public static let none = WrittenSpan(end: -1, wholeTokenEnd: -1)
 

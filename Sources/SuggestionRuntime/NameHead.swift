@@ -23,8 +23,10 @@ public enum NameHead {
     /// (刺身用, 鍋向け, 煮物に), a flavour (いちご味, 和風, ごま風味, 柚子仕立て) or an ingredient (ナッツ入り, 国産麦使用).
     static let describing: [[UInt32]] = ["用", "向け", "に", "味", "風味", "風", "入り", "仕立て", "使用"].map(LexicalText.fold)
 
-    /// `ranked` (in the model's order) in serving order, changed in two cases, each reading the best `depth`:
-    /// - a first keyword followed by a describing word names a use, a flavour or an ingredient (とんかつ in
+    /// `ranked` (in the model's order) in serving order, changed in three cases, each reading the best `depth`:
+    /// - a first keyword written only inside a variety or brand name of other keywords (そば in 「ヤキソバ」) yields
+    ///   to the best-ranked keyword that such a name, written as whole tokens, spells (焼きそば);
+    /// - otherwise a first keyword followed by a describing word names a use, a flavour or an ingredient (とんかつ in
     ///   「豚ロース とんかつ用」, アメリカンチェリー in 「グラノーラ アメリカンチェリー味」): the best-ranked other keyword
     ///   written as whole tokens of `name` and not described itself goes first;
     /// - otherwise the keyword written last in a phrase of the first one goes first: the one written as whole
@@ -36,7 +38,11 @@ public enum NameHead {
     /// コーヒー牛乳, which is served before コーヒー). The head check (`firstIsHead`) reads the keywords' own text only.
     public static func ordered(_ ranked: [RankedKeyword], name: LexicalText) -> [RankedKeyword] {
         guard let first = ranked.first, !name.boundaries.isEmpty else { return ranked }
-        let candidate = isDescribed(first.written, name)
+        let candidate = first.written.insideOtherSpelling
+            ? ranked.prefix(depth).indices.dropFirst().first { i in
+                ranked[i].written.wholeSpellingEnd >= first.written.end
+            }
+            : isDescribed(first.written, name)
             ? ranked.prefix(depth).indices.dropFirst().first { i in
                 let end = ranked[i].written.wholeEnd(withSpellings: true)
                 return end >= 0 && !isDescribing(name, at: end)

@@ -120,6 +120,17 @@ final class NameHeadTests: XCTestCase {
                          RankedKeyword(keyword: ScoredKeyword(index: 1, score: 1), features: [],
                                        written: WrittenSpan(end: 7, wholeTokenEnd: -1, wholeSpellingEnd: 7))]
         XCTAssertEqual(order(described, pork), [1, 0])
+        // ヤキソバ spells 焼きそば; そば is written only inside it.
+        let noodles = name("やきそば", ["やき", "そば"])
+        var piece = WrittenSpan(end: 4, wholeTokenEnd: 4)
+        piece.insideOtherSpelling = true
+        let spelledNoodles = [RankedKeyword(keyword: ScoredKeyword(index: 0, score: 2), features: [], written: piece),
+                              RankedKeyword(keyword: ScoredKeyword(index: 1, score: 1), features: [],
+                                            written: WrittenSpan(end: 4, wholeTokenEnd: -1, wholeSpellingEnd: 4))]
+        XCTAssertEqual(order(spelledNoodles, noodles), [1, 0])
+        piece.insideOtherSpelling = false
+        XCTAssertEqual(order([RankedKeyword(keyword: ScoredKeyword(index: 0, score: 2), features: [], written: piece),
+                              spelledNoodles[1]], noodles), [0, 1], "そば written on its own")
     }
 
     /// A first keyword followed by a describing word yields to the best-ranked other one written as whole tokens
