@@ -20,8 +20,11 @@ public enum NameHead {
     public static let depth = 5
 
     /// Words that, right after a keyword, make it describe the product instead of naming it: a use
-    /// (刺身用, 鍋向け, 煮物に), a flavour (いちご味, 和風, ごま風味, 柚子仕立て) or an ingredient (ナッツ入り, 国産麦使用).
-    static let describing: [[UInt32]] = ["用", "向け", "に", "味", "風味", "風", "入り", "仕立て", "使用"].map(LexicalText.fold)
+    /// (刺身用, 鍋向け, 煮物に), a flavour (いちご味, 松茸の味, 和風, ごま風味, ごま香る, 柚子の香り, 柚子仕立て) or an
+    /// ingredient (ナッツ入り, ナッツ入, 国産麦使用).
+    static let describing: [[UInt32]] = [
+        "用", "向け", "に", "味", "の味", "風味", "風", "香る", "薫る", "香り", "の香り", "入り", "入", "仕立て", "使用",
+    ].map(LexicalText.fold)
 
     /// `ranked` (in the model's order) in serving order, changed in three cases, each reading the best `depth`:
     /// - a first keyword written only inside a variety or brand name of other keywords (そば in 「ヤキソバ」) yields

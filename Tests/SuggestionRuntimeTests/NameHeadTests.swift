@@ -142,6 +142,7 @@ final class NameHeadTests: XCTestCase {
         XCTAssertEqual(order(ranked([(8, 8), (4, -1)]), pork), [0, 1], "not whole tokens")
         // グラノーラ / いちご / 味 and いちご / 味 / ヨーグルト / 味: the other one described too.
         XCTAssertEqual(order(ranked([(8, 8), (5, 5)]), name("グラノーラ いちご味", ["グラノーラ", "いちご", "味"])), [1, 0])
+        XCTAssertEqual(order(ranked([(2, 2), (10, 10)]), name("ごま香る 冷やしうどん", ["ごま", "香る", "冷やし", "うどん"])), [1, 0])
         XCTAssertEqual(order(ranked([(3, 3), (9, 9)]), name("いちご味 ヨーグルト味", ["いちご", "味", "ヨーグルト", "味"])), [0, 1])
     }
 
