@@ -7,8 +7,10 @@ import KeywordText
 /// lexicon does not hold, which the lattice reads as an unknown word with the row of some sub-word. The varieties
 /// table lists many of them (JMdict readings, SudachiDict and hand spellings, store abbreviations). A row of it
 /// whose variety is written in kana alone, at least `minimumLength` characters, and whose keyword is one word with
-/// a vector row, gives that kana spelling (katakana folded to hiragana) the keyword's row; a spelling that rows of
-/// two different words claim gives none.
+/// a vector row, gives that kana spelling (katakana folded to hiragana) the keyword's row. The spelling of a
+/// keyword of several words (ｵﾁｬ, お茶: お / 茶) reads as no row (−1): the sub-word row the lattice would give it
+/// (チャ) names some other word, and the variety evidence speaks for the keyword. A spelling that rows of two
+/// different words claim gives nothing (the lattice's row stays).
 public struct KanaReadings: Sendable {
     /// Shorter kana spellings are too often part of other words (のり, もも).
     public static let minimumLength = 3
@@ -22,7 +24,7 @@ public struct KanaReadings: Sendable {
         func wordRow(_ keyword: String) -> Int32? {
             if let known = wordRows[keyword] { return known }
             let words = pipeline.tokenizeKeyword(keyword).filter(\.isContent)
-            let row = words.count == 1 ? words[0].row.map(Int32.init) : nil
+            let row = words.count == 1 ? words[0].row.map(Int32.init) : words.count > 1 ? -1 : nil
             wordRows[keyword] = row
             return row
         }
@@ -39,7 +41,7 @@ public struct KanaReadings: Sendable {
         rows = found
     }
 
-    /// The row a token spelled `surface` reads as, if its kana spelling is a listed reading.
+    /// The row a token spelled `surface` reads as (−1: none), if its kana spelling is a listed reading.
     public func row(of surface: String) -> Int32? {
         rows.isEmpty ? nil : rows[LexicalText.fold(surface)]
     }

@@ -22,14 +22,24 @@ final class KanaReadingsTests: XCTestCase {
         XCTAssertNil(readings.row(of: "てばさ"))
     }
 
-    func testShortSpellingsOtherScriptsAndPhrasesGiveNone() throws {
+    func testShortSpellingsAndOtherScriptsGiveNothing() throws {
         let pipeline = try XCTUnwrap(Self.pipeline)
         let readings = KanaReadings(pipeline: pipeline, varieties: [
             ("もも", "桃"),                 // shorter than the minimum
             ("香菜", "パクチー"),            // not kana
-            ("ぶたばら", "豚バラ肉"),        // the keyword is more than one word
         ])
         XCTAssertEqual(readings.count, 0)
+    }
+
+    /// The spelling of a keyword of several words reads as no row, so that an unknown token spelled so carries no
+    /// sub-word row of some other word (ｵﾁｬ would read チャ's).
+    func testASpellingOfSeveralWordsReadsAsNoRow() throws {
+        let pipeline = try XCTUnwrap(Self.pipeline)
+        let readings = KanaReadings(pipeline: pipeline, varieties: [("ぶたばら", "豚バラ肉"), ("おちゃ", "お茶")])
+        XCTAssertEqual(readings.row(of: "ブタバラ"), -1)
+        let analyzer = PipelineAnalyzer(pipeline: pipeline, readings: readings)
+        XCTAssertNotEqual(PipelineAnalyzer(pipeline: pipeline).analyzeName("ｵﾁｬ").rows, [-1], "the lattice's sub-word")
+        XCTAssertEqual(analyzer.analyzeName("ｵﾁｬ").rows, [-1])
     }
 
     func testASpellingTwoWordsClaimGivesNone() throws {
