@@ -203,7 +203,10 @@ public final class KeywordIndex: Sendable {
         }
         return found.map { scored in
             let slot = Int(position[scored.index])
-            return (scored, Array(scratch.lexical.featureValues(of: slot)), scratch.lexical.written(slot))
+            var written = scratch.lexical.written(slot)
+            // The matcher counts in slots; callers in keyword indices.
+            if written.spelledWithin >= 0 { written.spelledWithin = Int(order[written.spelledWithin]) }
+            return (scored, Array(scratch.lexical.featureValues(of: slot)), written)
         }
     }
 

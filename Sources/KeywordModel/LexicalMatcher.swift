@@ -222,9 +222,13 @@ public struct LexicalMatcher: Sendable {
                 }
             }
             scan(folded, texts) { k, start, length in
-                let inside = LexicalMatcher.insideOtherVariety(scratch.varietySpans, k, start, start + length)
-                if inside { scratch.insideVariety[k] = max(scratch.insideVariety[k], 1) }
-                else { scratch.insideVariety[k] = 2 }
+                let owner = LexicalMatcher.containingVariety(scratch.varietySpans, k, start, start + length)
+                if owner >= 0 {
+                    scratch.insideVariety[k] = max(scratch.insideVariety[k], 1)
+                    scratch.spelledWithin[k] = owner
+                } else {
+                    scratch.insideVariety[k] = 2
+                }
                 scratch.set(k, .text, 1)
                 scratch.set(k, .length, Float(min(length, 6)) / 6)
                 let endsToken = name.isBoundary(start + length)
@@ -328,10 +332,11 @@ public struct LexicalMatcher: Sendable {
     /// Folded text length of keyword `k` (for the lexical baseline's longest-first order).
     public func textLength(of k: Int) -> Int { Int(textLength[k]) }
 
-    /// Whether the text match [start, end) lies strictly inside a variety match of `spans` ((start, end, keyword)
-    /// triples) whose variety name does not also map to keyword `k` (the same name at the same span).
+    /// The keyword of a variety match of `spans` ((start, end, keyword) triples) that holds the text match
+    /// [start, end) strictly inside and whose variety name does not also map to keyword `k` (the same name at the
+    /// same span); −1 when there is none.
     /// - Complexity: O(variety matches), at most a few per name.
-    static func insideOtherVariety(_ spans: [Int32], _ k: Int, _ start: Int, _ end: Int) -> Bool {
+    static func containingVariety(_ spans: [Int32], _ k: Int, _ start: Int, _ end: Int) -> Int32 {
         var v = 0
         while v < spans.count {
             let vs = Int(spans[v]), ve = Int(spans[v + 1])
@@ -342,11 +347,11 @@ public struct LexicalMatcher: Sendable {
                     if spans[u] == spans[v] && spans[u + 1] == spans[v + 1] && Int(spans[u + 2]) == k { mapsToK = true }
                     u += 3
                 }
-                if !mapsToK { return true }
+                if !mapsToK { return spans[v + 2] }
             }
             v += 3
         }
-        return false
+        return -1
     }
 
     /// The folded text with one interior の removed, for each の that has at least two characters on each side.

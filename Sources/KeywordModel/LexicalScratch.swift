@@ -23,6 +23,9 @@ public struct LexicalScratch: Sendable {
     var varietySpans: [Int32] = []
     /// Per keyword: 0 no text match yet, 1 every text match so far inside another keyword's variety, 2 not.
     var insideVariety: [UInt8]
+    /// Per keyword: a keyword whose variety name holds its last text match strictly inside (ヤキソバ → 焼きそば holds
+    /// そば); −1 none.
+    var spelledWithin: [Int32]
 
     public init(keywordCount: Int) {
         features = [Float](repeating: 0, count: keywordCount * LexicalFeature.count)
@@ -34,6 +37,7 @@ public struct LexicalScratch: Sendable {
         wholeTextEnd = [Int32](repeating: -1, count: keywordCount)
         wholeVarietyEnd = [Int32](repeating: -1, count: keywordCount)
         insideVariety = [UInt8](repeating: 0, count: keywordCount)
+        spelledWithin = [Int32](repeating: -1, count: keywordCount)
         rowSpan = [Int32](repeating: -1, count: keywordCount * 2)
         touched.reserveCapacity(keywordCount)
     }
@@ -60,7 +64,7 @@ public struct LexicalScratch: Sendable {
         }
         var span = WrittenSpan(end: first, lastEnd: last, wholeTokenEnd: Int(wholeTextEnd[k]),
                                wholeSpellingEnd: Int(wholeVarietyEnd[k]))
-        span.insideOtherSpelling = insideVariety[k] == 1
+        span.spelledWithin = insideVariety[k] == 1 ? Int(spelledWithin[k]) : -1
         return span
     }
 
@@ -71,6 +75,7 @@ public struct LexicalScratch: Sendable {
             overlapCount[k] = 0
             bigramHits[k] = 0
             insideVariety[k] = 0
+            spelledWithin[k] = -1
             textSpan[2 * k] = -1; textSpan[2 * k + 1] = -1
             firstTextSpan[2 * k] = -1; firstTextSpan[2 * k + 1] = -1
             wholeTextEnd[k] = -1
@@ -108,9 +113,10 @@ public struct WrittenSpan: Sendable, Equatable {
     public var lastEnd: Int
     public var wholeTokenEnd: Int
     public var wholeSpellingEnd: Int
-    /// Every text match lies strictly inside a variety or brand name of other keywords (そば in 「ヤキソバ」, a
-    /// spelling of 焼きそば): the name writes that keyword, and this one only as a piece of it.
-    public var insideOtherSpelling = false
+    /// When every text match lies strictly inside a variety or brand name of other keywords (そば in 「ヤキソバ」,
+    /// a spelling of 焼きそば; たこ in 「ﾌﾞﾀｺﾏｷﾞﾚ」, ﾌﾞﾀｺﾏ being 豚こま切れ肉): the keyword (its index) such a name
+    /// spells, which the name writes, this one only as a piece of it; −1 otherwise.
+    public var spelledWithin = -1
 
     public static let none = WrittenSpan(end: -1, wholeTokenEnd: -1)
 

@@ -27,8 +27,8 @@ public enum NameHead {
     ].map(LexicalText.fold)
 
     /// `ranked` (in the model's order) in serving order, changed in three cases, each reading the best `depth`:
-    /// - a first keyword written only inside a variety or brand name of other keywords (そば in 「ヤキソバ」) yields
-    ///   to the best-ranked keyword that such a name, written as whole tokens, spells (焼きそば);
+    /// - a first keyword written only inside a variety or brand name of another keyword (そば in 「ヤキソバ」, たこ in
+    ///   「ﾌﾞﾀｺﾏｷﾞﾚ」) yields to the keyword that name spells (焼きそば, 豚こま切れ肉), when it is among the best;
     /// - otherwise a first keyword followed by a describing word names a use, a flavour or an ingredient (とんかつ in
     ///   「豚ロース とんかつ用」, アメリカンチェリー in 「グラノーラ アメリカンチェリー味」): the best-ranked other keyword
     ///   written as whole tokens of `name` and not described itself goes first;
@@ -41,9 +41,9 @@ public enum NameHead {
     /// コーヒー牛乳, which is served before コーヒー). The head check (`firstIsHead`) reads the keywords' own text only.
     public static func ordered(_ ranked: [RankedKeyword], name: LexicalText) -> [RankedKeyword] {
         guard let first = ranked.first, !name.boundaries.isEmpty else { return ranked }
-        let candidate = first.written.insideOtherSpelling
+        let candidate = first.written.spelledWithin >= 0
             ? ranked.prefix(depth).indices.dropFirst().first { i in
-                ranked[i].written.wholeSpellingEnd >= first.written.end
+                ranked[i].keyword.index == first.written.spelledWithin
             }
             : isDescribed(first.written, name)
             ? ranked.prefix(depth).indices.dropFirst().first { i in

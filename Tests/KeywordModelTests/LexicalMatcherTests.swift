@@ -77,13 +77,13 @@ final class LexicalMatcherTests: XCTestCase {
         XCTAssertEqual(scratch.written(2), WrittenSpan(end: 6, wholeTokenEnd: -1), "ます inside マスカット")
         XCTAssertEqual(scratch.written(3), WrittenSpan(end: 14, wholeTokenEnd: -1, wholeSpellingEnd: 14),
                        "written by its variety, as whole tokens")
-        XCTAssertFalse(scratch.written(2).insideOtherSpelling, "ます inside マスカット, which is no variety")
+        XCTAssertEqual(scratch.written(2).spelledWithin, -1, "ます inside マスカット, which is no variety")
         let spelled = LexicalMatcher(keywords: [LexicalText(text: "そば", rows: [1]), LexicalText(text: "焼きそば", rows: [2])],
                                      varieties: [VarietyEntry(variety: LexicalText(text: "ヤキソバ", rows: [3]),
                                                               target: LexicalText(text: "焼きそば", rows: [2]))])
         var noodles = LexicalScratch(keywordCount: 2)
         spelled.match(LexicalText(tokens: ["ヤキ", "ソバ"], rows: [4, 1]), into: &noodles)
-        XCTAssertTrue(noodles.written(0).insideOtherSpelling)
+        XCTAssertEqual(noodles.written(0).spelledWithin, 1, "そば inside ヤキソバ, which spells 焼きそば")
         XCTAssertEqual(noodles.written(1).wholeSpellingEnd, 4)
         matcher.match(LexicalText(tokens: ["メークインズ"], rows: [8]), into: &scratch)
         XCTAssertEqual(scratch.written(3), WrittenSpan(end: 5, wholeTokenEnd: -1), "a variety inside a token")

@@ -123,12 +123,12 @@ final class NameHeadTests: XCTestCase {
         // ヤキソバ spells 焼きそば; そば is written only inside it.
         let noodles = name("やきそば", ["やき", "そば"])
         var piece = WrittenSpan(end: 4, wholeTokenEnd: 4)
-        piece.insideOtherSpelling = true
+        piece.spelledWithin = 1
         let spelledNoodles = [RankedKeyword(keyword: ScoredKeyword(index: 0, score: 2), features: [], written: piece),
                               RankedKeyword(keyword: ScoredKeyword(index: 1, score: 1), features: [],
                                             written: WrittenSpan(end: 4, wholeTokenEnd: -1, wholeSpellingEnd: 4))]
         XCTAssertEqual(order(spelledNoodles, noodles), [1, 0])
-        piece.insideOtherSpelling = false
+        piece.spelledWithin = -1
         XCTAssertEqual(order([RankedKeyword(keyword: ScoredKeyword(index: 0, score: 2), features: [], written: piece),
                               spelledNoodles[1]], noodles), [0, 1], "そば written on its own")
     }
@@ -183,6 +183,23 @@ final class NameHeadTests: XCTestCase {
         }
         let data = [LabelledName(name: name, keywords: ["りんご酢"]), LabelledName(name: name, keywords: ["りんご"])]
         XCTAssertEqual(Evaluator.ranks(data, index: engine.index, analyzer: components.analyzer), [1, 2])
+    }
+
+    /// With the shipped model, a receipt spelling serves the keyword it spells before a keyword written inside it:
+    /// ﾌﾞﾀｺﾏ spells 豚こま切れ肉 around たこ, which the model puts first.
+    func testTheShippedModelServesWhatASpellingWrites() throws {
+        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("models/default").path
+        let components = try ModelDirectory.load(path: directory)
+        let engine = try ModelEngine(components: components,
+                                     overlayPath: NSTemporaryDirectory() + "name-head-\(UUID().uuidString).json",
+                                     applyOverlay: false)
+        let name = "ﾌﾞﾀｺﾏｷﾞﾚ"
+        let top = engine.index.search(components.analyzer.analyzeName(name).lexical, k: 1)
+        XCTAssertEqual(top.map { engine.index.entries[$0.index].keyword }, ["たこ"], "the model's own first")
+        for k in [1, 5] {
+            XCTAssertEqual(engine.suggest(name, k: k, explain: false).suggestions.first?.keyword, "豚こま切れ肉", "k \(k)")
+        }
     }
 
     /// The gate counts what serving would auto-accept: a confident first keyword that is not the head is not.
