@@ -221,6 +221,17 @@ public struct LexicalMatcher: Sendable {
                     }
                 }
             }
+            // A token whose dictionary form is a keyword's spelling writes that keyword (塩さけ → 塩鮭).
+            for spelling in name.spellings {
+                guard let ids = byText[spelling.folded] else { continue }
+                for id in ids {
+                    let k = Int(id)
+                    scratch.set(k, .variety, 1)
+                    scratch.varietySpans.append(Int32(spelling.start)); scratch.varietySpans.append(Int32(spelling.end))
+                    scratch.varietySpans.append(id)
+                    scratch.wholeVarietyEnd[k] = max(scratch.wholeVarietyEnd[k], Int32(spelling.end))
+                }
+            }
             scan(folded, texts) { k, start, length in
                 let owner = LexicalMatcher.containingVariety(scratch.varietySpans, k, start, start + length)
                 if owner >= 0 {

@@ -114,8 +114,9 @@ public struct WrittenSpan: Sendable, Equatable {
     public var wholeTokenEnd: Int
     public var wholeSpellingEnd: Int
     /// When every text match lies strictly inside a variety or brand name of other keywords (そば in 「ヤキソバ」,
-    /// a spelling of 焼きそば; たこ in 「ﾌﾞﾀｺﾏｷﾞﾚ」, ﾌﾞﾀｺﾏ being 豚こま切れ肉): the keyword (its index) such a name
-    /// spells, which the name writes, this one only as a piece of it; −1 otherwise.
+    /// a spelling of 焼きそば; たこ in 「ﾌﾞﾀｺﾏｷﾞﾚ」, ﾌﾞﾀｺﾏ being 豚こま切れ肉): the keyword such a name spells, which
+    /// the name writes, this one only as a piece of it; −1 otherwise. From the matcher it is the matcher's keyword
+    /// id; `KeywordIndex` hands it on as a keyword index.
     public var spelledWithin = -1
 
     public static let none = WrittenSpan(end: -1, wholeTokenEnd: -1)

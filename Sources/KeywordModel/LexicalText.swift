@@ -19,6 +19,23 @@ public struct LexicalText: Sendable, Equatable {
     /// separator that `fold` drops stands there (count `folded.count + 1`). Empty when unknown: then every offset
     /// counts as a phrase end. A Japanese product name's phrases end in their head, the kind of product.
     public var phraseEnds: [Bool] = []
+    /// Tokens whose dictionary form is spelled otherwise than the token (塩さけ → 塩鮭): where each stands in
+    /// `folded` and its form, folded. A keyword spelled like such a form is written there, whatever vector row the
+    /// token shares with other words (chiVe gives 塩鮭 and 味噌汁 one row).
+    public var spellings: [Spelling] = []
+
+    /// A token's dictionary form (see `spellings`).
+    public struct Spelling: Sendable, Equatable {
+        public var start: Int
+        public var end: Int
+        public var folded: [UInt32]
+
+        public init(start: Int, end: Int, folded: [UInt32]) {
+            self.start = start
+            self.end = end
+            self.folded = folded
+        }
+    }
 
     public init(folded: [UInt32], rows: RowSequence, boundaries: [Bool] = [], alternativeRows: [RowSequence] = []) {
         self.folded = folded
@@ -34,19 +51,29 @@ public struct LexicalText: Sendable, Equatable {
     }
 
     /// From every token surface of the text in order (content or not; the text is their concatenation up to
-    /// the spaces and separators `fold` drops), so that the tokens' edges become `boundaries`.
-    /// - Complexity: O(total length of the surfaces).
-    public init(tokens: [String], rows: RowSequence) {
+    /// the spaces and separators `fold` drops), so that the tokens' edges become `boundaries`. `forms`, when
+    /// given (one per token, "" for none), are the tokens' dictionary forms that differ from them (`spellings`).
+    /// - Complexity: O(total length of the surfaces and forms).
+    public init(tokens: [String], rows: RowSequence, forms: [String] = []) {
         var folded: [UInt32] = []
         var boundaries = [true]
-        for surface in tokens {
+        var spellings: [Spelling] = []
+        let withForms = forms.count == tokens.count
+        for (i, surface) in tokens.enumerated() {
             let piece = LexicalText.fold(surface)
             if piece.isEmpty { continue }
+            if withForms && !forms[i].isEmpty {
+                let form = LexicalText.fold(forms[i])
+                if !form.isEmpty && form != piece {
+                    spellings.append(Spelling(start: folded.count, end: folded.count + piece.count, folded: form))
+                }
+            }
             folded.append(contentsOf: piece)
             boundaries.append(contentsOf: repeatElement(false, count: piece.count - 1))
             boundaries.append(true)
         }
         self.init(folded: folded, rows: rows, boundaries: boundaries)
+        self.spellings = spellings
     }
 
     /// Whether a token starts or ends at folded offset `offset` (always true when the tokens are unknown).

@@ -218,38 +218,38 @@ public final class TextPipeline: Sendable {
     private func tokens(of prepared: Prepared) -> [Token] {
         var result: [Token] = []
         let scalars = prepared.text.scalars
-        var ranges: [Range<Int>] = []
+        var lastRange = 0 ..< 0
         var state = Lattice.State(lexicon: lexicon)
         for segment in prepared.segments {
             let path = lattice.segment(scalars: scalars[segment], state: &state)
             for node in path {
                 let range = segment.lowerBound + node.start ..< segment.lowerBound + node.end
                 result.append(token(for: node, scalars: scalars[range], original: originalRange(prepared.text, range)))
-                ranges.append(range)
+                lastRange = range
             }
         }
-        return wordsWhenNoContent(result, scalars: scalars, offsets: ranges)
+        if result.count == 1, !result[0].isContent, let word = contentWord(result[0], scalars: scalars[lastRange]) {
+            return [word]
+        }
+        return result
     }
 
-    /// A text whose every token is a particle, an auxiliary or a symbol reads each token that the lexicon also
-    /// knows as a content word (a noun) as that word: written alone, たい and ます are the fish 鯛 and 鱒, which the
-    /// lattice reads as auxiliaries. Tokens with no such entry (の, です) stay what they are.
-    private func wordsWhenNoContent(_ tokens: [Token], scalars: [UInt32], offsets: [Range<Int>]) -> [Token] {
-        guard !tokens.contains(where: \.isContent) else { return tokens }
-        return zip(tokens, offsets).map { token, range in
-            guard let key = key(scalars[range]) else { return token }
-            for entry in Int(lexicon.entryStart[key]) ..< Int(lexicon.entryStart[key + 1]) {
-                let pos = Int(lexicon.classPOS[Int(lexicon.entryClass[entry])])
-                guard lexicon.posIsContent[pos], lexicon.entryRow[entry] != Lexicon.noRow else { continue }
-                var word = token
-                word.isContent = true
-                word.row = Int(lexicon.entryRow[entry])
-                word.rowSource = .lexicon
-                word.partOfSpeech = lexicon.partsOfSpeech[pos]
-                return word
-            }
-            return token
+    /// A text that is one word, a particle or an auxiliary for the lattice, is read as the content word (a noun)
+    /// the lexicon also knows by that spelling: written alone, たい and ます are the fish 鯛 and 鱒. A word with no
+    /// such entry (の, です), or one beside other words (「です ます」), stays what it is.
+    private func contentWord(_ token: Token, scalars: ArraySlice<UInt32>) -> Token? {
+        guard let key = key(scalars) else { return nil }
+        for entry in Int(lexicon.entryStart[key]) ..< Int(lexicon.entryStart[key + 1]) {
+            let pos = Int(lexicon.classPOS[Int(lexicon.entryClass[entry])])
+            guard lexicon.posIsContent[pos], lexicon.entryRow[entry] != Lexicon.noRow else { continue }
+            var word = token
+            word.isContent = true
+            word.row = Int(lexicon.entryRow[entry])
+            word.rowSource = .lexicon
+            word.partOfSpeech = lexicon.partsOfSpeech[pos]
+            return word
         }
+        return nil
     }
 
     private func token(for node: PathNode, scalars: ArraySlice<UInt32>, original: Range<Int>) -> Token {

@@ -32,6 +32,7 @@ public struct PipelineAnalyzer: TextAnalyzer {
         }
         var analyzed = AnalyzedText(normalized: analysis.normalized.text, surfaces: content.map(\.surface),
                                     rows: rows, tokenSurfaces: analysis.tokens.map(\.surface))
+        analyzed.tokenForms = analysis.tokens.map { $0.isContent && $0.normalized != $0.surface ? $0.normalized : "" }
         analyzed.onlyPlaces = PlaceNames.namesOnlyPlaces(content)
         return analyzed
     }

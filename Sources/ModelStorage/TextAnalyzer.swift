@@ -11,6 +11,9 @@ public struct AnalyzedText: Sendable, Equatable {
     /// Every token surface in order, content or not (empty when unknown): the token boundaries of the
     /// exact-match features.
     public var tokenSurfaces: [String]
+    /// The dictionary form of each of `tokenSurfaces` where it is a content word spelled otherwise ("" elsewhere;
+    /// empty when unknown): see `LexicalText.spellings`.
+    public var tokenForms: [String] = []
     /// Other row sequences of the same word (keywords only; see `LexicalText.alternativeRows`).
     public var alternativeRows: [[Int32]]
     /// The text each of `rows` takes its sub-word pieces from, when not its surface (keywords: see
@@ -38,7 +41,7 @@ public struct AnalyzedText: Sendable, Equatable {
         plain.alternativeRows = alternativeRows
         plain.subwords = subwords
         guard !tokenSurfaces.isEmpty else { return plain }
-        var tokens = LexicalText(tokens: tokenSurfaces, rows: rows)
+        var tokens = LexicalText(tokens: tokenSurfaces, rows: rows, forms: tokenForms)
         tokens.alternativeRows = alternativeRows
         tokens.subwords = subwords
         tokens.phraseEnds = plain.phraseEnds

@@ -29,7 +29,7 @@ public enum NameHead {
     /// `ranked` (in the model's order) in serving order, changed in three cases, each reading the best `depth`:
     /// - a first keyword written only inside a variety or brand name of another keyword (そば in 「ヤキソバ」, たこ in
     ///   「ﾌﾞﾀｺﾏｷﾞﾚ」) yields to the keyword that name spells (焼きそば, 豚こま切れ肉), when it is among the best;
-    /// - otherwise a first keyword followed by a describing word names a use, a flavour or an ingredient (とんかつ in
+    /// - otherwise (no such name, or its keyword not among the best) a first keyword followed by a describing word names a use, a flavour or an ingredient (とんかつ in
     ///   「豚ロース とんかつ用」, アメリカンチェリー in 「グラノーラ アメリカンチェリー味」): the best-ranked other keyword
     ///   written as whole tokens of `name` and not described itself goes first;
     /// - otherwise the keyword written last in a phrase of the first one goes first: the one written as whole
@@ -41,16 +41,15 @@ public enum NameHead {
     /// コーヒー牛乳, which is served before コーヒー). The head check (`firstIsHead`) reads the keywords' own text only.
     public static func ordered(_ ranked: [RankedKeyword], name: LexicalText) -> [RankedKeyword] {
         guard let first = ranked.first, !name.boundaries.isEmpty else { return ranked }
-        let candidate = first.written.spelledWithin >= 0
-            ? ranked.prefix(depth).indices.dropFirst().first { i in
-                ranked[i].keyword.index == first.written.spelledWithin
-            }
-            : isDescribed(first.written, name)
+        let spelled = ranked.prefix(depth).indices.dropFirst().first { i in
+            ranked[i].keyword.index == first.written.spelledWithin
+        }
+        let candidate = spelled ?? (isDescribed(first.written, name)
             ? ranked.prefix(depth).indices.dropFirst().first { i in
                 let end = ranked[i].written.wholeEnd(withSpellings: true)
                 return end >= 0 && !isDescribing(name, at: end)
             }
-            : writtenAfterFirst(ranked, name: name, acrossPhrases: false)
+            : writtenAfterFirst(ranked, name: name, acrossPhrases: false))
         guard let head = candidate else { return ranked }
         var result = ranked
         result.insert(result.remove(at: head), at: 0)

@@ -85,6 +85,16 @@ final class LexicalMatcherTests: XCTestCase {
         spelled.match(LexicalText(tokens: ["ヤキ", "ソバ"], rows: [4, 1]), into: &noodles)
         XCTAssertEqual(noodles.written(0).spelledWithin, 1, "そば inside ヤキソバ, which spells 焼きそば")
         XCTAssertEqual(noodles.written(1).wholeSpellingEnd, 4)
+        // 塩さけ's dictionary form is 塩鮭: the keyword 塩鮭 is written there, as a spelling.
+        let salted = LexicalMatcher(keywords: [LexicalText(text: "塩鮭", rows: [5]), LexicalText(text: "味噌汁", rows: [5])])
+        var salmon = LexicalScratch(keywordCount: 2)
+        let name = LexicalText(tokens: ["塩さけ", "切り身"], rows: [5, 6], forms: ["塩鮭", ""])
+        XCTAssertEqual(name.spellings, [LexicalText.Spelling(start: 0, end: 3, folded: LexicalText.fold("塩鮭"))])
+        salted.match(name, into: &salmon)
+        XCTAssertEqual(salmon.written(0), WrittenSpan(end: 3, wholeTokenEnd: -1, wholeSpellingEnd: 3))
+        XCTAssertEqual(salmon.featureValues(of: 0)[LexicalFeature.variety.rawValue], 1)
+        XCTAssertEqual(salmon.written(1), .none, "味噌汁 shares the row only")
+        XCTAssertEqual(LexicalText(tokens: ["塩鮭"], rows: [5], forms: ["塩鮭"]).spellings, [], "spelled as its form")
         matcher.match(LexicalText(tokens: ["メークインズ"], rows: [8]), into: &scratch)
         XCTAssertEqual(scratch.written(3), WrittenSpan(end: 5, wholeTokenEnd: -1), "a variety inside a token")
     }

@@ -200,6 +200,8 @@ final class NameHeadTests: XCTestCase {
         for k in [1, 5] {
             XCTAssertEqual(engine.suggest(name, k: k, explain: false).suggestions.first?.keyword, "豚こま切れ肉", "k \(k)")
         }
+        // 塩さけ shares its vector row with 味噌汁; its dictionary form 塩鮭 writes the keyword.
+        XCTAssertEqual(engine.suggest("塩さけ 100g", k: 5, explain: false).suggestions.first?.keyword, "塩鮭")
     }
 
     /// The gate counts what serving would auto-accept: a confident first keyword that is not the head is not.
