@@ -37,8 +37,8 @@ public enum NameHead {
     ///   describing word after it. A first keyword written nowhere (found by its vector alone) yields to the one
     ///   whose own text is written last anywhere.
     ///
-    /// Here a keyword is written by its own text or by a variety or brand name of it (「ｺｰﾋｰｷﾞｭｳﾆｭｳ」 spells
-    /// コーヒー牛乳, which is served before コーヒー). The head check (`firstIsHead`) reads the keywords' own text only.
+    /// Here a keyword is written by its own text or by a variety, brand or dictionary form of it (「ｺｰﾋｰｷﾞｭｳﾆｭｳ」
+    /// spells コーヒー牛乳, which is served before コーヒー).
     public static func ordered(_ ranked: [RankedKeyword], name: LexicalText) -> [RankedKeyword] {
         guard let first = ranked.first, !name.boundaries.isEmpty else { return ranked }
         let spelled = ranked.prefix(depth).indices.dropFirst().first { i in
@@ -57,14 +57,27 @@ public enum NameHead {
     }
 
     /// True when the first of `ranked` (the best `depth` are read) is not followed by a describing word itself
-    /// (いちご in 「ヨーグルト いちご味」) and no other is written as whole tokens of `name` ending after where the
-    /// first is first written, in any phrase, other than as a description. A first keyword written nowhere is the
-    /// head only when no other ranked keyword is written as whole tokens at all. A name whose tokens are unknown
-    /// says nothing either way (true).
+    /// (いちご in 「ヨーグルト いちご味」), no other is written by its own text as whole tokens of `name` ending after
+    /// where the first is first written, in any phrase, other than as a description, and no other is spelled as
+    /// whole tokens by a variety, brand or dictionary form anywhere the first is not written (`spelledElsewhere`).
+    /// A first keyword written nowhere is the head only when no other ranked keyword is written as whole tokens at
+    /// all. A name whose tokens are unknown says nothing either way (true).
     public static func firstIsHead(_ ranked: [RankedKeyword], name: LexicalText) -> Bool {
         guard let first = ranked.first else { return false }
         guard !name.boundaries.isEmpty else { return true }
         return !isDescribed(first.written, name) && writtenAfterFirst(ranked, name: name, acrossPhrases: true) == nil
+            && spelledElsewhere(ranked, name: name) == nil
+    }
+
+    /// The index of another of the best keywords that a variety, brand or dictionary form writes as whole tokens
+    /// where the first is not written (ｶｯﾌﾟﾒﾝ in 「ｶｯﾌﾟﾒﾝ ｼｮｳﾕ」, アクエリアス in 「コカ・コーラ アクエリアス」): the
+    /// name names two kinds, and which is the product is not for a rule to say; nil when there is none.
+    static func spelledElsewhere(_ ranked: [RankedKeyword], name: LexicalText) -> Int? {
+        guard let first = ranked.first else { return nil }
+        return ranked.prefix(depth).indices.dropFirst().first { i in
+            let end = ranked[i].written.wholeSpellingEnd
+            return end >= 0 && end != first.written.end && end != first.written.lastEnd && !isDescribing(name, at: end)
+        }
     }
 
     /// Whether serving auto-accepts a first suggestion: its confidence clears the threshold and it is the head of

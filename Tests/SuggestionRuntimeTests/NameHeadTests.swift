@@ -70,6 +70,19 @@ final class NameHeadTests: XCTestCase {
         XCTAssertEqual(order(ranked([(2, 2), (7, 7)]), unknown), [0, 1])
     }
 
+    /// A kind that a variety or brand writes in another place of the name (ｶｯﾌﾟﾒﾝ in 「ｶｯﾌﾟﾒﾝ ｼｮｳﾕ」) puts the first
+    /// in doubt wherever it stands; the same place (the first written by that spelling itself) does not.
+    func testAKindSpelledElsewhereIsNotTheHead() {
+        let text = name("かっぷめん しょうゆ", ["かっぷめん", "しょうゆ"])
+        func pair(_ second: WrittenSpan) -> [RankedKeyword] {
+            [RankedKeyword(keyword: ScoredKeyword(index: 0, score: 2), features: [], written: WrittenSpan(end: 9, wholeTokenEnd: 9)),
+             RankedKeyword(keyword: ScoredKeyword(index: 1, score: 1), features: [], written: second)]
+        }
+        XCTAssertFalse(NameHead.firstIsHead(pair(WrittenSpan(end: 5, wholeTokenEnd: -1, wholeSpellingEnd: 5)), name: text))
+        XCTAssertTrue(NameHead.firstIsHead(pair(WrittenSpan(end: 9, wholeTokenEnd: -1, wholeSpellingEnd: 9)), name: text))
+        XCTAssertTrue(NameHead.firstIsHead(pair(WrittenSpan(end: 5, wholeTokenEnd: -1)), name: text), "not whole tokens")
+    }
+
     func testAnUnwrittenFirstKeywordYieldsToAnyWrittenOne() {
         let text = name("ランチパック ピーナッツ", ["ランチパック", "ピーナッツ"])
         XCTAssertFalse(NameHead.firstIsHead(ranked([(-1, -1), (11, 11)]), name: text))
@@ -102,7 +115,8 @@ final class NameHeadTests: XCTestCase {
     }
 
     /// A variety or brand name written as whole tokens writes its keyword for the serving order (ｺｰﾋｰｷﾞｭｳﾆｭｳ spells
-    /// コーヒー牛乳 after コーヒー), not after a first keyword written nowhere, and not for the head check.
+    /// コーヒー牛乳 after コーヒー), not after a first keyword written nowhere; for the head check it puts the first in
+    /// doubt.
     func testASpellingWritesItsKeywordForTheOrder() {
         let milk = name("こーひーぎゅうにゅう", ["こーひーぎゅうにゅう"])
         func spelled(_ first: WrittenSpan) -> [RankedKeyword] {
@@ -111,7 +125,9 @@ final class NameHeadTests: XCTestCase {
                            written: WrittenSpan(end: 10, wholeTokenEnd: -1, wholeSpellingEnd: 10))]
         }
         XCTAssertEqual(order(spelled(WrittenSpan(end: 4, wholeTokenEnd: -1)), milk), [1, 0])
-        XCTAssertTrue(NameHead.firstIsHead(spelled(WrittenSpan(end: 4, wholeTokenEnd: -1)), name: milk))
+        XCTAssertFalse(NameHead.firstIsHead(spelled(WrittenSpan(end: 4, wholeTokenEnd: -1)), name: milk))
+        XCTAssertTrue(NameHead.firstIsHead(NameHead.ordered(spelled(WrittenSpan(end: 4, wholeTokenEnd: -1)), name: milk),
+                                           name: milk), "served first, コーヒー牛乳 is the head")
         XCTAssertEqual(order(spelled(.none), milk), [0, 1], "a first keyword written nowhere")
         // とんかつ / 用 / 黒豚: a described first keyword yields to one its brand or variety writes.
         let pork = name("とんかつ用 黒豚", ["とんかつ", "用", "黒豚"])
@@ -160,6 +176,9 @@ final class NameHeadTests: XCTestCase {
             XCTAssertEqual(jam.suggestions.first?.keyword, "ブルーベリー")
             XCTAssertGreaterThanOrEqual(try XCTUnwrap(jam.suggestions.first?.confidence), threshold)
             XCTAssertFalse(jam.autoAccept, "k \(k)")
+            let noodles = engine.suggest("ｶｯﾌﾟﾒﾝ ｼｮｳﾕ", k: k, explain: false)
+            XCTAssertGreaterThanOrEqual(try XCTUnwrap(noodles.suggestions.first?.confidence), threshold)
+            XCTAssertFalse(noodles.autoAccept, "k \(k): ｶｯﾌﾟﾒﾝ spells a kind beside the flavour")
             let onion = engine.suggest("淡路島産 玉ねぎ 5kg", k: k, explain: false)
             XCTAssertEqual(onion.suggestions.first?.keyword, "玉ねぎ")
             XCTAssertTrue(onion.autoAccept, "k \(k)")
