@@ -240,7 +240,10 @@ public final class TextPipeline: Sendable {
     private func contentWord(_ token: Token, scalars: ArraySlice<UInt32>) -> Token? {
         guard let key = key(scalars) else { return nil }
         for entry in Int(lexicon.entryStart[key]) ..< Int(lexicon.entryStart[key + 1]) {
-            let pos = Int(lexicon.classPOS[Int(lexicon.entryClass[entry])])
+            // Row-only spellings have no class of their own (they never enter the lattice).
+            let paramClass = lexicon.entryClass[entry]
+            guard paramClass != Lexicon.rowOnlyClass else { continue }
+            let pos = Int(lexicon.classPOS[Int(paramClass)])
             guard lexicon.posIsContent[pos], lexicon.entryRow[entry] != Lexicon.noRow else { continue }
             var word = token
             word.isContent = true
