@@ -101,8 +101,10 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
         // The structure checks read the best `NameHead.depth` keywords whatever `k` is.
         let ranked = ConfidenceFeatures.ranked(index, name: lexical, k: max(k, NameHead.depth))
         // A name that says only where the product comes from would get the keyword nearest the place's vector
-        // (大阪産 → 大阪しろな): unless one of the best keywords is written in it, there is nothing to suggest.
-        if analyzed.onlyPlaces, !ranked.contains(where: { ConfidenceFeatures.isWritten($0.features) }) {
+        // (大阪産 → 大阪しろな): unless one of the best keywords is written in it as whole tokens, by its own text or
+        // a variety name (カマンベール, which the lexicon also knows as a place), there is nothing to suggest. A
+        // piece of a place (米 in 米沢産) is the place.
+        if analyzed.onlyPlaces, !ranked.contains(where: { $0.written.wholeEnd(withSpellings: true) >= 0 }) {
             return SuggestionResult(name: name, tokens: explain ? tokens : nil, suggestions: [], reason: .onlyPlaceNames)
         }
         let suggestions = ranked.prefix(max(0, k)).map { item -> Suggestion in

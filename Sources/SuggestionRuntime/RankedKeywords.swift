@@ -39,14 +39,4 @@ extension ConfidenceFeatures {
         }
         return Array(NameHead.ordered(model, name: name).prefix(k))
     }
-
-    /// Positions in `vector`; a test checks that they name the text and variety features.
-    static let textFeature = names.firstIndex(of: "text") ?? names.count
-    static let varietyFeature = names.firstIndex(of: "variety") ?? names.count
-
-    /// Whether a ranked keyword is written in the name, from its `vector`: its text, or a variety or brand
-    /// name that maps to it, occurs there.
-    public static func isWritten(_ features: [Double]) -> Bool {
-        features.count > max(textFeature, varietyFeature) && (features[textFeature] > 0 || features[varietyFeature] > 0)
-    }
 }

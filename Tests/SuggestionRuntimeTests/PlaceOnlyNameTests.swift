@@ -1,11 +1,11 @@
 import Foundation
-import KeywordModel
 import ModelStorage
 import SuggestionRuntime
 import XCTest
 
 /// With the shipped model: a name that says only where the product comes from gets no suggestion and the reason,
-/// unless one of the best keywords is written in it; a place beside a product changes nothing.
+/// unless one of the best keywords is written in it as whole tokens (its text or a variety); a place beside a product
+/// changes nothing.
 final class PlaceOnlyNameTests: XCTestCase {
     static let modelDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("models/default").path
@@ -26,7 +26,7 @@ final class PlaceOnlyNameTests: XCTestCase {
 
     func testAnOriginAloneGetsTheReason() throws {
         let engine = try XCTUnwrap(Self.engine)
-        for name in ["大阪産", "長野県産", "国産 【北海道産】", "産地：新潟"] {
+        for name in ["大阪産", "長野県産", "国産 【北海道産】", "産地：新潟", "米沢産"] {
             for k in [1, 5] {
                 let result = engine.suggest(name, k: k, explain: false)
                 XCTAssertEqual(result.suggestions, [], name)
@@ -58,20 +58,6 @@ final class PlaceOnlyNameTests: XCTestCase {
             XCTAssertEqual(result.suggestions.count, k)
             XCTAssertTrue(result.suggestions.contains { $0.keyword == "十勝" })
         }
-    }
-
-    /// `isWritten` reads the text and variety evidence of a ranked keyword's features, and nothing else.
-    func testWrittenMeansATextOrVarietyMatch() {
-        var evidence = [Float](repeating: 0, count: LexicalFeature.count)
-        XCTAssertFalse(ConfidenceFeatures.isWritten(ConfidenceFeatures.vector(scores: [0.9, 0.5], rank: 0, evidence: evidence)))
-        evidence[LexicalFeature.text.rawValue] = 1
-        XCTAssertTrue(ConfidenceFeatures.isWritten(ConfidenceFeatures.vector(scores: [0.9, 0.5], rank: 0, evidence: evidence)))
-        evidence[LexicalFeature.text.rawValue] = 0
-        evidence[LexicalFeature.variety.rawValue] = 1
-        XCTAssertTrue(ConfidenceFeatures.isWritten(ConfidenceFeatures.vector(scores: [0.9, 0.5], rank: 0, evidence: evidence)))
-        evidence[LexicalFeature.variety.rawValue] = 0
-        evidence[LexicalFeature.rows.rawValue] = 1
-        XCTAssertFalse(ConfidenceFeatures.isWritten(ConfidenceFeatures.vector(scores: [0.9, 0.5], rank: 0, evidence: evidence)))
     }
 
     /// A receipt's half-width reading the lexicon does not know reads as its keyword through the varieties table.
