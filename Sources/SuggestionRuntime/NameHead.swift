@@ -29,9 +29,10 @@ public enum NameHead {
     /// `ranked` (in the model's order) in serving order, changed in three cases, each reading the best `depth`:
     /// - a first keyword written only inside a variety or brand name of another keyword (そば in 「ヤキソバ」, たこ in
     ///   「ﾌﾞﾀｺﾏｷﾞﾚ」) yields to the keyword that name spells (焼きそば, 豚こま切れ肉), when it is among the best;
-    /// - otherwise (no such name, or its keyword not among the best) a first keyword followed by a describing word names a use, a flavour or an ingredient (とんかつ in
-    ///   「豚ロース とんかつ用」, アメリカンチェリー in 「グラノーラ アメリカンチェリー味」): the best-ranked other keyword
-    ///   written as whole tokens of `name` and not described itself goes first;
+    /// - otherwise (no such name, or its keyword not among the best) a first keyword followed by a describing word
+    ///   names a use, a flavour or an ingredient (とんかつ in 「豚ロース とんかつ用」, アメリカンチェリー in
+    ///   「グラノーラ アメリカンチェリー味」): the best-ranked other keyword written as whole tokens of `name` and not
+    ///   described itself goes first;
     /// - otherwise the keyword written last in a phrase of the first one goes first: the one written as whole
     ///   tokens ending furthest after a place where the first is written, with no phrase end between and no
     ///   describing word after it. A first keyword written nowhere (found by its vector alone) yields to the one
@@ -41,12 +42,10 @@ public enum NameHead {
     /// spells コーヒー牛乳, which is served before コーヒー).
     public static func ordered(_ ranked: [RankedKeyword], name: LexicalText) -> [RankedKeyword] {
         guard let first = ranked.first, !name.boundaries.isEmpty else { return ranked }
-        let spelled = ranked.prefix(depth).indices.dropFirst().first { i in
-            ranked[i].keyword.index == first.written.spelledWithin
-        }
+        let spelled = firstOther(ranked) { $0.keyword.index == first.written.spelledWithin }
         let candidate = spelled ?? (isDescribed(first.written, name)
-            ? ranked.prefix(depth).indices.dropFirst().first { i in
-                let end = ranked[i].written.wholeEnd(withSpellings: true)
+            ? firstOther(ranked) { other in
+                let end = other.written.wholeEnd(withSpellings: true)
                 return end >= 0 && !isDescribing(name, at: end)
             }
             : writtenAfterFirst(ranked, name: name, acrossPhrases: false))
@@ -74,10 +73,15 @@ public enum NameHead {
     /// name names two kinds, and which is the product is not for a rule to say; nil when there is none.
     static func spelledElsewhere(_ ranked: [RankedKeyword], name: LexicalText) -> Int? {
         guard let first = ranked.first else { return nil }
-        return ranked.prefix(depth).indices.dropFirst().first { i in
-            let end = ranked[i].written.wholeSpellingEnd
+        return firstOther(ranked) { other in
+            let end = other.written.wholeSpellingEnd
             return end >= 0 && end != first.written.end && end != first.written.lastEnd && !isDescribing(name, at: end)
         }
+    }
+
+    /// The index of the best-ranked keyword after the first, among the best `depth`, that `matches`.
+    static func firstOther(_ ranked: [RankedKeyword], where matches: (RankedKeyword) -> Bool) -> Int? {
+        ranked.prefix(depth).indices.dropFirst().first { matches(ranked[$0]) }
     }
 
     /// Whether serving auto-accepts a first suggestion: its confidence clears the threshold and it is the head of

@@ -44,8 +44,9 @@ public final class RememberingEngine: SuggestionEngine {
         result.suggestions = Array((fromMemory + result.suggestions.filter { !taken.contains($0.keyword) }).prefix(k))
         // The first suggestion is the team's decision now: the name's structure, which questions the model's
         // reading (`NameHead`), has nothing to say about it.
-        result.autoAccept = !recall.disagreement && base.autoAcceptThreshold.map { first.confidence >= $0 } == true
         result.firstIsHead = true
+        result.autoAccept = !recall.disagreement
+            && NameHead.autoAccepts(confidence: first.confidence, threshold: base.autoAcceptThreshold, isHead: true)
         result.reason = nil
         result.memory = recall
         return result

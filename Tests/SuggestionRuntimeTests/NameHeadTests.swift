@@ -23,6 +23,17 @@ final class NameHeadTests: XCTestCase {
         return lexical
     }
 
+    /// An engine on the shipped model directory (its overlay not applied), with the directory's components.
+    func shippedEngine() throws -> (ModelEngine, LoadedModel) {
+        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("models/default").path
+        let components = try ModelDirectory.load(path: directory)
+        let engine = try ModelEngine(components: components,
+                                     overlayPath: NSTemporaryDirectory() + "name-head-\(UUID().uuidString).json",
+                                     applyOverlay: false)
+        return (engine, components)
+    }
+
     func order(_ ranked: [RankedKeyword], _ name: LexicalText) -> [Int] {
         NameHead.ordered(ranked, name: name).map(\.keyword.index)
     }
@@ -165,11 +176,7 @@ final class NameHeadTests: XCTestCase {
     /// With the shipped model: a confident flavour in front of the kind is not auto-accepted, at any k; the kind
     /// with a place in front of it is.
     func testTheShippedModelAutoAcceptsOnlyHeads() throws {
-        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("models/default").path
-        let engine = try ModelEngine(components: ModelDirectory.load(path: directory),
-                                     overlayPath: NSTemporaryDirectory() + "name-head-\(UUID().uuidString).json",
-                                     applyOverlay: false)
+        let (engine, _) = try shippedEngine()
         let threshold = try XCTUnwrap(engine.autoAcceptThreshold)
         for k in [1, 5] {
             let jam = engine.suggest("国産 ブルーベリー ジャム 低糖 無添加 400g 瓶", k: k, explain: false)
@@ -188,12 +195,7 @@ final class NameHeadTests: XCTestCase {
     /// With the shipped model, the served order and the evaluator agree: 「純りんご酢」 gets りんご酢 first at every k,
     /// and its rank is 1 for the evaluator too; the confidence keeps describing the model's own order.
     func testTheServedOrderIsWhatIsEvaluated() throws {
-        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("models/default").path
-        let components = try ModelDirectory.load(path: directory)
-        let engine = try ModelEngine(components: components,
-                                     overlayPath: NSTemporaryDirectory() + "name-head-\(UUID().uuidString).json",
-                                     applyOverlay: false)
+        let (engine, components) = try shippedEngine()
         let name = "国産りんご100% 純りんご酢 無添加 500ml×2本"
         let model = engine.index.search(components.analyzer.analyzeName(name).lexical, k: 2).map { engine.index.entries[$0.index].keyword }
         XCTAssertEqual(model, ["りんご", "りんご酢"], "the model's own order")
@@ -207,12 +209,7 @@ final class NameHeadTests: XCTestCase {
     /// With the shipped model, a receipt spelling serves the keyword it spells before a keyword written inside it:
     /// ﾌﾞﾀｺﾏ spells 豚こま切れ肉 around たこ, which the model puts first.
     func testTheShippedModelServesWhatASpellingWrites() throws {
-        let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("models/default").path
-        let components = try ModelDirectory.load(path: directory)
-        let engine = try ModelEngine(components: components,
-                                     overlayPath: NSTemporaryDirectory() + "name-head-\(UUID().uuidString).json",
-                                     applyOverlay: false)
+        let (engine, components) = try shippedEngine()
         let name = "ﾌﾞﾀｺﾏｷﾞﾚ"
         let top = engine.index.search(components.analyzer.analyzeName(name).lexical, k: 1)
         XCTAssertEqual(top.map { engine.index.entries[$0.index].keyword }, ["たこ"], "the model's own first")

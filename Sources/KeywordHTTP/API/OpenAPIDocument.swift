@@ -246,7 +246,7 @@ enum OpenAPIDocument {
           "weights": {"type": "array", "items": {"type": "object", "properties": {"token": {"type": "string"}, "weight": {"type": "number"}}}, "description": "Only with explain"}
         }
       },
-      "AutoAccept": {"type": "boolean", "description": "True when the top suggestion's confidence clears the model's threshold for the configured top-1 precision (serve --auto-accept-precision, default 0.98) and, when the model gave it, it is the head of the name (no keyword written after it, and no describing word such as 味, 用 or 入り right after it, shows it to be a flavour, an ingredient or a use; a remembered decision needs no such check); always false without calibration"},
+      "AutoAccept": {"type": "boolean", "description": "True when the top suggestion's confidence clears the model's threshold for the configured top-1 precision (serve --auto-accept-precision, default 0.98) and, when the model gave it, it is the head of the name (no keyword written after it, and no describing word such as 味, 用 or 入り right after it, shows it to be a flavour, an ingredient or a use, and no variety or brand name elsewhere in the name spells another kind; a remembered decision needs no such check); always false without calibration"},
       "NoSuggestionReason": {"type": "string", "enum": ["no_content_tokens", "only_place_names"], "description": "Present exactly when suggestions is empty: no_content_tokens means nothing of the name is left after normalisation (送料無料, 1kg, ★★★, an emoji); only_place_names means the name says only where the product comes from (淡路島産, 産地：新潟, 長崎県) and none of the best keywords is written in it"},
       "SuggestResponse": {
         "type": "object", "required": ["name", "suggestions", "auto_accept", "model"],
