@@ -177,6 +177,7 @@ def build():
     chosen = {}
     extra = {}
     dropped = collections.Counter()
+    places = common.place_names()
     for src, pairs in sources:
         for name, kw in pairs:
             if kw not in keywords:
@@ -186,6 +187,12 @@ def build():
                 continue
             if name in keywords or len(name) < 2:
                 dropped[src + ": name is a keyword or too short"] += 1
+                continue
+            if name in places:
+                # A place never says what a product is (鳴門 is JMdict's spelling of なると and a town).
+                if src in HAND_SOURCES:
+                    raise SystemExit(f"{src}: {name!r} is a place of src/areas.txt")
+                dropped[src + ": name is a place"] += 1
                 continue
             if name not in chosen:
                 chosen[name] = (kw, src)

@@ -112,8 +112,7 @@ def main():
     vsources = sorted({r[2] for r in rows if len(r) == 3})
     # A place never says what a product is: no variety or brand name is one of the generator's place names
     # (a brand 知多 would make 「知多産 らっきょう」 name whisky).
-    with open(common.path("data", "src", "areas.txt"), encoding="utf-8") as f:
-        areas = {line.strip() for line in f if line.strip() and not line.startswith("#")}
+    areas = common.place_names()
     placed = sorted(r[0] for r in rows if len(r) == 3 and r[0] in areas)
     check(not placed, f"varieties.tsv: no name is a place of src/areas.txt ({', '.join(placed[:5])})")
     with open(common.path("models", "default", "varieties.tsv"), encoding="utf-8") as f:

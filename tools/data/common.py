@@ -20,6 +20,12 @@ def path(*parts):
     return os.path.join(ROOT, *parts)
 
 
+def place_names():
+    """Every form of every place in data/src/areas.txt (青森県 and 青森 both)."""
+    with open(path("data", "src", "areas.txt"), encoding="utf-8") as f:
+        return {form for line in f if line.strip() and not line.startswith("#") for form in line.strip().split("|")}
+
+
 def read_foods():
     """Rows of the food composition table: (group_id, group_name, food_id, food_name)."""
     rows = []

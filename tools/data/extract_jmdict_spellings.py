@@ -10,7 +10,8 @@ the same way (ジン does not anchor the entry 壬 (じん), nor かます the v
 テバサキ, so a receipt's 「ﾃﾊﾞｻｷ」 states 手羽先; 牛乳 gives ぎゅうにゅう; 香菜 and パクチー share an entry. Spellings
 JMdict marks as out-dated, irregular or search-only are left out, as are spellings of two characters or fewer
 (a variety name matches anywhere in a name, and short kana strings occur inside other words) and spellings that
-two entries would map to different keywords.
+two entries would map to different keywords. Two kanji are kept (焼売 → シュウマイ, 牛蒡 → ごぼう) when no other
+common noun of JMdict holds the keyword: いちご also spells the homophones 一期 and 一語, so its entries give none.
 """
 import collections
 import sqlite3
@@ -30,6 +31,10 @@ def fold(s):
     return "".join(chr(ord(c) - 0x60) if "ァ" <= c <= "ヶ" else c for c in s).lower()
 
 
+def is_kanji(c):
+    return "\u4e00" <= c <= "\u9fff" or c == "\u3005"
+
+
 def extract(db, keywords):
     con = sqlite3.connect(db)
     by_fold = collections.defaultdict(set)
@@ -46,6 +51,11 @@ def extract(db, keywords):
     nouns = {idseq for (idseq,) in con.execute(
         "SELECT DISTINCT s.idseq FROM Sense s JOIN pos p ON p.sid = s.ID WHERE p.text = 'noun (common) (futsuumeishi)'")}
     exact = set(keywords) - SKIP_KEYWORDS
+    anchored = collections.Counter()  # keyword → how many common nouns of JMdict hold it
+    for idseq, forms in spellings.items():
+        if idseq in nouns:
+            for a in {unicodedata.normalize("NFKC", text) for text, _ok in forms} & exact:
+                anchored[a] += 1
     rows = collections.defaultdict(set)
     for idseq, forms in spellings.items():
         if idseq not in nouns:
@@ -55,7 +65,9 @@ def extract(db, keywords):
             continue
         (keyword,) = anchors
         for text, ok in forms:
-            if not ok or fold(text) in by_fold or len(fold(text)) <= 2:
+            if not ok or fold(text) in by_fold or len(fold(text)) < 2:
+                continue
+            if len(fold(text)) == 2 and not (all(is_kanji(c) for c in text) and anchored[keyword] == 1):
                 continue
             rows[text].add((keyword, idseq))
     out = []
