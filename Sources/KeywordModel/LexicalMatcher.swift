@@ -221,15 +221,42 @@ public struct LexicalMatcher: Sendable {
                     }
                 }
             }
-            // A token whose dictionary form is a keyword's spelling writes that keyword (塩さけ → 塩鮭).
-            for spelling in name.spellings {
-                guard let ids = byText[spelling.folded] else { continue }
-                for id in ids {
-                    let k = Int(id)
-                    scratch.set(k, .variety, 1)
-                    scratch.varietySpans.append(Int32(spelling.start)); scratch.varietySpans.append(Int32(spelling.end))
-                    scratch.varietySpans.append(id)
-                    scratch.wholeVarietyEnd[k] = max(scratch.wholeVarietyEnd[k], Int32(spelling.end))
+            // A token, or a run of tokens within a phrase, whose dictionary forms spell a keyword writes that
+            // keyword (塩さけ → 塩鮭); one whose forms spell a variety name writes the variety's keyword
+            // (ゆず胡椒 → 柚子胡椒 → 柚子こしょう).
+            func written(_ k: Int, _ weight: Float, _ spelling: LexicalText.Spelling) {
+                scratch.set(k, .variety, weight)
+                scratch.varietySpans.append(Int32(spelling.start)); scratch.varietySpans.append(Int32(spelling.end))
+                scratch.varietySpans.append(Int32(k))
+                scratch.wholeVarietyEnd[k] = max(scratch.wholeVarietyEnd[k], Int32(spelling.end))
+            }
+            // A keyword that the surface there spells already, by its text or a variety name (しいたけ, whose
+            // form 椎茸 is its variety; ぎょうざ, whose form ギョーザ is 餃子's), has that evidence.
+            func spelledThere(_ k: Int, _ spelling: LexicalText.Spelling) -> Bool {
+                var v = 0
+                while v < scratch.varietySpans.count {
+                    if scratch.varietySpans[v] == Int32(spelling.start) && scratch.varietySpans[v + 1] == Int32(spelling.end)
+                        && Int(scratch.varietySpans[v + 2]) == k { return true }
+                    v += 3
+                }
+                let length = spelling.end - spelling.start
+                guard texts.hasKeys(ofLength: length) else { return false }
+                let hash = SequenceTable.hash(folded[spelling.start..<spelling.end])
+                var found = false
+                texts.withPostings(folded, start: spelling.start, length: length, hash: hash) { found = found || Int($0) == k }
+                return found
+            }
+            for spelling in name.spellings where !name.hasPhraseEnd(within: spelling.start, spelling.end) {
+                if let ids = byText[spelling.folded] {
+                    for id in ids { written(Int(id), 1, spelling) }
+                }
+                spelling.folded.withUnsafeBufferPointer { form in
+                    let hash = SequenceTable.hash(form)
+                    for (weight, table) in zip(varietyTable.weights, varieties) where table.hasKeys(ofLength: form.count) {
+                        table.withPostings(form, start: 0, length: form.count, hash: hash) { id in
+                            if !spelledThere(Int(id), spelling) { written(Int(id), weight, spelling) }
+                        }
+                    }
                 }
             }
             scan(folded, texts) { k, start, length in

@@ -19,9 +19,10 @@ public struct LexicalText: Sendable, Equatable {
     /// separator that `fold` drops stands there (count `folded.count + 1`). Empty when unknown: then every offset
     /// counts as a phrase end. A Japanese product name's phrases end in their head, the kind of product.
     public var phraseEnds: [Bool] = []
-    /// Tokens whose dictionary form is spelled otherwise than the token (塩さけ → 塩鮭): where each stands in
-    /// `folded` and its form, folded. A keyword spelled like such a form is written there, whatever vector row the
-    /// token shares with other words (chiVe gives 塩鮭 and 味噌汁 one row).
+    /// Tokens whose dictionary form is spelled otherwise than the token (塩さけ → 塩鮭), and runs of up to
+    /// `longestRun` tokens that hold one (ゆず胡椒 → 柚子胡椒): where each stands in `folded` and its form, folded.
+    /// A keyword or variety name spelled like such a form is written there, whatever vector row the token shares
+    /// with other words (chiVe gives 塩鮭 and 味噌汁 one row).
     public var spellings: [Spelling] = []
 
     /// A token's dictionary form (see `spellings`).
@@ -58,23 +59,44 @@ public struct LexicalText: Sendable, Equatable {
         var folded: [UInt32] = []
         var boundaries = [true]
         var spellings: [Spelling] = []
+        // Each kept token: where it starts in `folded`, and its form (its own folded text when the form is not
+        // spelled otherwise).
+        var starts: [Int] = [], written: [[UInt32]] = [], differs: [Bool] = []
         let withForms = forms.count == tokens.count
         for (i, surface) in tokens.enumerated() {
             let piece = LexicalText.fold(surface)
             if piece.isEmpty { continue }
+            var form = piece
             if withForms && !forms[i].isEmpty {
-                let form = LexicalText.fold(forms[i])
-                if !form.isEmpty && form != piece {
-                    spellings.append(Spelling(start: folded.count, end: folded.count + piece.count, folded: form))
+                let own = LexicalText.fold(forms[i])
+                if !own.isEmpty && own != piece {
+                    spellings.append(Spelling(start: folded.count, end: folded.count + piece.count, folded: own))
+                    form = own
                 }
             }
+            starts.append(folded.count)
+            written.append(form)
+            differs.append(form != piece)
             folded.append(contentsOf: piece)
             boundaries.append(contentsOf: repeatElement(false, count: piece.count - 1))
             boundaries.append(true)
         }
+        starts.append(folded.count)
+        // Runs of tokens spelled by their forms, where one of them is spelled otherwise: 「ゆず胡椒」 is 柚子 + 胡椒.
+        for first in written.indices {
+            var run = written[first], changed = differs[first]
+            for last in (first + 1)..<min(first + Self.longestRun, written.count) {
+                run.append(contentsOf: written[last])
+                changed = changed || differs[last]
+                if changed { spellings.append(Spelling(start: starts[first], end: starts[last + 1], folded: run)) }
+            }
+        }
         self.init(folded: folded, rows: rows, boundaries: boundaries)
         self.spellings = spellings
     }
+
+    /// The most tokens one spelling of `spellings` joins.
+    public static let longestRun = 3
 
     /// Whether a token starts or ends at folded offset `offset` (always true when the tokens are unknown).
     @inline(__always)
@@ -86,6 +108,14 @@ public struct LexicalText: Sendable, Equatable {
     @inline(__always)
     public func isPhraseEnd(_ offset: Int) -> Bool {
         phraseEnds.isEmpty || phraseEnds[offset]
+    }
+
+    /// Whether a phrase of the text ends strictly between folded offsets `start` and `end` (never when the phrases
+    /// are unknown: a text without them is one phrase).
+    public func hasPhraseEnd(within start: Int, _ end: Int) -> Bool {
+        guard !phraseEnds.isEmpty, end - start > 1 else { return false }
+        for offset in (start + 1)..<end where phraseEnds[offset] { return true }
+        return false
     }
 
     /// `fold(text)`, and for each folded offset whether a phrase ends there: at the end, and wherever fold drops a

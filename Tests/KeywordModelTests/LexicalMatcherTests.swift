@@ -89,7 +89,9 @@ final class LexicalMatcherTests: XCTestCase {
         let salted = LexicalMatcher(keywords: [LexicalText(text: "塩鮭", rows: [5]), LexicalText(text: "味噌汁", rows: [5])])
         var salmon = LexicalScratch(keywordCount: 2)
         let name = LexicalText(tokens: ["塩さけ", "切り身"], rows: [5, 6], forms: ["塩鮭", ""])
-        XCTAssertEqual(name.spellings, [LexicalText.Spelling(start: 0, end: 3, folded: LexicalText.fold("塩鮭"))])
+        XCTAssertEqual(name.spellings, [LexicalText.Spelling(start: 0, end: 3, folded: LexicalText.fold("塩鮭")),
+                                        LexicalText.Spelling(start: 0, end: 6, folded: LexicalText.fold("塩鮭切り身"))],
+                       "the token's form, then the run it starts")
         salted.match(name, into: &salmon)
         XCTAssertEqual(salmon.written(0), WrittenSpan(end: 3, wholeTokenEnd: -1, wholeSpellingEnd: 3))
         XCTAssertEqual(salmon.featureValues(of: 0)[LexicalFeature.variety.rawValue], 1)
@@ -97,6 +99,33 @@ final class LexicalMatcherTests: XCTestCase {
         XCTAssertEqual(LexicalText(tokens: ["塩鮭"], rows: [5], forms: ["塩鮭"]).spellings, [], "spelled as its form")
         matcher.match(LexicalText(tokens: ["メークインズ"], rows: [8]), into: &scratch)
         XCTAssertEqual(scratch.written(3), WrittenSpan(end: 5, wholeTokenEnd: -1), "a variety inside a token")
+    }
+
+    /// A run of tokens within one phrase whose forms spell a variety name writes the variety's keyword
+    /// (ゆず胡椒: 柚子 + 胡椒); across a phrase end it does not; a keyword whose own text or variety the surface spells
+    /// gets nothing more from the form.
+    func testRunsOfFormsSpellVarieties() {
+        let keywords = [LexicalText(text: "柚子こしょう", rows: [1]), LexicalText(text: "こしょう", rows: [2]),
+                        LexicalText(text: "しいたけ", rows: [3])]
+        let varieties = [VarietyEntry(variety: LexicalText(text: "柚子胡椒", rows: [1]), target: keywords[0]),
+                         VarietyEntry(variety: LexicalText(text: "椎茸", rows: [3]), target: keywords[2])]
+        let matcher = LexicalMatcher(keywords: keywords, varieties: varieties)
+        var scratch = LexicalScratch(keywordCount: keywords.count)
+        var paste = LexicalText(tokens: ["ゆず", "胡椒"], rows: [4, 5], forms: ["柚子", ""])
+        paste.phraseEnds = LexicalText.foldMarkingPhrases("ゆず胡椒").phraseEnds
+        XCTAssertEqual(paste.spellings.map(\.end), [2, 4])
+        matcher.match(paste, into: &scratch)
+        XCTAssertEqual(scratch.written(0).wholeSpellingEnd, 4, "柚子胡椒 is a variety of 柚子こしょう")
+        XCTAssertGreaterThan(scratch.featureValues(of: 0)[LexicalFeature.variety.rawValue], 0)
+        var apart = LexicalText(tokens: ["ゆず", "胡椒"], rows: [4, 5], forms: ["柚子", ""])
+        apart.phraseEnds = LexicalText.foldMarkingPhrases("ゆず 胡椒").phraseEnds
+        matcher.match(apart, into: &scratch)
+        XCTAssertEqual(scratch.written(0), .none, "a phrase ends between the two")
+        var mushroom = LexicalText(tokens: ["しいたけ"], rows: [3], forms: ["椎茸"])
+        mushroom.phraseEnds = LexicalText.foldMarkingPhrases("しいたけ").phraseEnds
+        matcher.match(mushroom, into: &scratch)
+        XCTAssertEqual(Array(scratch.featureValues(of: 2))[LexicalFeature.variety.rawValue], 0,
+                       "its text is written there already")
     }
 
     func testKeywordWithParticleNoMatchesWithoutIt() {
