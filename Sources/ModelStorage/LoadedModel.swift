@@ -19,10 +19,12 @@ public struct LoadedModel: Sendable {
     public var manifest: ModelManifest?
     /// The confidence calibrator fitted for `weights` (calibration.json); nil when the directory has none.
     public var calibration: ModelCalibration?
+    /// Keyword → category (keyword-categories.tsv); empty when the directory has none.
+    public var categories: [String: String]
 
     public init(directory: String, analyzer: any TextAnalyzer, vectors: InputVectors, weights: ModelWeights?,
                 keywords: [String], varieties: [(variety: String, keyword: String)], varietySources: [String] = [],
-                manifest: ModelManifest?, calibration: ModelCalibration? = nil) {
+                manifest: ModelManifest?, calibration: ModelCalibration? = nil, categories: [String: String] = [:]) {
         self.directory = directory
         self.analyzer = analyzer
         self.vectors = vectors
@@ -32,6 +34,7 @@ public struct LoadedModel: Sendable {
         self.varietySources = varietySources
         self.manifest = manifest
         self.calibration = calibration
+        self.categories = categories
     }
 
     public var modelVersion: String { manifest?.modelVersion ?? "unversioned" }

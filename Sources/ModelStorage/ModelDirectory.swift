@@ -8,7 +8,9 @@ import Platform
 
 /// The files of a model directory (`models/default` is the shipped one):
 /// `vectors.kwv`, `lexicon.kwlex`, `stop-phrases.txt`, `keywords.txt`, `varieties.tsv` (optional),
-/// `encoder.json` + `encoder.bin`, `calibration.json` (optional: the confidence calibrator fitted for that encoder),
+/// `keyword-categories.tsv` (optional: what each keyword's category says it is in a product name, which the served
+/// order reads), `encoder.json` + `encoder.bin`, `calibration.json` (optional: the confidence calibrator fitted for
+/// that encoder),
 /// `manifest.json` (optional), and `keywords.overlay.json` (written by the API).
 public enum ModelDirectory {
     public static let vectorsName = "vectors.kwv"
@@ -20,7 +22,7 @@ public enum ModelDirectory {
     /// Files written at run time (the keyword overlay) are not covered.
     public static let checksummedNames = [TextPipeline.lexiconFileName, TextPipeline.stopPhrasesFileName, vectorsName,
                                           keywordsName, varietiesName, Checkpoint.headerName, Checkpoint.valuesName,
-                                          ModelCalibration.fileName]
+                                          ModelCalibration.fileName, ModelFiles.keywordCategoriesName]
 
     /// SHA-256 of each file of `checksummedNames` present in `directory`.
     public static func checksums(directory: String) throws -> [String: String] {
@@ -114,9 +116,11 @@ public enum ModelDirectory {
             calibration = try ModelCalibration.load(path: file(ModelCalibration.fileName),
                                                     encoderSHA256: SHA256.hex(file: file(Checkpoint.valuesName)))
         }
+        let categories = FileManager.default.fileExists(atPath: file(ModelFiles.keywordCategoriesName))
+            ? try ModelFiles.keywordCategories(path: file(ModelFiles.keywordCategoriesName)) : [:]
         return LoadedModel(directory: directory, analyzer: analyzer, vectors: vectors,
                                weights: weights, keywords: keywords, varieties: varieties,
                                varietySources: varietyRows.map(\.source), manifest: manifest,
-                               calibration: calibration)
+                               calibration: calibration, categories: categories)
     }
 }

@@ -27,6 +27,8 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
     /// the store's lock, and a store whose keyword changes are past it is not served.
     public let maxKeywords: Int
     private let preparedVarieties: [VarietyEntry]
+    /// The part each keyword's category plays in a product name (`NameHead`).
+    public let roles: KeywordRoles
     /// Changes applied as edits of the served index (the rest were rebuilds); for tests.
     let editedChanges = Atomic<Int>(0)
 
@@ -74,6 +76,7 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
         autoAcceptThreshold = components.calibration?.threshold(forPrecision: autoAcceptPrecision)
         self.store = store
         preparedVarieties = components.varietyEntries()
+        roles = KeywordRoles(model: components)
         let overlay = applyOverlay ? try self.store.loadOverlay() : KeywordOverlay()
         let keywords = ModelEngine.apply(overlay, to: components.keywords)
         try ModelEngine.checkServable(keywords.count, previous: nil, limit: maxKeywords, store: self.store)
@@ -99,7 +102,7 @@ public final class ModelEngine: SuggestionEngine, @unchecked Sendable {
         }
         let calibration = components.calibration
         // The structure checks read the best `NameHead.depth` keywords whatever `k` is.
-        let ranked = ConfidenceFeatures.ranked(index, name: lexical, k: max(k, NameHead.depth))
+        let ranked = ConfidenceFeatures.ranked(index, name: lexical, k: max(k, NameHead.depth), roles: roles)
         // A name that says only where the product comes from would get the keyword nearest the place's vector
         // (大阪産 → 大阪しろな): unless one of the best keywords is written in it as whole tokens, by its own text or
         // a variety name (カマンベール, which the lexicon also knows as a place), there is nothing to suggest. A

@@ -11,7 +11,9 @@ import KeywordModel
 /// first for it; it only puts the first in doubt (「国産 ブルーベリー ジャム」), and auto-accept needs a first keyword
 /// that nothing written after it questions (`firstIsHead`). A describing word right after the first keyword
 /// (〜用, 〜味, 〜入り) says it is not the kind wherever the kind is written: then another written keyword, in any
-/// phrase, is served first.
+/// phrase, is served first. One order across phrases is read: a packaged product's kind, or its brand, written
+/// before a flavour in a later phrase (「ﾎﾟﾃﾁ ｺﾝｿﾒ」, 「アヲハタ まるごと果実 いちご」), by the keywords' categories
+/// (`KeywordRoles`).
 ///
 /// All of it reads token boundaries; a name whose tokens are unknown (`LexicalText.boundaries` empty) keeps the
 /// model's order and is judged on its confidence alone.
@@ -36,7 +38,10 @@ public enum NameHead {
     /// - otherwise the keyword written last in a phrase of the first one goes first: the one written as whole
     ///   tokens ending furthest after a place where the first is written, with no phrase end between and no
     ///   describing word after it. A first keyword written nowhere (found by its vector alone) yields to the one
-    ///   whose own text is written last anywhere.
+    ///   whose own text is written last anywhere;
+    /// - otherwise a first keyword that names a flavour (`KeywordRoles.Role.flavour`) first written in a later
+    ///   phrase than a kind of product (`.kind`) among the best, written as whole tokens and not described, yields
+    ///   to that kind (コンソメ to ポテトチップス in 「ﾎﾟﾃﾁ ｺﾝｿﾒ」).
     ///
     /// Here a keyword is written by its own text or by a variety, brand or dictionary form of it (「ｺｰﾋｰｷﾞｭｳﾆｭｳ」
     /// spells コーヒー牛乳, which is served before コーヒー).
@@ -49,10 +54,21 @@ public enum NameHead {
                 return end >= 0 && !isDescribing(name, at: end)
             }
             : writtenAfterFirst(ranked, name: name, acrossPhrases: false))
-        guard let head = candidate else { return ranked }
+        guard let head = candidate ?? kindBeforeFlavour(ranked, name: name) else { return ranked }
         var result = ranked
         result.insert(result.remove(at: head), at: 0)
         return result
+    }
+
+    /// The index of the best-ranked kind of product written as whole tokens, and not described, in a phrase
+    /// before the one where a first keyword naming a flavour is first written; nil when there is none.
+    static func kindBeforeFlavour(_ ranked: [RankedKeyword], name: LexicalText) -> Int? {
+        guard let first = ranked.first, first.role == .flavour, first.written.end >= 0 else { return nil }
+        return firstOther(ranked) { other in
+            let end = other.written.wholeEnd(withSpellings: true)
+            guard other.role == .kind, end >= 0, end < first.written.end, !isDescribing(name, at: end) else { return false }
+            return (end..<first.written.end).contains { name.isPhraseEnd($0) }
+        }
     }
 
     /// True when the first of `ranked` (the best `depth` are read) is not followed by a describing word itself

@@ -50,9 +50,10 @@ public enum CalibrationFitting {
     /// Suggestions fitted per name: deep enough that the rank features see the tail `k` requests reach.
     public static let depth = 10
 
-    /// The top `depth` suggestions of every name with features and labels, in input order.
+    /// The top `depth` suggestions of every name with features and labels, in input order, in serving order
+    /// (`roles` as serving reads them).
     /// - Complexity: O(N · K · n · hidden), split over `threads`.
-    public static func collect(_ data: [LabelledName], index: KeywordIndex, analyzer: any TextAnalyzer,
+    public static func collect(_ data: [LabelledName], index: KeywordIndex, analyzer: any TextAnalyzer, roles: KeywordRoles,
                                depth: Int = CalibrationFitting.depth, threads: Int = 2) -> [LabelledSuggestions] {
         let acceptable = AcceptableKeywords(index: index, analyzer: analyzer)
         let slots = ConcurrentResults<LabelledSuggestions>(count: data.count, empty: LabelledSuggestions(features: [], correct: [], firstIsHead: false))
@@ -62,7 +63,7 @@ public enum CalibrationFitting {
             while i < data.count {
                 let positives = acceptable.positives(data[i].keywords)
                 let lexical = analyzer.analyzeName(data[i].name).lexical
-                let ranked = ConfidenceFeatures.ranked(index, name: lexical, k: max(depth, NameHead.depth))
+                let ranked = ConfidenceFeatures.ranked(index, name: lexical, k: max(depth, NameHead.depth), roles: roles)
                 let kept = ranked.prefix(depth)
                 slots.set(i, LabelledSuggestions(features: kept.map(\.features),
                                                  correct: kept.map { positives.contains($0.keyword.index) },

@@ -70,7 +70,7 @@ public enum CalibrationGate {
     /// The first suggestion of every name; nil without calibration.
     static func tops(_ data: [LabelledName], model: LoadedModel, index: KeywordIndex, threads: Int) -> [TopSuggestion]? {
         guard let calibration = model.calibration else { return nil }
-        return CalibrationFitting.collect(data, index: index, analyzer: model.analyzer, depth: 2, threads: threads).map { name in
+        return CalibrationFitting.collect(data, index: index, analyzer: model.analyzer, roles: KeywordRoles(model: model), depth: 2, threads: threads).map { name in
             guard let features = name.features.first else { return TopSuggestion(confidence: 0, correct: false, isHead: false) }
             return TopSuggestion(confidence: calibration.confidence(features), correct: name.correct[0], isHead: name.firstIsHead)
         }

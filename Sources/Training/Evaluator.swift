@@ -60,14 +60,15 @@ public enum RankingMode: String, Sendable, CaseIterable {
 public enum Evaluator {
     /// The rank of each name (nil when none of its keywords is among the candidates), in input order.
     /// - Complexity: O(N · K · n · hidden), split over `threads`.
-    public static func ranks(_ data: [LabelledName], index: KeywordIndex, analyzer: any TextAnalyzer,
+    public static func ranks(_ data: [LabelledName], index: KeywordIndex, analyzer: any TextAnalyzer, roles: KeywordRoles,
                              mode: RankingMode = .model, threads: Int = 2) -> [Int?] {
-        rankings(data, index: index, analyzer: analyzer, mode: mode, threads: threads).map(\.best)
+        rankings(data, index: index, analyzer: analyzer, roles: roles, mode: mode, threads: threads).map(\.best)
     }
 
     /// The best and the primary rank of each name, in input order.
     /// - Complexity: O(N · K · n · hidden), split over `threads`.
-    public static func rankings(_ data: [LabelledName], index: KeywordIndex, analyzer: any TextAnalyzer,
+    /// The served order reads `roles` as serving does.
+    public static func rankings(_ data: [LabelledName], index: KeywordIndex, analyzer: any TextAnalyzer, roles: KeywordRoles,
                                 mode: RankingMode = .model, threads: Int = 2) -> [NameRank] {
         var position: [String: Int] = [:]
         var folded: [[UInt32]: Int] = [:]
@@ -95,7 +96,7 @@ public enum Evaluator {
                         results.set(i, NameRank(best: KeywordIndex.bestRank(scores, positives: positives),
                                                 primary: primary.flatMap { KeywordIndex.bestRank(scores, positives: [$0]) }))
                     case .model:
-                        let served = servedRanks(name, index: index)
+                        let served = servedRanks(name, index: index, roles: roles)
                         results.set(i, NameRank(best: served.rank(positives), primary: primary.flatMap { served.rank([$0]) }))
                     }
                 }
@@ -107,9 +108,10 @@ public enum Evaluator {
 
     /// The ranks of keywords for `name` as served: the best `NameHead.depth` in serving order (`NameHead.ordered`),
     /// the rest by score (serving reorders only those).
-    static func servedRanks(_ name: LexicalText, index: KeywordIndex) -> ServedRanks {
+    static func servedRanks(_ name: LexicalText, index: KeywordIndex, roles: KeywordRoles) -> ServedRanks {
         let (scores, found) = index.scoresAndSearch(name, k: NameHead.depth + 1)
-        let served = name.rows.isEmpty ? [] : ConfidenceFeatures.served(found, name: name, k: NameHead.depth)
+        let served = name.rows.isEmpty ? [] : ConfidenceFeatures.served(found, name: name, k: NameHead.depth,
+                                                                                   roles: roles, index: index)
         return ServedRanks(scores: scores, top: served.map(\.keyword.index))
     }
 

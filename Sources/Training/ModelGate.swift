@@ -92,8 +92,9 @@ public enum ModelGate {
         let liveIndex = try live.makeIndex(keywords: ModelEngine.apply(overlay, to: live.keywords))
         let candidateIndex = try candidate.makeIndex(keywords: ModelEngine.apply(overlay, to: candidate.keywords))
         return sets.filter { !$0.data.isEmpty }.map { set in
-            let a = Evaluator.rankings(set.data, index: liveIndex, analyzer: live.analyzer, threads: threads)
-            let b = Evaluator.rankings(set.data, index: candidateIndex, analyzer: candidate.analyzer, threads: threads)
+            let a = Evaluator.rankings(set.data, index: liveIndex, analyzer: live.analyzer, roles: KeywordRoles(model: live), threads: threads)
+            let b = Evaluator.rankings(set.data, index: candidateIndex, analyzer: candidate.analyzer,
+                                       roles: KeywordRoles(model: candidate), threads: threads)
             return comparison(set.name, live: a.map(\.best), candidate: b.map(\.best))
         }
     }
@@ -105,8 +106,9 @@ public enum ModelGate {
         let candidateIndex = try candidate.makeIndex(keywords: ModelEngine.apply(overlay, to: candidate.keywords))
         let used = sets.filter { !$0.data.isEmpty }
         let comparisons = used.map { set in
-            let a = Evaluator.rankings(set.data, index: liveIndex, analyzer: live.analyzer, threads: threads)
-            let b = Evaluator.rankings(set.data, index: candidateIndex, analyzer: candidate.analyzer, threads: threads)
+            let a = Evaluator.rankings(set.data, index: liveIndex, analyzer: live.analyzer, roles: KeywordRoles(model: live), threads: threads)
+            let b = Evaluator.rankings(set.data, index: candidateIndex, analyzer: candidate.analyzer,
+                                       roles: KeywordRoles(model: candidate), threads: threads)
             return comparison(set.name, live: a.map(\.best), candidate: b.map(\.best))
         }
         let calibration = used.compactMap { set in

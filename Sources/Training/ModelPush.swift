@@ -6,9 +6,10 @@ import Platform
 import StoreInterface
 
 public enum ModelPush {
-    /// Files a model directory must hold to load (calibration.json and varieties.tsv are optional).
+    /// Files a model directory must hold to load (calibration.json, varieties.tsv and keyword-categories.tsv are
+    /// optional).
     static let requiredNames = ModelDirectory.checksummedNames.filter {
-        $0 != ModelDirectory.varietiesName && $0 != ModelCalibration.fileName
+        $0 != ModelDirectory.varietiesName && $0 != ModelCalibration.fileName && $0 != ModelFiles.keywordCategoriesName
     }
 
     /// What a checked directory holds.

@@ -4,6 +4,7 @@ import Foundation
 import KeywordIndex
 import KeywordModel
 import ModelStorage
+import SuggestionRuntime
 import TrainingData
 
 /// Turns labelled names into training examples and trains the encoder, reporting each epoch.
@@ -139,7 +140,8 @@ public struct ModelTraining {
                                                     varieties: components.varietyEntries(brandScale: brandScale)) else {
             return EvaluationMetrics()
         }
-        let rankings = Evaluator.rankings(data, index: index, analyzer: base.analyzer, threads: options.threads)
+        let rankings = Evaluator.rankings(data, index: index, analyzer: base.analyzer, roles: KeywordRoles(model: base),
+                                          threads: options.threads)
         return Evaluator.metrics(data, rankings: rankings).all
     }
 }

@@ -5,6 +5,7 @@ import KeywordIndex
 import KeywordModel
 import ModelStorage
 import Platform
+import SuggestionRuntime
 import TrainingData
 
 /// Which names leave encoder training to fit the confidence calibrator: a fixed fraction, chosen by a hash
@@ -238,7 +239,8 @@ public enum TrainingJob {
         var scoring = ScoringOptions()
         scoring.kernel = ModelTraining.kernel
         let index = try components.makeIndex(keywords: components.keywords, options: scoring)
-        let samples = CalibrationFitting.collect(data, index: index, analyzer: components.analyzer, threads: threads)
+        let samples = CalibrationFitting.collect(data, index: index, analyzer: components.analyzer,
+                                                 roles: KeywordRoles(model: components), threads: threads)
         return CalibrationFitting.fit(samples, encoderSHA256: encoderSHA256, description: description)
     }
 

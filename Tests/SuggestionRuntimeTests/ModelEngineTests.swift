@@ -153,7 +153,7 @@ final class ModelEngineTests: XCTestCase {
         let data = [LabelledName(name: "w3 w4 w9", keywords: ["w3 w4"], source: "a"),
                     LabelledName(name: "w9 w1", keywords: ["w1"], source: "b"),
                     LabelledName(name: "w9", keywords: ["not-a-candidate"], source: "b")]
-        let ranks = Evaluator.ranks(data, index: index, analyzer: components.analyzer)
+        let ranks = Evaluator.ranks(data, index: index, analyzer: components.analyzer, roles: .none)
         XCTAssertEqual(ranks[0], 1)
         XCTAssertEqual(ranks[1], 1)
         XCTAssertNil(ranks[2])
@@ -162,7 +162,7 @@ final class ModelEngineTests: XCTestCase {
         XCTAssertEqual(all.accuracyAt1, 2.0 / 3.0, accuracy: 1e-12)
         XCTAssertEqual(all.mrr, 2.0 / 3.0, accuracy: 1e-12)
         XCTAssertEqual(bySource["b"]?.n, 2)
-        let lexical = Evaluator.ranks(data, index: index, analyzer: components.analyzer, mode: .containment)
+        let lexical = Evaluator.ranks(data, index: index, analyzer: components.analyzer, roles: .none, mode: .containment)
         XCTAssertEqual(lexical[0], 1)
     }
 
@@ -173,8 +173,8 @@ final class ModelEngineTests: XCTestCase {
         let data = [LabelledName(name: "w1 w9", keywords: ["w2", "w1"], source: "a"),
                     LabelledName(name: "w1 w9", keywords: ["w1", "w2"], source: "a"),
                     LabelledName(name: "w1", keywords: ["not-a-candidate", "w1"], source: "b")]
-        let rankings = Evaluator.rankings(data, index: index, analyzer: components.analyzer)
-        XCTAssertEqual(rankings.map(\.best), Evaluator.ranks(data, index: index, analyzer: components.analyzer))
+        let rankings = Evaluator.rankings(data, index: index, analyzer: components.analyzer, roles: .none)
+        XCTAssertEqual(rankings.map(\.best), Evaluator.ranks(data, index: index, analyzer: components.analyzer, roles: .none))
         XCTAssertEqual(rankings[0].best, 1)
         XCTAssertEqual(rankings[0].primary.map { $0 > 1 }, true)
         XCTAssertEqual(rankings[1], NameRank(best: 1, primary: 1))
@@ -267,7 +267,7 @@ extension ModelEngineTests {
         XCTAssertFalse(plain.suggest("w1 w9", k: 3, explain: false).autoAccept)
         let index = try components.makeIndex(keywords: components.keywords)
         let data = (0..<40).map { LabelledName(name: "w\($0 % 6) w\(10 + $0 % 7)", keywords: ["w\($0 % 6)"]) }
-        let samples = CalibrationFitting.collect(data, index: index, analyzer: components.analyzer, depth: 3)
+        let samples = CalibrationFitting.collect(data, index: index, analyzer: components.analyzer, roles: .none, depth: 3)
         components.calibration = CalibrationFitting.fit(samples, encoderSHA256: "x", description: "test")
         let calibrated = try ModelEngine(components: components, overlayPath: directory + "/overlay.json",
                                          autoAcceptPrecision: 0.5)

@@ -2,6 +2,7 @@ import Foundation
 import KeywordIndex
 import ModelStorage
 import StoreInterface
+import SuggestionRuntime
 import Training
 import TrainingData
 
@@ -91,7 +92,8 @@ struct EvalCommand: Command {
             options.evidenceScale = evidenceScale
             let index = try components.makeIndex(keywords: components.keywords, options: options,
                                                  untrained: ablation == .untrained || (ablation == .lexical && components.weights == nil))
-            let rankings = Evaluator.rankings(labelled, index: index, analyzer: components.analyzer,
+            let roles = KeywordRoles(model: components)
+            let rankings = Evaluator.rankings(labelled, index: index, analyzer: components.analyzer, roles: roles,
                                               mode: ablation == .lexical ? .containment : .model)
             let ranks = rankings.map(\.best)
             let (all, sources) = Evaluator.metrics(labelled, rankings: rankings)
@@ -100,7 +102,8 @@ struct EvalCommand: Command {
             // Confidence is the model's: measured only for the model as trained (no ablation, the model's scale).
             var calibration: CalibrationMetrics?
             if let calibrator = components.calibration, ablation == .none, hubness == 0, evidenceScale == 1 {
-                let samples = CalibrationFitting.collect(labelled, index: index, analyzer: components.analyzer, depth: 5)
+                let samples = CalibrationFitting.collect(labelled, index: index, analyzer: components.analyzer, roles: roles,
+                                                         depth: 5)
                 calibration = CalibrationMetrics.measure(samples, calibration: calibrator, bootstrap: bootstrap)
             }
             if json {
