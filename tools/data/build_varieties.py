@@ -46,7 +46,8 @@ ASCII = re.compile(r"^[\x00-\x7f]+$")
 # Sources written by hand: a keyword missing from the list is an error, not a row to drop.
 HAND_SOURCES = {"hand", "brand", "abbreviation", "spelling"}
 # Sources the name generator does not draw on: brand names occur only in the hand-written packaged-goods names.
-NOT_GENERATED = {"brand", "abbreviation", "spelling", "juman", "juman-wikipedia", "sudachi-form", "jmdict-spelling"}
+NOT_GENERATED = {"brand", "abbreviation", "spelling", "juman", "juman-wikipedia", "sudachi-form", "jmdict-spelling",
+                 "sudachi-reading"}
 # Sources whose row is added next to an earlier source's row for the same name.
 SECOND_ROW = {"spelling"}
 
@@ -173,6 +174,10 @@ def build():
         # kanji keywords (てばさき → 手羽先), kanji and older spellings. CC BY-SA 4.0, like the jmdict rows.
         ("jmdict-spelling", [(n, k) for n, k, _ in
                              common.read_tsv(common.path("data", "src", "varieties-jmdict-spelling.tsv"), 3)]),
+        # SudachiDict's kana readings of the names above that hold a kanji (extract_sudachi_readings.py): how
+        # receipts write them (ﾁｮｳｼﾞｭｸ for 超熟).
+        ("sudachi-reading", [(n, k) for n, k, _ in
+                             common.read_tsv(common.path("data", "src", "varieties-sudachi-reading.tsv"), 3)]),
     ]
     chosen = {}
     extra = {}
