@@ -45,6 +45,15 @@ final class NameHeadTests: XCTestCase {
         }
     }
 
+    /// `ranked(spans)` with the category roles `roles`, in order.
+    func roled(_ spans: [(end: Int, whole: Int)], _ roles: [KeywordRoles.Role]) -> [RankedKeyword] {
+        zip(ranked(spans), roles).map { item, role in
+            var item = item
+            item.role = role
+            return item
+        }
+    }
+
     func testAKeywordWrittenLaterIsTheHead() {
         // ごま / 担々 / 麺: ごま ends at 2, 麺 at 5.
         let text = name(["ごま", "担々", "麺"])
@@ -177,13 +186,6 @@ final class NameHeadTests: XCTestCase {
     /// in 「ぽてち こんそめ」); in one phrase, with the roles the other way round, with a described kind or without
     /// roles, the order stays; served first, the kind is not the head, since the flavour is written after it.
     func testAKindBeforeAFlavourInALaterPhraseGoesFirst() {
-        func roled(_ spans: [(end: Int, whole: Int)], _ roles: [KeywordRoles.Role]) -> [RankedKeyword] {
-            zip(ranked(spans), roles).map { item, role in
-                var item = item
-                item.role = role
-                return item
-            }
-        }
         let chips = name("ぽてち こんそめ", ["ぽてち", "こんそめ"])
         XCTAssertEqual(order(roled([(7, 7), (3, 3)], [.flavour, .kind]), chips), [1, 0])
         XCTAssertFalse(NameHead.firstIsHead(NameHead.ordered(roled([(7, 7), (3, 3)], [.flavour, .kind]), name: chips),
@@ -196,6 +198,19 @@ final class NameHeadTests: XCTestCase {
         XCTAssertEqual(order(roled([(7, 7), (3, 3)], [.flavour, .kind]), oneWord), [0, 1], "one phrase")
         let described = name("じゃむ用 いちご", ["じゃむ", "用", "いちご"])
         XCTAssertEqual(order(roled([(7, 7), (3, 3)], [.flavour, .kind]), described), [0, 1], "a described kind")
+    }
+
+    /// A kind first keyword with another kind written in an earlier phrase is not the head (the name names two
+    /// kinds); with a flavour there, in the same phrase, or without roles, it is.
+    func testTwoKindsInTwoPhrasesPutTheFirstInDoubt() {
+        // とうにゅう / いんりょう / こーひー: 豆乳 ends at 5, コーヒー at 14.
+        let drink = name("とうにゅういんりょう こーひー", ["とうにゅう", "いんりょう", "こーひー"])
+        XCTAssertEqual(order(roled([(14, 14), (5, 5)], [.kind, .kind]), drink), [0, 1], "the order stays")
+        XCTAssertFalse(NameHead.firstIsHead(roled([(14, 14), (5, 5)], [.kind, .kind]), name: drink))
+        XCTAssertTrue(NameHead.firstIsHead(roled([(14, 14), (5, 5)], [.kind, .other]), name: drink))
+        XCTAssertTrue(NameHead.firstIsHead(ranked([(14, 14), (5, 5)]), name: drink), "no roles")
+        let oneWord = name("とうにゅういんりょうこーひー", ["とうにゅう", "いんりょう", "こーひー"])
+        XCTAssertTrue(NameHead.firstIsHead(roled([(14, 14), (5, 5)], [.kind, .kind]), name: oneWord), "one phrase")
     }
 
     /// Categories map to roles; a keyword without a category, or with another one, plays none.
