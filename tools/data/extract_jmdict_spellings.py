@@ -10,7 +10,7 @@ the same way (ジン does not anchor the entry 壬 (じん), nor かます the v
 テバサキ, so a receipt's 「ﾃﾊﾞｻｷ」 states 手羽先; 牛乳 gives ぎゅうにゅう; 香菜 and パクチー share an entry. Spellings
 JMdict marks as out-dated, irregular or search-only are left out, as are spellings of two characters or fewer
 (a variety name matches anywhere in a name, and short kana strings occur inside other words) and spellings that
-two entries would map to different keywords. Two kanji are kept (焼売 → シュウマイ, 牛蒡 → ごぼう) when no other
+two entries would map to different keywords. Two kanji are kept (焼売 → シュウマイ, 平目 → ひらめ) when no other
 common noun of JMdict holds the keyword: いちご also spells the homophones 一期 and 一語, so its entries give none.
 """
 import collections
