@@ -213,6 +213,9 @@ public struct LexicalMatcher: Sendable {
         name.folded.withUnsafeBufferPointer { folded in
             for (weight, table) in zip(varietyTable.weights, varieties) {
                 scan(folded, table) { k, start, length in
+                    // A variety name inside the keyword's own text (ﾏﾖ in マヨネーズ, the receipt cut
+                    // ﾐｯｸｽﾍﾞｼﾞ in ミックスベジタブル) says nothing the text does not.
+                    if ownTextCovers(k, start, start + length, folded) { return }
                     scratch.set(k, .variety, weight)
                     scratch.varietySpans.append(Int32(start)); scratch.varietySpans.append(Int32(start + length))
                     scratch.varietySpans.append(Int32(k))
@@ -436,6 +439,21 @@ public struct LexicalMatcher: Sendable {
                 }
             }
         }
+    }
+
+    /// Whether keyword `k`'s own text is written in `folded` over a span that holds `start..<end`.
+    private func ownTextCovers(_ k: Int, _ start: Int, _ end: Int, _ folded: UnsafeBufferPointer<UInt32>) -> Bool {
+        let length = Int(textLength[k])
+        guard length > end - start, texts.hasKeys(ofLength: length) else { return false }
+        var from = max(0, end - length)
+        while from <= start && from + length <= folded.count {
+            let hash = SequenceTable.hash(folded[from..<(from + length)])
+            var found = false
+            texts.withPostings(folded, start: from, length: length, hash: hash) { found = found || Int($0) == k }
+            if found { return true }
+            from += 1
+        }
+        return false
     }
 
     @inline(__always)

@@ -128,6 +128,21 @@ final class LexicalMatcherTests: XCTestCase {
                        "its text is written there already")
     }
 
+    /// A variety name inside the keyword's own text (the receipt cut ミックスベジ in ミックスベジタブル) adds no variety
+    /// evidence; on its own it does, and inside another keyword's text it still does.
+    func testAVarietyInsideItsKeywordsTextAddsNothing() {
+        let keywords = [LexicalText(text: "ミックスベジタブル", rows: [1]), LexicalText(text: "ミックスベジ丼", rows: [2])]
+        let varieties = [VarietyEntry(variety: LexicalText(text: "ミックスベジ", rows: [3]), target: keywords[0])]
+        let matcher = LexicalMatcher(keywords: keywords, varieties: varieties)
+        let full = matcher.features(of: LexicalText(tokens: ["ミックス", "ベジタブル"], rows: [4, 5]))
+        XCTAssertEqual(feature(full, 0, .text), 1)
+        XCTAssertEqual(feature(full, 0, .variety), 0, "inside its own text")
+        let cut = matcher.features(of: LexicalText(tokens: ["ミックス", "ベジ"], rows: [4, 6]))
+        XCTAssertGreaterThan(feature(cut, 0, .variety), 0, "the cut on its own")
+        let other = matcher.features(of: LexicalText(tokens: ["ミックス", "ベジ", "丼"], rows: [4, 6, 7]))
+        XCTAssertGreaterThan(feature(other, 0, .variety), 0, "inside another keyword's text")
+    }
+
     func testKeywordWithParticleNoMatchesWithoutIt() {
         // さばの水煮缶 is stated in 「さば水煮缶」 without の, and then outranks the shorter さば as a maximal match.
         let keywords = [LexicalText(text: "さばの水煮缶", rows: [4, 0, 5]), LexicalText(text: "さば", rows: [4]),

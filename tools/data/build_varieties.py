@@ -47,7 +47,7 @@ ASCII = re.compile(r"^[\x00-\x7f]+$")
 HAND_SOURCES = {"hand", "brand", "abbreviation", "spelling"}
 # Sources the name generator does not draw on: brand names occur only in the hand-written packaged-goods names.
 NOT_GENERATED = {"brand", "abbreviation", "spelling", "juman", "juman-wikipedia", "sudachi-form", "jmdict-spelling",
-                 "sudachi-reading"}
+                 "sudachi-reading", "truncation"}
 # Sources whose row is added next to an earlier source's row for the same name.
 SECOND_ROW = {"spelling"}
 
@@ -178,6 +178,8 @@ def build():
         # receipts write them (ﾁｮｳｼﾞｭｸ for 超熟).
         ("sudachi-reading", [(n, k) for n, k, _ in
                              common.read_tsv(common.path("data", "src", "varieties-sudachi-reading.tsv"), 3)]),
+        # Receipt truncations of long katakana keywords (extract_truncations.py): ﾐｯｸｽﾍﾞｼﾞ for ミックスベジタブル.
+        ("truncation", [tuple(r) for r in common.read_tsv(common.path("data", "src", "varieties-truncation.tsv"), 2)]),
     ]
     chosen = {}
     extra = {}
