@@ -95,6 +95,14 @@ public final class TextPipeline: Sendable {
         tokens(of: prepare(keyword, clean: false))
     }
 
+    /// The text `tokenizeKeyword` segments, without segmenting it: the normalised keyword without its separators,
+    /// which is the concatenation of its tokens' surfaces. For spellings that are matched as text only (variety
+    /// and brand names).
+    public func keywordText(_ keyword: String) -> String {
+        let prepared = prepare(keyword, clean: false)
+        return prepared.segments.map { Self.string(prepared.text.scalars[$0]) }.joined()
+    }
+
     /// The vector row of a single word, with the same fallbacks as unknown tokens: the word itself,
     /// hiragana ↔ katakana folding, then the longest known sub-word.
     public func row(forWord word: String) -> Int? {

@@ -70,10 +70,19 @@ public struct LoadedModel: Sendable {
     /// give the variety feature `brandScale` (the model's own by default; training uses 1).
     public func varietyEntries(brandScale: Float? = nil) -> [VarietyEntry] {
         let brand = brandScale ?? brandEvidenceScale
+        // A variety name is matched by its text alone; each target keyword is analysed once, however many
+        // names it has.
+        var targets: [String: LexicalText] = [:]
         return varieties.enumerated().map { i, entry in
             let isBrand = i < varietySources.count && varietySources[i] == "brand"
-            return VarietyEntry(variety: analyzer.analyzeKeyword(entry.variety).lexical,
-                                target: analyzer.analyzeKeyword(entry.keyword).lexical, weight: isBrand ? brand : 1)
+            let target: LexicalText
+            if let known = targets[entry.keyword] {
+                target = known
+            } else {
+                target = analyzer.analyzeKeyword(entry.keyword).lexical
+                targets[entry.keyword] = target
+            }
+            return VarietyEntry(variety: analyzer.varietyText(entry.variety), target: target, weight: isBrand ? brand : 1)
         }
     }
 

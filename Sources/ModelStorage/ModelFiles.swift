@@ -38,7 +38,7 @@ public enum ModelFiles {
 
     /// Reads one line of a keyword list: the one place that says what a line holds.
     package static func keywordLine(_ line: String) -> KeywordLine {
-        let keyword = line.trimmingCharacters(in: .whitespaces)
+        let keyword = trimmingSpaces(line)
         if keyword.isEmpty || keyword.hasPrefix("#") { return .skipped }
         guard keyword.unicodeScalars.count <= maxKeywordCodePoints else {
             return .refused("keyword longer than \(maxKeywordCodePoints) characters (Unicode code points)")
@@ -59,7 +59,7 @@ public enum ModelFiles {
         case .keyword:
             return "it has spaces around it, which the list trims"
         case .skipped:
-            return keyword.trimmingCharacters(in: .whitespaces).isEmpty
+            return trimmingSpaces(keyword).isEmpty
                 ? "it is blank, and the list skips blank lines"
                 : "it starts with #, and the list reads a line starting with # as a comment"
         case .refused(let message):
@@ -82,13 +82,13 @@ public enum ModelFiles {
             guard columns.count >= 2 else {
                 throw ModelDirectoryError(path: path, line: number, message: "expected 'variety<TAB>keyword'")
             }
-            let variety = columns[0].trimmingCharacters(in: .whitespaces)
-            let keyword = columns[1].trimmingCharacters(in: .whitespaces)
+            let variety = trimmingSpaces(columns[0])
+            let keyword = trimmingSpaces(columns[1])
             if variety == "variety" || variety == "name" { return }    // a header line
             guard !variety.isEmpty, !keyword.isEmpty else {
                 throw ModelDirectoryError(path: path, line: number, message: "empty variety or keyword")
             }
-            let source = columns.count >= 3 ? columns[2].trimmingCharacters(in: .whitespaces) : ""
+            let source = columns.count >= 3 ? trimmingSpaces(columns[2]) : ""
             result.append((variety, keyword, source))
         }
         return result
@@ -107,8 +107,8 @@ public enum ModelFiles {
             guard columns.count >= 2 else {
                 throw ModelDirectoryError(path: path, line: number, message: "expected 'keyword<TAB>category'")
             }
-            let keyword = columns[0].trimmingCharacters(in: .whitespaces)
-            let category = columns[1].trimmingCharacters(in: .whitespaces)
+            let keyword = trimmingSpaces(columns[0])
+            let category = trimmingSpaces(columns[1])
             guard !keyword.isEmpty, !category.isEmpty,
                   !category.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
                 throw ModelDirectoryError(path: path, line: number, message: "empty keyword or category, or a control character")
@@ -116,6 +116,19 @@ public enum ModelFiles {
             if categories[keyword] == nil { categories[keyword] = category }
         }
         return categories
+    }
+
+    /// `text` without the spaces and tabs around it (Unicode space separators and U+0009, as Foundation's
+    /// `CharacterSet.whitespaces`), without Foundation's per-call cost: list files are read line by line at load.
+    static func trimmingSpaces<S: StringProtocol>(_ text: S) -> String {
+        func isSpace(_ scalar: Unicode.Scalar) -> Bool {
+            scalar == "\t" || scalar.properties.generalCategory == .spaceSeparator
+        }
+        let string = String(text)
+        let scalars = string.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !isSpace($0) }),
+              let last = scalars.lastIndex(where: { !isSpace($0) }) else { return "" }
+        return String(Substring(scalars[first...last]))
     }
 
     /// Calls `body` with each line (1-based number, without the line break).
@@ -129,7 +142,7 @@ public enum ModelFiles {
             number += 1
             var bytes = raw
             if bytes.last == 0x0D { bytes = bytes.dropLast() }
-            guard let line = String(data: Data(bytes), encoding: .utf8) else {
+            guard let line = String(validating: bytes, as: UTF8.self) else {
                 throw ModelDirectoryError(path: path, line: number, message: "invalid UTF-8")
             }
             try body(number, line)

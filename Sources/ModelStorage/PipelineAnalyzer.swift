@@ -1,4 +1,5 @@
 // The TextAnalyzer over KeywordText's pipeline: lexicon, stop phrases and spelling variants → chiVe rows.
+import KeywordModel
 import KeywordText
 
 /// Names go through the full pipeline (units, prices, decorations and stop phrases removed); keywords and
@@ -55,6 +56,12 @@ public struct PipelineAnalyzer: TextAnalyzer {
 
     public func nameKey(_ raw: String) -> String { pipeline.nameKey(raw) }
     public var nameKeyIdentity: String { pipeline.nameKeyIdentity }
+
+    /// The keyword's normalised text without segmenting it (`TextPipeline.keywordText`): the folded text
+    /// `analyzeKeyword` would give, at a fraction of the cost.
+    public func varietyText(_ raw: String) -> LexicalText {
+        LexicalText(text: pipeline.keywordText(raw), rows: [])
+    }
 
     public func analyzeKeyword(_ raw: String) -> AnalyzedText {
         let tokens = pipeline.tokenizeKeyword(raw)

@@ -54,6 +54,9 @@ public struct AnalyzedText: Sendable, Equatable {
 public protocol TextAnalyzer: Sendable {
     func analyzeName(_ raw: String) -> AnalyzedText
     func analyzeKeyword(_ raw: String) -> AnalyzedText
+    /// A variety or brand name as the exact-match evidence reads it: its folded text, as `analyzeKeyword` gives
+    /// it (rows are not read).
+    func varietyText(_ raw: String) -> LexicalText
     /// The name key: what two listings of one product share (see `TextPipeline.nameKey`); "" for a name with no
     /// content.
     func nameKey(_ raw: String) -> String
@@ -62,6 +65,9 @@ public protocol TextAnalyzer: Sendable {
 }
 
 extension TextAnalyzer {
+    /// By default the keyword analysis.
+    public func varietyText(_ raw: String) -> LexicalText { analyzeKeyword(raw).lexical }
+
     /// By default the normalised name without white space.
     public func nameKey(_ raw: String) -> String {
         String(analyzeName(raw).normalized.unicodeScalars.filter { $0 != " " })

@@ -11,6 +11,20 @@ final class KeywordSpellingTests: XCTestCase {
     static let modelDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("models/default").path
 
+    /// Variety names are read by their text alone (`PipelineAnalyzer.varietyText`, no segmentation): for every
+    /// shipped variety name and keyword it is the folded text the full keyword analysis gives.
+    func testVarietyTextIsTheKeywordAnalysisText() throws {
+        let components = try ModelDirectory.load(path: Self.modelDirectory, requireEncoder: false)
+        let analyzer = try XCTUnwrap(components.analyzer as? PipelineAnalyzer)
+        let names = components.varieties.map(\.variety) + components.keywords + ["ザ★シュウマイ", "Cook Do", "コカ・コーラ", "【】", ""]
+        var differ: [String] = []
+        for name in names where analyzer.varietyText(name).folded != analyzer.analyzeKeyword(name).lexical.folded {
+            differ.append(name)
+        }
+        XCTAssertEqual(differ, [], "\(names.count) names read")
+        XCTAssertGreaterThan(names.count, 6000)
+    }
+
     func testEveryKeywordSpellingReachesTheKeyword() throws {
         let components = try ModelDirectory.load(path: Self.modelDirectory, requireEncoder: false)
         let analyzer = try XCTUnwrap(components.analyzer as? PipelineAnalyzer)
