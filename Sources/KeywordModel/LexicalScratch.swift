@@ -65,6 +65,7 @@ public struct LexicalScratch: Sendable {
         var span = WrittenSpan(end: first, lastEnd: last, wholeTokenEnd: Int(wholeTextEnd[k]),
                                wholeSpellingEnd: Int(wholeVarietyEnd[k]))
         span.spelledWithin = insideVariety[k] == 1 ? Int(spelledWithin[k]) : -1
+        span.start = start
         return span
     }
 
@@ -118,10 +119,13 @@ public struct WrittenSpan: Sendable, Equatable {
     /// the name writes, this one only as a piece of it; −1 otherwise. From the matcher it is the matcher's keyword
     /// id; `KeywordIndex` hands it on as a keyword index.
     public var spelledWithin = -1
+    /// Where the first place starts (−1 when unknown).
+    public var start = -1
 
     public static let none = WrittenSpan(end: -1, wholeTokenEnd: -1)
 
-    public init(end: Int, lastEnd: Int? = nil, wholeTokenEnd: Int, wholeSpellingEnd: Int = -1) {
+    public init(end: Int, lastEnd: Int? = nil, wholeTokenEnd: Int, wholeSpellingEnd: Int = -1, start: Int = -1) {
+        self.start = start
         self.end = end
         self.lastEnd = lastEnd ?? end
         self.wholeTokenEnd = wholeTokenEnd

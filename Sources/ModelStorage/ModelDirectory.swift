@@ -24,6 +24,25 @@ public enum ModelDirectory {
                                           keywordsName, varietiesName, Checkpoint.headerName, Checkpoint.valuesName,
                                           ModelCalibration.fileName, ModelFiles.keywordCategoriesName]
 
+    /// Files a manifest made before the loader read them may leave out: such a file is then not read, as if absent
+    /// (a model trained before the served order read `keyword-categories.tsv` has a copy of it, and its calibrator
+    /// was fitted without it).
+    public static let unlistedAllowedNames: Set<String> = [ModelFiles.keywordCategoriesName]
+
+    /// Whether the loader reads `name` in a directory with `manifest`: always without checksums to go by, else
+    /// only when the checksums list it (see `unlistedAllowedNames`).
+    public static func reads(_ name: String, manifest: ModelManifest?) -> Bool {
+        guard let listed = manifest?.fileSHA256 else { return true }
+        return listed[name] != nil || !unlistedAllowedNames.contains(name)
+    }
+
+    /// The categories of `directory`'s `keyword-categories.tsv` whether or not its manifest lists the file: what a
+    /// model written from it serves, since a written manifest lists every file present (`checksums`).
+    public static func categoriesToWrite(directory: String) throws -> [String: String] {
+        let path = (directory as NSString).appendingPathComponent(ModelFiles.keywordCategoriesName)
+        return FileManager.default.fileExists(atPath: path) ? try ModelFiles.keywordCategories(path: path) : [:]
+    }
+
     /// SHA-256 of each file of `checksummedNames` present in `directory`.
     public static func checksums(directory: String) throws -> [String: String] {
         var result: [String: String] = [:]
@@ -40,7 +59,8 @@ public enum ModelDirectory {
     public static func verify(directory: String, manifest: ModelManifest) throws {
         guard let expected = manifest.fileSHA256 else { return }
         func file(_ name: String) -> String { (directory as NSString).appendingPathComponent(name) }
-        for name in checksummedNames where expected[name] == nil && FileManager.default.fileExists(atPath: file(name)) {
+        for name in checksummedNames where expected[name] == nil && !unlistedAllowedNames.contains(name)
+            && FileManager.default.fileExists(atPath: file(name)) {
             throw ModelDirectoryError(path: file(name), message: "not covered by the checksums in \(manifestName)")
         }
         for (name, digest) in expected.sorted(by: { $0.key < $1.key }) {
@@ -116,7 +136,8 @@ public enum ModelDirectory {
             calibration = try ModelCalibration.load(path: file(ModelCalibration.fileName),
                                                     encoderSHA256: SHA256.hex(file: file(Checkpoint.valuesName)))
         }
-        let categories = FileManager.default.fileExists(atPath: file(ModelFiles.keywordCategoriesName))
+        let categories = reads(ModelFiles.keywordCategoriesName, manifest: manifest)
+            && FileManager.default.fileExists(atPath: file(ModelFiles.keywordCategoriesName))
             ? try ModelFiles.keywordCategories(path: file(ModelFiles.keywordCategoriesName)) : [:]
         return LoadedModel(directory: directory, analyzer: analyzer, vectors: vectors,
                                weights: weights, keywords: keywords, varieties: varieties,

@@ -70,10 +70,14 @@ public enum NameHead {
     }
 
     /// Whether a keyword written as whole tokens ending at `end` (−1: nowhere) is not described there and is
-    /// written in a phrase before the one where `first` is first written.
+    /// written in a phrase before the one where `first` is first written: it ends before that place starts, with
+    /// a phrase end between (チーズ is not before チーズケーキ in 「チーズ ケーキ」, which writes the two words as one).
     static func inEarlierPhrase(_ end: Int, than first: WrittenSpan, _ name: LexicalText) -> Bool {
-        guard end >= 0, end < first.end, !isDescribing(name, at: end) else { return false }
-        return (end..<first.end).contains { name.isPhraseEnd($0) }
+        guard end >= 0, !isDescribing(name, at: end) else { return false }
+        if first.start >= 0 {
+            return end <= first.start && (end...first.start).contains { name.isPhraseEnd($0) }
+        }
+        return end < first.end && (end..<first.end).contains { name.isPhraseEnd($0) }
     }
 
     /// True when the first of `ranked` (the best `depth` are read) is not followed by a describing word itself

@@ -153,6 +153,7 @@ public enum TrainingJob {
         // The base is read, not served: its files are copied and re-checksummed into the new directory, so
         // one edited on purpose (a new keyword list, say) is fine.
         var components = try ModelDirectory.load(path: plan.base, requireEncoder: false, verify: false)
+        components.categories = try ModelDirectory.categoriesToWrite(directory: plan.base)
         // Training and the evidence scale see brand rows as any other variety row; their own scale comes after.
         components.manifest?.brandEvidenceScale = nil
         components.keywords += plan.newKeywords
@@ -249,7 +250,9 @@ public enum TrainingJob {
     /// files' calibration split is used: the names `train` held out of encoder training with that split.
     public static func recalibrate(directory: String, data paths: [String], split: CalibrationSplit? = nil,
                                    threads: Int = 2, log: (String) -> Void) throws -> ModelManifest {
-        let components = try ModelDirectory.load(path: directory)
+        var components = try ModelDirectory.load(path: directory)
+        // The manifest written below lists every file present, so the calibrator is fitted on what will be served.
+        components.categories = try ModelDirectory.categoriesToWrite(directory: directory)
         guard let weights = components.weights else {
             throw ModelDirectoryError(path: directory, message: "no trained encoder to calibrate")
         }

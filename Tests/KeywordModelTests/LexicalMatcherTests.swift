@@ -69,13 +69,13 @@ final class LexicalMatcherTests: XCTestCase {
         var scratch = LexicalScratch(keywordCount: keywords.count)
         // ごま / 担々 / うどん / 濃厚 / ごま: 0–2, 2–4, 4–7, 7–9, 9–11.
         matcher.match(LexicalText(tokens: ["ごま", "担々", "うどん", "濃厚", "ごま"], rows: [1, 2, 3, 4, 1]), into: &scratch)
-        XCTAssertEqual(scratch.written(0), WrittenSpan(end: 2, lastEnd: 11, wholeTokenEnd: 11))
-        XCTAssertEqual(scratch.written(1), WrittenSpan(end: 7, wholeTokenEnd: 7))
+        XCTAssertEqual(scratch.written(0), WrittenSpan(end: 2, lastEnd: 11, wholeTokenEnd: 11, start: 0))
+        XCTAssertEqual(scratch.written(1), WrittenSpan(end: 7, wholeTokenEnd: 7, start: 4))
         XCTAssertEqual(scratch.written(2), .none)
         matcher.match(LexicalText(tokens: ["シャイン", "マスカット", "メークイン"], rows: [6, 7, 8]), into: &scratch)
         XCTAssertEqual(scratch.written(0), .none, "the name before is forgotten")
-        XCTAssertEqual(scratch.written(2), WrittenSpan(end: 6, wholeTokenEnd: -1), "ます inside マスカット")
-        XCTAssertEqual(scratch.written(3), WrittenSpan(end: 14, wholeTokenEnd: -1, wholeSpellingEnd: 14),
+        XCTAssertEqual(scratch.written(2), WrittenSpan(end: 6, wholeTokenEnd: -1, start: 4), "ます inside マスカット")
+        XCTAssertEqual(scratch.written(3), WrittenSpan(end: 14, wholeTokenEnd: -1, wholeSpellingEnd: 14, start: 9),
                        "written by its variety, as whole tokens")
         XCTAssertEqual(scratch.written(2).spelledWithin, -1, "ます inside マスカット, which is no variety")
         let spelled = LexicalMatcher(keywords: [LexicalText(text: "そば", rows: [1]), LexicalText(text: "焼きそば", rows: [2])],
@@ -93,12 +93,12 @@ final class LexicalMatcherTests: XCTestCase {
                                         LexicalText.Spelling(start: 0, end: 6, folded: LexicalText.fold("塩鮭切り身"))],
                        "the token's form, then the run it starts")
         salted.match(name, into: &salmon)
-        XCTAssertEqual(salmon.written(0), WrittenSpan(end: 3, wholeTokenEnd: -1, wholeSpellingEnd: 3))
+        XCTAssertEqual(salmon.written(0), WrittenSpan(end: 3, wholeTokenEnd: -1, wholeSpellingEnd: 3, start: 0))
         XCTAssertEqual(salmon.featureValues(of: 0)[LexicalFeature.variety.rawValue], 1)
         XCTAssertEqual(salmon.written(1), .none, "味噌汁 shares the row only")
         XCTAssertEqual(LexicalText(tokens: ["塩鮭"], rows: [5], forms: ["塩鮭"]).spellings, [], "spelled as its form")
         matcher.match(LexicalText(tokens: ["メークインズ"], rows: [8]), into: &scratch)
-        XCTAssertEqual(scratch.written(3), WrittenSpan(end: 5, wholeTokenEnd: -1), "a variety inside a token")
+        XCTAssertEqual(scratch.written(3), WrittenSpan(end: 5, wholeTokenEnd: -1, start: 0), "a variety inside a token")
     }
 
     /// A run of tokens within one phrase whose forms spell a variety name writes the variety's keyword
@@ -130,6 +130,21 @@ final class LexicalMatcherTests: XCTestCase {
 
     /// A variety name inside the keyword's own text (the receipt cut ミックスベジ in ミックスベジタブル) adds no variety
     /// evidence; on its own it does, and inside another keyword's text it still does.
+    /// Runs join at most `LexicalText.longestRun` tokens, each starting at a token spelled otherwise; a phrase end
+    /// counts only strictly inside a span, and a text without phrase ends has none.
+    func testRunsAreShortAndPhraseEndsAreInside() {
+        let name = LexicalText(tokens: ["あ", "い", "う", "え"], rows: [1, 2, 3, 4], forms: ["亜", "", "", ""])
+        XCTAssertEqual(name.spellings.map(\.end), [1, 2, 3], "the token, then runs of two and three")
+        XCTAssertEqual(LexicalText.longestRun, 3)
+        XCTAssertFalse(name.hasPhraseEnd(within: 0, 4), "no phrase ends known")
+        var spaced = LexicalText(tokens: ["あい", "うえ"], rows: [1, 2])
+        spaced.phraseEnds = LexicalText.foldMarkingPhrases("あい うえ").phraseEnds
+        XCTAssertTrue(spaced.hasPhraseEnd(within: 0, 4))
+        XCTAssertFalse(spaced.hasPhraseEnd(within: 0, 2), "it ends there, not inside")
+        XCTAssertFalse(spaced.hasPhraseEnd(within: 2, 4))
+        XCTAssertFalse(spaced.hasPhraseEnd(within: 1, 2))
+    }
+
     func testAVarietyInsideItsKeywordsTextAddsNothing() {
         let keywords = [LexicalText(text: "ミックスベジタブル", rows: [1]), LexicalText(text: "ミックスベジ丼", rows: [2])]
         let varieties = [VarietyEntry(variety: LexicalText(text: "ミックスベジ", rows: [3]), target: keywords[0])]

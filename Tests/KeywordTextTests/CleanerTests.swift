@@ -38,6 +38,12 @@ final class CleanerTests: XCTestCase {
         XCTAssertEqual(kept("ﾀｲﾑｾｰﾙ ねぎ"), "ねぎ", "stop phrases are matched after normalisation")
     }
 
+    /// 小ぶり is a size, not the fish; 特大ぶり is the fish.
+    func testSizesWrittenAsWords() {
+        XCTAssertEqual(kept("紅あずま 小ぶり 5玉"), "紅あずま")
+        XCTAssertEqual(kept("特大ぶり 切り身"), "特大ぶり 切り身")
+    }
+
     func testOriginsAreKept() {
         XCTAssertEqual(kept("淡路島産 玉ねぎ"), "淡路島産 玉ねぎ")
     }

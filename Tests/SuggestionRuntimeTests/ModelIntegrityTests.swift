@@ -48,6 +48,22 @@ final class ModelIntegrityTests: XCTestCase {
         XCTAssertNoThrow(try ModelDirectory.verify(directory: directory, manifest: manifest))
     }
 
+    /// A directory whose manifest was written before the loader read `keyword-categories.tsv` loads, without its
+    /// categories (its calibrator was fitted without them); once the manifest lists the file, it is read and
+    /// checked like any other.
+    func testAnUnlistedCategoriesFileIsNotRead() throws {
+        var manifest = try ModelManifest.load(path: path(ModelDirectory.manifestName))
+        manifest.fileSHA256?[ModelFiles.keywordCategoriesName] = nil
+        try manifest.save(path: path(ModelDirectory.manifestName))
+        XCTAssertEqual(try ModelDirectory.load(path: directory).categories, [:])
+        XCTAssertFalse(try ModelDirectory.categoriesToWrite(directory: directory).isEmpty, "what a rewritten manifest serves")
+        try rerecordChecksums()
+        XCTAssertEqual(try ModelDirectory.load(path: directory).categories["ポテトチップス"], "菓子・デザート")
+        try patch(ModelFiles.keywordCategoriesName, at: 0, Array("X".utf8))
+        let message = try XCTUnwrap(loadError())
+        XCTAssertTrue(message.contains(ModelFiles.keywordCategoriesName) && message.contains("SHA-256"), message)
+    }
+
     func testFlippedBytesAreAChecksumError() throws {
         try patch(Checkpoint.valuesName, at: 1000, [UInt8](repeating: 0x5A, count: 200))
         let message = try XCTUnwrap(loadError())

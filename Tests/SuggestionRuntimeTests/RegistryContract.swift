@@ -84,6 +84,7 @@ struct RegistryContract {
         // The stored files load, and are the pushed ones.
         let loaded = try ModelDirectory.load(path: try registry.directory(of: "test-b"))
         XCTAssertEqual(loaded.modelVersion, "test-b")
+        XCTAssertEqual(loaded.categories["ポテトチップス"], "菓子・デザート", "the keyword categories travel with the model")
         XCTAssertEqual(try SHA256.hex(file: try registry.directory(of: "test-b") + "/vectors.kwv"),
                        try SHA256.hex(file: b + "/vectors.kwv"))
 

@@ -2,11 +2,12 @@
 sudachipy and sudachidict_core, Apache-2.0).
 
 Receipts and shelf labels write names in kana, often half-width: 「ﾁｮｳｼﾞｭｸ」 for the bread 超熟, 「ｷﾉｺﾉﾔﾏ」 for
-きのこの山, 「ｸﾛｹﾞﾜｷﾞｭｳ」 for 黒毛和牛, 「ｻﾊﾞﾐｿﾆ」 for さばの味噌煮. For every keyword, and every row of
-data/varieties.tsv (other than these rows themselves), whose name holds a kanji, SudachiDict's reading of the name
-(the readings of its words, joined) becomes a name of the same keyword; a keyword's reading without its particle の
-(さばみそに) too, since receipts drop it. Written to data/src/varieties-sudachi-reading.tsv (name, keyword, the name it reads); build_varieties.py
-reads it as source `sudachi-reading`, after every other source, so that it only adds names.
+きのこの山, 「ｸﾛｹﾞﾜｷﾞｭｳ」 for 黒毛和牛, 「ｻﾊﾞﾐｿﾆ」 for さばの味噌煮. For every row of data/varieties.tsv (other than
+these rows themselves) whose name holds a kanji, SudachiDict's reading of the name (the readings of its words,
+joined) becomes a name of the same keyword. A keyword with the particle の gets its reading without it (さばみそに),
+as receipts drop it; a keyword's full reading is not added (read across a name's phrases, やきそばそーす made
+「ﾔｷｿﾊﾞ 3P ｿｰｽ」 焼きそばソース). Written to data/src/varieties-sudachi-reading.tsv (name, keyword, the name it reads);
+build_varieties.py reads it as source `sudachi-reading`, after every other source, so that it only adds names.
 
 A reading is dropped when it is shorter than `MIN_LENGTH` kana (a variety name matches anywhere in a name's text,
 and short readings such as めぐみ occur in other words), when it is a keyword or already a variety name, and when
@@ -50,9 +51,14 @@ def build():
         if not any(is_kanji(c) for c in name):
             continue
         morphemes = list(tok.tokenize(name, mode))
-        spelled = ["".join(m.reading_form() for m in morphemes)]
         if name == keyword:
-            spelled.append("".join(m.reading_form() for m in morphemes if m.surface() != "の"))
+            # A keyword's own reading read across a name's phrases (「ﾔｷｿﾊﾞ 3P ｿｰｽ」 is 焼きそば with its sauce, not
+            # 焼きそばソース); only the reading a receipt writes without its particle is added.
+            if not any(m.surface() == "の" for m in morphemes):
+                continue
+            spelled = ["".join(m.reading_form() for m in morphemes if m.surface() != "の")]
+        else:
+            spelled = ["".join(m.reading_form() for m in morphemes)]
         for reading in {fold(r) for r in spelled}:
             if not is_kana(reading) or len(reading) < MIN_LENGTH or reading in known:
                 continue
