@@ -22,6 +22,8 @@ import build_keywords
 import common
 
 BAD_INFO = ("out-dated", "irregular", "search-only", "rarely used", "obsolete")
+# Two-kanji spellings that shop names mostly write inside other words (千枚漬, 八町味噌, 御田植え米, 花林糖).
+INSIDE_WORDS = {"千枚", "八町", "御田", "花林"}
 # Keywords whose JMdict entries are about another sense of the word (as in build_varieties.SUDACHI_SKIP_KEYWORDS).
 SKIP_KEYWORDS = {"水", "かえる", "ライム", "レバー", "ハム"}
 
@@ -67,7 +69,8 @@ def extract(db, keywords):
         for text, ok in forms:
             if not ok or fold(text) in by_fold or len(fold(text)) < 2:
                 continue
-            if len(fold(text)) == 2 and not (all(is_kanji(c) for c in text) and anchored[keyword] == 1):
+            if len(fold(text)) == 2 and not (all(is_kanji(c) for c in text) and anchored[keyword] == 1
+                                             and text not in INSIDE_WORDS):
                 continue
             rows[text].add((keyword, idseq))
     out = []
