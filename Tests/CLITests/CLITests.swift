@@ -165,7 +165,7 @@ final class CLIHelpTests: XCTestCase {
               --auto-accept-rule <rule>
                                       What lets the model label a queue item: evidence (above the calibration threshold, the team's decisions on this model support --auto-accept-precision at the item's confidence) or calibration (the calibration threshold alone) (default: evidence).
               --keyword-categories <file>
-                                      keyword<TAB>category lines the auto-accept rule pools evidence by (default: keyword-categories.tsv of --model, when it has one).
+                                      keyword<TAB>category lines the auto-accept rule pools evidence by (the served order reads the model's own file) (default: keyword-categories.tsv of --model, when it has one).
               --queue-overlap <share> Share of queued items labelled by two annotators (a third when they disagree) (default: 0.05).
               --queue-audit <share>   Share of auto-accepted queue items also queued for a person to check (default: 0.05).
               --annotators <file>     Annotators' tokens: lines of 'name<TAB>sha256 hex of the token'; each token acts on the queue as its annotator only.

@@ -70,7 +70,7 @@ struct ServeCommand: Command {
         default: .evidence)
     static let keywordCategories = Option<String>(
         "--keyword-categories", value: "file",
-        help: "keyword<TAB>category lines the auto-accept rule pools evidence by.",
+        help: "keyword<TAB>category lines the auto-accept rule pools evidence by (the served order reads the model's own file).",
         defaultText: "keyword-categories.tsv of --model, when it has one")
     static let allowedHost = Option<String>("--allowed-host", value: "name",
                                             help: "Host name (any port) that may send writes while they are open, beyond localhost, 127.0.0.1 and [::1]; repeatable.",
