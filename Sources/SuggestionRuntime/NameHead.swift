@@ -83,27 +83,14 @@ public enum NameHead {
     /// True when the first of `ranked` (the best `depth` are read) is not followed by a describing word itself
     /// (いちご in 「ヨーグルト いちご味」), no other is written by its own text as whole tokens of `name` ending after
     /// where the first is first written, in any phrase, other than as a description, and no other is spelled as
-    /// whole tokens by a variety, brand or dictionary form anywhere the first is not written (`spelledElsewhere`),
-    /// and, when the first is a kind of product, no other kind is written in an earlier phrase
-    /// (`kindInEarlierPhrase`).
+    /// whole tokens by a variety, brand or dictionary form anywhere the first is not written (`spelledElsewhere`).
     /// A first keyword written nowhere is the head only when no other ranked keyword is written as whole tokens at
     /// all. A name whose tokens are unknown says nothing either way (true).
     public static func firstIsHead(_ ranked: [RankedKeyword], name: LexicalText) -> Bool {
         guard let first = ranked.first else { return false }
         guard !name.boundaries.isEmpty else { return true }
         return !isDescribed(first.written, name) && writtenAfterFirst(ranked, name: name, acrossPhrases: true) == nil
-            && spelledElsewhere(ranked, name: name) == nil && kindInEarlierPhrase(ranked, name: name) == nil
-    }
-
-    /// The index of another kind of product (`KeywordRoles.Role.kind`) among the best, written by its own text as
-    /// whole tokens and not described, in a phrase before the one where a first keyword that is a kind too is first
-    /// written (豆乳 before コーヒー in 「豆乳飲料 麦芽コーヒー」): the name names two kinds, and which one is the
-    /// product is not for a rule to say; nil when there is none.
-    static func kindInEarlierPhrase(_ ranked: [RankedKeyword], name: LexicalText) -> Int? {
-        guard let first = ranked.first, first.role == .kind else { return nil }
-        return firstOther(ranked) { other in
-            other.role == .kind && inEarlierPhrase(other.written.wholeTokenEnd, than: first.written, name)
-        }
+            && spelledElsewhere(ranked, name: name) == nil
     }
 
     /// The index of another of the best keywords that a variety, brand or dictionary form writes as whole tokens

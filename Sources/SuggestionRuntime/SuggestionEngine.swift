@@ -77,8 +77,8 @@ public struct SuggestionResult: Sendable, Equatable {
     public var autoAccept: Bool
     /// Whether the first suggestion can be the kind of product, as the name's structure tells (`NameHead`): false
     /// when a keyword written after it, or a describing word right after it, shows it to be a flavour, an
-    /// ingredient or a use, or when the name names another kind beside it. True for an engine that does not read
-    /// the structure.
+    /// ingredient or a use, or when a variety or brand name spells another kind beside it. True for an engine that
+    /// does not read the structure.
     public var firstIsHead: Bool
     /// Set exactly when `suggestions` is empty.
     public var reason: NoSuggestionReason?

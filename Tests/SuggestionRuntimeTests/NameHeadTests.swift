@@ -194,30 +194,15 @@ final class NameHeadTests: XCTestCase {
         XCTAssertEqual(order(roled([(7, 7), (3, 3)], [.flavour, .other]), chips), [0, 1], "no kind")
         XCTAssertEqual(order(roled([(7, 7), (3, -1)], [.flavour, .kind]), chips), [0, 1], "not whole tokens")
         XCTAssertEqual(order(ranked([(7, 7), (3, 3)]), chips), [0, 1], "no roles")
+        var started = roled([(7, 7), (3, 3)], [.flavour, .kind])
+        started[0].written.start = 3
+        XCTAssertEqual(order(started, chips), [1, 0], "the flavour starts after the phrase end")
+        started[0].written.start = 0
+        XCTAssertEqual(order(started, chips), [0, 1], "the flavour is written over both words")
         let oneWord = name("ぽてちこんそめ", ["ぽてち", "こんそめ"])
         XCTAssertEqual(order(roled([(7, 7), (3, 3)], [.flavour, .kind]), oneWord), [0, 1], "one phrase")
         let described = name("じゃむ用 いちご", ["じゃむ", "用", "いちご"])
         XCTAssertEqual(order(roled([(7, 7), (3, 3)], [.flavour, .kind]), described), [0, 1], "a described kind")
-    }
-
-    /// A kind first keyword with another kind written in an earlier phrase is not the head (the name names two
-    /// kinds); with a flavour there, in the same phrase, or without roles, it is.
-    func testTwoKindsInTwoPhrasesPutTheFirstInDoubt() {
-        // とうにゅう / いんりょう / こーひー: 豆乳 ends at 5, コーヒー at 14.
-        let drink = name("とうにゅういんりょう こーひー", ["とうにゅう", "いんりょう", "こーひー"])
-        XCTAssertEqual(order(roled([(14, 14), (5, 5)], [.kind, .kind]), drink), [0, 1], "the order stays")
-        XCTAssertFalse(NameHead.firstIsHead(roled([(14, 14), (5, 5)], [.kind, .kind]), name: drink))
-        XCTAssertTrue(NameHead.firstIsHead(roled([(14, 14), (5, 5)], [.kind, .other]), name: drink))
-        XCTAssertTrue(NameHead.firstIsHead(ranked([(14, 14), (5, 5)]), name: drink), "no roles")
-        let oneWord = name("とうにゅういんりょうこーひー", ["とうにゅう", "いんりょう", "こーひー"])
-        XCTAssertTrue(NameHead.firstIsHead(roled([(14, 14), (5, 5)], [.kind, .kind]), name: oneWord), "one phrase")
-        // ちーず / けーき: チーズケーキ is written over both words, from 0; チーズ ends at 3, inside it.
-        let cake = name("ちーず けーき", ["ちーず", "けーき"])
-        var both = roled([(6, -1), (3, 3)], [.kind, .kind])
-        both[0].written.start = 0
-        XCTAssertTrue(NameHead.firstIsHead(both, name: cake), "a word of the first keyword itself")
-        both[0].written.start = 3
-        XCTAssertFalse(NameHead.firstIsHead(both, name: cake), "written after the phrase end")
     }
 
     /// Categories map to roles; a keyword without a category, or with another one, plays none.

@@ -26,9 +26,9 @@ struct SuggestCommand: Command {
             acceptable keyword) and a name whose top confidence clears the 98 % precision threshold is marked
             auto-accept when its top keyword is the head of the name: no keyword written after it and no
             describing word right after it (味, 用, 入り) shows it to be a flavour, an ingredient or a use, as
-            ごま in ごま担々麺, and the name names no other kind beside it (a brand such as アクエリアス, or a kind
-            in an earlier phrase). A name with no content tokens (送料無料, ★★★), or with places alone
-            (淡路島産), gets no suggestions and the reason.
+            ごま in ごま担々麺, and no brand or variety name beside it spells another kind (アクエリアス beside
+            コーラ). A name with no content tokens (送料無料, ★★★), or with places alone (淡路島産), gets no
+            suggestions and the reason.
             """
     )
 
