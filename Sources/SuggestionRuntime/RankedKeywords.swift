@@ -33,14 +33,17 @@ extension ConfidenceFeatures {
 
     /// `ranked` from a search already made: `found` holds the best keywords in the model's order, at least
     /// `NameHead.depth` + 1 of them when the list has that many.
-    /// `roles` are read for the keywords of `index`.
+    /// `roles` are read for the keywords of `index` where `NameHead` reads them: the first keyword's, and the
+    /// others' only when the first names a flavour (the rest stay `.other`).
     public static func served(_ found: [(keyword: ScoredKeyword, evidence: [Float], written: WrittenSpan)],
                               name: LexicalText, k: Int, roles: KeywordRoles, index: KeywordIndex) -> [RankedKeyword] {
         let scores = found.map(\.keyword.score)
         let depth = max(k, NameHead.depth)
+        let firstRole = found.first.map { roles.role($0.keyword.index, in: index) } ?? .other
         let model = found.prefix(depth).enumerated().map { rank, item in
-            RankedKeyword(keyword: item.keyword, features: vector(scores: scores, rank: rank, evidence: item.evidence),
-                          written: item.written, role: roles.role(item.keyword.index, in: index))
+            let role = rank == 0 ? firstRole : firstRole == .flavour ? roles.role(item.keyword.index, in: index) : .other
+            return RankedKeyword(keyword: item.keyword, features: vector(scores: scores, rank: rank, evidence: item.evidence),
+                                 written: item.written, role: role)
         }
         return Array(NameHead.ordered(model, name: name).prefix(k))
     }
