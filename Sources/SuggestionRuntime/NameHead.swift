@@ -94,8 +94,8 @@ public enum NameHead {
     }
 
     /// The index of another of the best keywords that a variety, brand or dictionary form writes as whole tokens
-    /// where the first is not written (アクエリアス in 「コカ・コーラ アクエリアス」): the
-    /// name names two kinds, and which is the product is not for a rule to say; nil when there is none.
+    /// where the first is not written (アクエリアス in 「コカ・コーラ アクエリアス」): the name names two kinds, and
+    /// which is the product is not for a rule to say; nil when there is none.
     static func spelledElsewhere(_ ranked: [RankedKeyword], name: LexicalText) -> Int? {
         guard let first = ranked.first else { return nil }
         return firstOther(ranked) { other in
