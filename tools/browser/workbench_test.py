@@ -465,11 +465,18 @@ def test_review_by_keyword_accepts_all_but_the_exceptions(driver):
     drain_other_items("browser-drain")
     queued = queue_items(40, "review")
     assert queued, "no name was queued"
-    # Three more products under the same name: a group of four with one top keyword.
-    first, item = next(iter(queued.items()))
-    copies = [{"id": f"{first}-copy{k}", "name": item["name"]} for k in range(1, 4)]
-    status, body = api("POST", "/v1/queue/items", {"items": copies})
-    assert status == 200 and body["queued"] == 3, (status, body)
+    # Three more products under the same name: a group of four with one top keyword. A name an earlier test decided
+    # reaches the decision memory a moment after its decision, so copies of it may be labelled on arrival; then the
+    # next queued name is taken.
+    for first, item in queued.items():
+        copies = [{"id": f"{first}-copy{k}", "name": item["name"]} for k in range(1, 4)]
+        status, body = api("POST", "/v1/queue/items", {"items": copies})
+        assert status == 200, (status, body)
+        if body["queued"] == 3:
+            break
+        assert body["queued"] + body["from_memory"] == 3, body
+    else:
+        raise AssertionError("every queued name was decided before its copies arrived")
     for copy in copies:
         queued[copy["id"]] = item
     keyword = item["top"][0]
