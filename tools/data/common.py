@@ -67,6 +67,24 @@ def nfkc(s):
     return unicodedata.normalize("NFKC", s)
 
 
+def fold_kana(s):
+    """NFKC, katakana folded to hiragana, lower case: how two spellings of a name are compared."""
+    return "".join(chr(ord(c) - 0x60) if "ァ" <= c <= "ヶ" else c for c in nfkc(s)).lower()
+
+
+def sudachi_tokenizer():
+    """SudachiDict core's tokenizer in its longest split mode (PyPI sudachipy and sudachidict_core)."""
+    from sudachipy import dictionary, tokenizer
+    return dictionary.Dictionary(dict="core").create(), tokenizer.Tokenizer.SplitMode.C
+
+
+def taken_names(keywords, leaving_out):
+    """The folded keywords and variety names of data/varieties.tsv, without the rows of source `leaving_out`, and
+    those rows (name, keyword, source): a generated name that is already one of them adds nothing."""
+    rows = [r for r in read_tsv(path("data", "varieties.tsv"), 3)[1:] if r[2] != leaving_out]
+    return {fold_kana(k) for k in keywords} | {fold_kana(n) for n, _, _ in rows}, rows
+
+
 def read_jsonl(p):
     with open(p, encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]

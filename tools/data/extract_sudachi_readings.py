@@ -16,7 +16,6 @@ nothing a shop writes, and the precision sample measures how often it happens.
 """
 import collections
 import sys
-import unicodedata
 
 import common
 
@@ -29,22 +28,14 @@ def is_kanji(c):
     return "\u4e00" <= c <= "\u9fff" or c == "\u3005"
 
 
-def fold(s):
-    s = unicodedata.normalize("NFKC", s)
-    return "".join(chr(ord(c) - 0x60) if "ァ" <= c <= "ヶ" else c for c in s).lower()
-
-
 def is_kana(s):
     return all("\u3041" <= c <= "\u3096" or c == "ー" for c in s)
 
 
 def build():
-    from sudachipy import dictionary, tokenizer
-    tok = dictionary.Dictionary(dict="core").create()
-    mode = tokenizer.Tokenizer.SplitMode.C
+    tok, mode = common.sudachi_tokenizer()
     keywords = {l.strip() for l in open(common.path("models", "default", "keywords.txt"), encoding="utf-8") if l.strip()}
-    rows = [r for r in common.read_tsv(common.path("data", "varieties.tsv"), 3)[1:] if r[2] != SOURCE]
-    known = {fold(k) for k in keywords} | {fold(n) for n, _, _ in rows}
+    known, rows = common.taken_names(keywords, SOURCE)
     readings = collections.defaultdict(set)
     origin = {}
     for name, keyword, _ in [(k, k, "keyword") for k in sorted(keywords)] + rows:
@@ -59,7 +50,7 @@ def build():
             spelled = ["".join(m.reading_form() for m in morphemes if m.surface() != "の")]
         else:
             spelled = ["".join(m.reading_form() for m in morphemes)]
-        for reading in {fold(r) for r in spelled}:
+        for reading in {common.fold_kana(r) for r in spelled}:
             if not is_kana(reading) or len(reading) < MIN_LENGTH or reading in known:
                 continue
             readings[reading].add(keyword)
