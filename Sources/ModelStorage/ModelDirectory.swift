@@ -137,8 +137,7 @@ public enum ModelDirectory {
                                                     encoderSHA256: SHA256.hex(file: file(Checkpoint.valuesName)))
         }
         let categories = reads(ModelFiles.keywordCategoriesName, manifest: manifest)
-            && FileManager.default.fileExists(atPath: file(ModelFiles.keywordCategoriesName))
-            ? try ModelFiles.keywordCategories(path: file(ModelFiles.keywordCategoriesName)) : [:]
+            ? try categoriesToWrite(directory: directory) : [:]
         return LoadedModel(directory: directory, analyzer: analyzer, vectors: vectors,
                                weights: weights, keywords: keywords, varieties: varieties,
                                varietySources: varietyRows.map(\.source), manifest: manifest,

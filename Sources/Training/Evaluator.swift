@@ -110,8 +110,8 @@ public enum Evaluator {
     /// the rest by score (serving reorders only those).
     static func servedRanks(_ name: LexicalText, index: KeywordIndex, roles: KeywordRoles) -> ServedRanks {
         let (scores, found) = index.scoresAndSearch(name, k: NameHead.depth + 1)
-        let served = name.rows.isEmpty ? [] : ConfidenceFeatures.served(found, name: name, k: NameHead.depth,
-                                                                                   roles: roles, index: index)
+        let served = name.rows.isEmpty
+            ? [] : ConfidenceFeatures.served(found, name: name, k: NameHead.depth, roles: roles, index: index)
         return ServedRanks(scores: scores, top: served.map(\.keyword.index))
     }
 

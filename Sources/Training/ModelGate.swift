@@ -1,5 +1,6 @@
 // The promotion gate: a candidate against the live model on the same labelled names, paired name by name.
 import Foundation
+import KeywordIndex
 import ModelStorage
 import SuggestionRuntime
 import StoreInterface
@@ -91,10 +92,18 @@ public enum ModelGate {
                                sets: [GateSet], threads: Int = 2) throws -> [GateComparison] {
         let liveIndex = try live.makeIndex(keywords: ModelEngine.apply(overlay, to: live.keywords))
         let candidateIndex = try candidate.makeIndex(keywords: ModelEngine.apply(overlay, to: candidate.keywords))
-        return sets.filter { !$0.data.isEmpty }.map { set in
-            let a = Evaluator.rankings(set.data, index: liveIndex, analyzer: live.analyzer, roles: KeywordRoles(model: live), threads: threads)
-            let b = Evaluator.rankings(set.data, index: candidateIndex, analyzer: candidate.analyzer,
-                                       roles: KeywordRoles(model: candidate), threads: threads)
+        return comparisons(sets.filter { !$0.data.isEmpty }, live: live, liveIndex: liveIndex, candidate: candidate,
+                           candidateIndex: candidateIndex, threads: threads)
+    }
+
+    /// Each set's paired comparison, each model ranking with its own index and roles, as it would serve.
+    static func comparisons(_ sets: [GateSet], live: LoadedModel, liveIndex: KeywordIndex, candidate: LoadedModel,
+                            candidateIndex: KeywordIndex, threads: Int) -> [GateComparison] {
+        let liveRoles = KeywordRoles(model: live), candidateRoles = KeywordRoles(model: candidate)
+        return sets.map { set in
+            let a = Evaluator.rankings(set.data, index: liveIndex, analyzer: live.analyzer, roles: liveRoles, threads: threads)
+            let b = Evaluator.rankings(set.data, index: candidateIndex, analyzer: candidate.analyzer, roles: candidateRoles,
+                                       threads: threads)
             return comparison(set.name, live: a.map(\.best), candidate: b.map(\.best))
         }
     }
@@ -105,17 +114,13 @@ public enum ModelGate {
         let liveIndex = try live.makeIndex(keywords: ModelEngine.apply(overlay, to: live.keywords))
         let candidateIndex = try candidate.makeIndex(keywords: ModelEngine.apply(overlay, to: candidate.keywords))
         let used = sets.filter { !$0.data.isEmpty }
-        let comparisons = used.map { set in
-            let a = Evaluator.rankings(set.data, index: liveIndex, analyzer: live.analyzer, roles: KeywordRoles(model: live), threads: threads)
-            let b = Evaluator.rankings(set.data, index: candidateIndex, analyzer: candidate.analyzer,
-                                       roles: KeywordRoles(model: candidate), threads: threads)
-            return comparison(set.name, live: a.map(\.best), candidate: b.map(\.best))
-        }
+        let compared = comparisons(used, live: live, liveIndex: liveIndex, candidate: candidate,
+                                   candidateIndex: candidateIndex, threads: threads)
         let calibration = used.compactMap { set in
             CalibrationGate.compare(set, live: live, liveIndex: liveIndex, candidate: candidate,
                                     candidateIndex: candidateIndex, target: target, threads: threads)
         }
-        return (comparisons, calibration)
+        return (compared, calibration)
     }
 
     /// The paired comparison of two rank lists over the same names.
